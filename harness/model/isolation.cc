@@ -1,0 +1,45 @@
+#include "harness/model/isolation.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace racelab {
+
+std::string_view IsolationName(IsolationLevel level) {
+  switch (level) {
+    case IsolationLevel::kReadCommitted: return "read committed";
+    case IsolationLevel::kRepeatableRead: return "repeatable read";
+    case IsolationLevel::kSerializable: return "serializable";
+  }
+  return "read committed";
+}
+
+std::string_view IsolationShortName(IsolationLevel level) {
+  switch (level) {
+    case IsolationLevel::kReadCommitted: return "rc";
+    case IsolationLevel::kRepeatableRead: return "rr";
+    case IsolationLevel::kSerializable: return "ser";
+  }
+  return "rc";
+}
+
+std::optional<IsolationLevel> ParseIsolation(std::string_view text) {
+  std::string norm;
+  for (char c : text) {
+    char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    norm.push_back(l == '-' || l == '_' ? ' ' : l);
+  }
+  if (norm == "read committed" || norm == "rc") return IsolationLevel::kReadCommitted;
+  if (norm == "repeatable read" || norm == "rr") return IsolationLevel::kRepeatableRead;
+  if (norm == "serializable" || norm == "ser") return IsolationLevel::kSerializable;
+  return std::nullopt;
+}
+
+const std::vector<IsolationLevel>& AllIsolationLevels() {
+  static const std::vector<IsolationLevel> kAll = {IsolationLevel::kReadCommitted,
+                                                    IsolationLevel::kRepeatableRead,
+                                                    IsolationLevel::kSerializable};
+  return kAll;
+}
+
+}  // namespace racelab

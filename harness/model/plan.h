@@ -1,0 +1,107 @@
+// Plan: a Scenario expanded for one run (stage 2): parameters substituted, expressions evaluated,
+// sessions expanded by `count`, expectations merged for the isolation level.
+//
+// Filled by: the planner (harness/loader/planner.h). Read by: the runner, the evaluator, reporters.
+// Thread-safety: plain values; immutable while a run is in progress (workers read them concurrently).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/model/isolation.h"
+#include "harness/model/scenario.h"
+
+namespace racelab {
+
+struct PlannedStep {
+  StepKind kind = StepKind::kSql;
+  std::string name;
+  std::string sql;                   // params substituted; ${capture} references remain for run time
+  std::vector<std::string> capture;
+  std::string when;
+  OnError on_error = OnError::kAbort;
+  std::string barrier;
+  long sleep_ms = 0;
+  std::string target;                // role name
+  long timeout_ms = 0;               // 0: use RunOptions::statement_timeout_ms
+};
+
+struct PlannedRetry {
+  std::vector<std::string> on;
+  int attempts = 1;
+  long initial_ms = 50;
+  double factor = 2.0;
+  long cap_ms = 1000;
+};
+
+struct PlannedSession {
+  std::string role;   // "worker"
+  int index = 1;      // 1-based instance within the role
+  std::string label;  // "worker" when the role has one instance, else "worker.1", "worker.2", …
+  std::vector<std::pair<std::string, std::string>> settings;
+  std::optional<PlannedRetry> retry;
+  std::vector<PlannedStep> steps;
+};
+
+struct PlannedOutcome {
+  std::string win_step;
+  long win_rows = 1;
+  bool win_committed = true;
+  std::string claim_step;
+  std::string claim_column;
+};
+
+struct PlannedBlocked {
+  std::string session;  // role
+  std::string step;
+  std::optional<double> min_ms;
+  std::optional<double> max_ms;
+  std::string by;
+};
+
+struct PlannedStepRows {
+  std::string step;
+  long rows = 0;
+  long sessions = 0;
+};
+
+struct PlannedFinal {
+  std::string sql;
+  std::string equals;
+};
+
+struct PlannedExpect {
+  std::optional<long> winners;
+  std::optional<std::map<std::string, long>> sqlstates;
+  std::optional<bool> distinct_claims;
+  std::optional<long> lock_waits;
+  std::vector<PlannedStepRows> step_rows;
+  std::vector<PlannedBlocked> blocked;
+  std::vector<PlannedFinal> final;
+};
+
+// One scenario at one isolation level with one parameter set: run `trials` times.
+struct PlanItem {
+  std::string scenario;  // Scenario::name
+  std::string title;
+  std::string teaches;
+  std::string file;
+  std::vector<std::string> tags;
+  IsolationLevel isolation = IsolationLevel::kReadCommitted;
+  std::vector<std::pair<std::string, std::string>> params;  // resolved values, file order
+  int trials = 20;
+  std::string setup;
+  std::string teardown;
+  std::vector<PlannedSession> sessions;  // expanded, in file order then index order
+  PlannedOutcome outcome;
+  PlannedExpect expect;
+};
+
+struct Plan {
+  std::vector<PlanItem> items;
+};
+
+}  // namespace racelab

@@ -1,0 +1,145 @@
+// Scenario: what a scenario file says, as the loader read it (stage 1 of DESIGN.md's flow).
+//
+// Filled by: harness/loader (ScenarioLoader). Read by: the planner (harness/loader/plan.h), `list` and
+// `explain`. Nothing here has been substituted yet: fields typed `Expr` hold the text as written, which
+// may reference parameters as ${name} and is evaluated by the planner (integer/decimal arithmetic with
+// + - * / and parentheses, e.g. "${workers} - 1", "${hold_ms} * 0.95").
+// The format is documented in docs/scenario-format.md.
+// Thread-safety: plain values; immutable once loaded.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/model/isolation.h"
+
+namespace racelab {
+
+// Text as written in the file that evaluates to a number once ${params} are substituted.
+using Expr = std::string;
+
+// Where something was written: file, 1-based line and column (0 when unknown).
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+enum class StepKind {
+  kBegin,         // BEGIN ISOLATION LEVEL <trial level>
+  kSql,           // one SQL statement (simple query protocol)
+  kBarrier,       // meet every session that lists the same barrier name
+  kSleep,         // hold what the session holds: sleep_ms
+  kAwaitBlocked,  // wait until the monitor sees every instance of `target` in a lock wait
+  kCommit,        // COMMIT
+  kRollback,      // ROLLBACK
+  kTerminate,     // the monitor calls pg_terminate_backend() on every instance of `target`
+};
+
+// What a session does when a statement fails (SQLSTATE or lost connection).
+enum class OnError {
+  kAbort,     // default: ROLLBACK, skip the remaining steps (still meeting barriers), session failed
+  kContinue,  // record the error and go on with the next step (the transaction may be aborted)
+};
+
+struct Step {
+  StepKind kind = StepKind::kSql;
+  SourceLoc loc;
+  std::string name;  // unique within the session; defaults to "<kind><1-based index>", e.g. "sql3"
+  // kSql: the statement. ${param} is substituted at plan time; ${capture} (a value captured by an
+  // earlier step of the same session) is substituted as raw text at run time.
+  std::string sql;
+  std::vector<std::string> capture;  // kSql: columns of the first returned row to capture by name
+  std::string when;                  // kSql: condition on captures: "status == 'queued'" (empty: always)
+  OnError on_error = OnError::kAbort;
+  std::string barrier;    // kBarrier: its name
+  Expr sleep_ms;          // kSleep: milliseconds
+  std::string target;     // kAwaitBlocked, kTerminate: a session role name
+  Expr timeout_ms;        // kAwaitBlocked: deadline in ms (empty: the run's statement deadline)
+};
+
+// Retry a whole transaction (from its `begin` step) when it fails with one of `on` (issue 3).
+// Barriers are met only on the first attempt. Backoff: initial_ms * factor^(attempt-1), capped.
+struct RetrySpec {
+  std::vector<std::string> on;  // SQLSTATEs, e.g. {"40001", "40P01"}
+  Expr attempts = "5";          // total attempts including the first
+  Expr initial_ms = "50";
+  Expr factor = "2";
+  Expr cap_ms = "1000";
+};
+
+struct SessionSpec {
+  std::string name;  // role name, e.g. "worker"; instances are labelled "worker.1".."worker.N" when count > 1
+  SourceLoc loc;
+  Expr count = "1";
+  // Run as `SET name = value` on the session's connection before each trial (e.g. lock_timeout: 200ms).
+  std::vector<std::pair<std::string, std::string>> settings;
+  std::optional<RetrySpec> retry;
+  std::vector<Step> steps;
+};
+
+// What makes a session a winner and what it claimed.
+struct OutcomeSpec {
+  std::string win_step;           // the step whose result decides; empty: nobody wins
+  Expr win_rows = "1";            // the step returned/affected exactly this many rows
+  bool win_committed = true;      // and the session's transaction committed
+  std::string claim_step;         // optional: step whose captured value is the session's claim
+  std::string claim_column;       // the captured column holding the claim
+};
+
+struct BlockedSpec {
+  std::string session;   // role name
+  std::string step;      // step name in that role
+  std::optional<Expr> min_ms;  // the statement's lock-wait time is >= this (implies it was seen waiting)
+  std::optional<Expr> max_ms;  // and <= this
+  std::string by;        // optional role that must appear among the blockers the monitor saw
+  SourceLoc loc;
+};
+
+struct StepRowsSpec {
+  std::string step;  // step name (any role that has it)
+  Expr rows;         // row count
+  Expr sessions;     // exactly this many sessions got `rows` rows from `step`
+  SourceLoc loc;
+};
+
+struct FinalCheck {
+  std::string sql;     // run on the control connection after every session ended; first column of first row
+  std::string equals;  // expected text value (${param} substituted); "NULL" matches SQL NULL
+  SourceLoc loc;
+};
+
+// Assertions checked on every trial. Unset optionals are not checked. A per-level override replaces
+// the fields it sets (field by field; lists are replaced whole).
+struct ExpectSpec {
+  std::optional<Expr> winners;
+  // SQLSTATE -> exact count over all sessions in a trial. When set, a SQLSTATE that is not listed must
+  // not occur (count 0): surprises fail the trial.
+  std::optional<std::map<std::string, Expr>> sqlstates;
+  std::optional<bool> distinct_claims;
+  std::optional<Expr> lock_waits;  // number of statements the monitor saw in a lock wait
+  std::optional<std::vector<StepRowsSpec>> step_rows;
+  std::optional<std::vector<BlockedSpec>> blocked;
+  std::optional<std::vector<FinalCheck>> final;
+};
+
+struct Scenario {
+  SourceLoc loc;          // the file
+  std::string name;       // kebab-case id, unique in a catalogue
+  std::string title;
+  std::string teaches;    // the lesson, a paragraph
+  std::vector<std::string> tags;
+  std::vector<std::pair<std::string, std::string>> params;  // name -> default (text), file order
+  std::vector<IsolationLevel> isolation;  // default levels (empty in file: all three)
+  std::string setup;      // SQL run per trial on the control connection, in the trial's schema
+  std::string teardown;   // SQL run per trial after the final checks (the schema is dropped anyway)
+  std::vector<SessionSpec> sessions;
+  OutcomeSpec outcome;
+  ExpectSpec expect;
+  std::map<IsolationLevel, ExpectSpec> expect_at;  // overrides per isolation level
+};
+
+}  // namespace racelab

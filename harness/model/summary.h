@@ -1,0 +1,83 @@
+// Verdicts and aggregates (stage 4): what reporters print.
+//
+// Filled by: the evaluator (harness/eval). Read by: reporters (reports/) and the CLI's exit code.
+// Thread-safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/model/plan.h"
+#include "harness/model/trial_result.h"
+
+namespace racelab {
+
+enum class Verdict { kPass, kFail, kError };
+inline const char* VerdictName(Verdict v) {
+  return v == Verdict::kPass ? "pass" : v == Verdict::kFail ? "fail" : "error";
+}
+
+// One expectation checked on one trial.
+struct Check {
+  std::string text;    // stable, human: "winners = 1", "SQLSTATE 40001 count = 1"
+  bool passed = false;
+  std::string detail;  // what was seen when it failed: "winners = 2"
+};
+
+struct TrialVerdict {
+  TrialResult result;          // with SessionResult::won/claim filled
+  std::vector<Check> checks;   // same order and texts in every trial of a PlanItem
+  Verdict verdict = Verdict::kPass;
+};
+
+// p50/p95/max of a sample; all zero when the sample is empty (count says so).
+struct Percentiles {
+  double p50 = 0, p95 = 0, max = 0;
+  size_t count = 0;
+};
+
+struct ExpectationTally {
+  std::string text;
+  int passed = 0;  // trials in which it held
+  int failed = 0;  // trials in which it did not
+  std::string first_failure;  // detail of the first failing trial, with its trial number
+};
+
+// One PlanItem after all its trials: the "results" entries of the JSON report (DESIGN.md contract).
+struct ResultSummary {
+  const PlanItem* item = nullptr;  // REQUIRES: outlives the summary (owned by the Plan)
+  int trials = 0;
+  Verdict verdict = Verdict::kPass;
+  std::map<int, int> winners;                 // n winners -> trials
+  std::map<std::string, int> sqlstates;       // code -> occurrences over all trials
+  Percentiles blocked_ms;                     // over statements seen in a lock wait
+  Percentiles skew_us;                        // over barrier releases
+  std::vector<ExpectationTally> expectations;
+  std::vector<TrialVerdict> trial_details;    // every trial
+  int representative_trial = 0;               // index into trial_details: first failing, else first
+  std::string error;                          // first harness error, when verdict is error
+};
+
+// Where the run went: filled by the CLI from the target (embedded cluster or --dsn).
+struct TargetInfo {
+  std::string engine = "postgresql";
+  std::string server_version;  // server_version setting, e.g. "15.8 (Debian 15.8-0+deb12u1)"
+  bool embedded = true;
+  std::string dsn_redacted;    // never contains a password
+  std::vector<std::pair<std::string, std::string>> settings;  // fsync, synchronous_commit, …
+};
+
+struct RunReport {
+  std::string racelab_version;
+  std::string created_at;  // ISO 8601 UTC
+  std::string command;     // argv joined, with any DSN password redacted
+  uint64_t seed = 0;
+  TargetInfo target;
+  std::vector<ResultSummary> results;
+};
+
+}  // namespace racelab

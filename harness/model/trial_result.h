@@ -1,0 +1,80 @@
+// TrialResult: what happened in one trial (stage 3), as plain data.
+//
+// Filled by: the runner (harness/run) from its workers and the monitor. Read by: the evaluator and the
+// reporters. All times are µs since the trial's start on std::chrono::steady_clock (DESIGN.md "Timing").
+// Labels are session labels and step names, never PIDs or XIDs (STYLE.md habit 6).
+// Thread-safety: plain values; the runner assembles one per trial after all workers have joined.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/model/scenario.h"
+
+namespace racelab {
+
+struct StepEvent {
+  std::string session;  // label, e.g. "worker.2"
+  std::string step;     // step name
+  StepKind kind = StepKind::kSql;
+  int attempt = 1;      // transaction attempt (retry), 1-based
+  int64_t sent_us = 0;       // when the step started (statement sent)
+  int64_t completed_us = 0;  // when its result was complete
+  bool skipped = false;      // `when` was false, or the session had already failed
+  long rows = -1;            // rows returned (SELECT/RETURNING) or affected; -1 when not applicable
+  std::map<std::string, std::string> captured;
+  std::string sqlstate;      // empty on success; "08006" for a lost connection
+  std::string message;       // server's primary message, unstable parts not removed
+  bool cancelled_by_deadline = false;  // racelab sent PQcancel after the statement's deadline
+  // From the monitor: was this statement seen waiting on a lock (wait_event_type = 'Lock')?
+  bool lock_wait = false;
+  int64_t lock_wait_first_seen_us = 0;
+  int64_t lock_wait_last_seen_us = 0;
+  std::string wait_event;               // e.g. "transactionid", "tuple", "advisory"
+  std::vector<std::string> blocked_by;  // labels from pg_blocking_pids(), sorted, unique
+  // Time the statement spent blocked, in ms: its elapsed time when it was seen in a lock wait, else 0.
+  double blocked_ms() const {
+    return lock_wait ? static_cast<double>(completed_us - sent_us) / 1000.0 : 0.0;
+  }
+};
+
+struct BarrierRelease {
+  std::string barrier;
+  int occurrence = 1;        // n-th time this barrier name was met in the trial
+  int64_t released_us = 0;   // when the last participant arrived
+  int64_t skew_us = 0;       // first-to-last send of the participants' next step after release
+};
+
+struct SessionResult {
+  std::string label;
+  std::string role;
+  bool committed = false;        // its last transaction committed
+  bool won = false;              // OutcomeSpec held (filled by the evaluator)
+  std::optional<std::string> claim;
+  std::string sqlstate;          // the error that ended it, if any
+  std::string message;
+  int attempts = 1;              // transaction attempts (retries + 1)
+};
+
+struct FinalValue {
+  std::string sql;
+  std::optional<std::string> value;  // nullopt: SQL NULL or no row
+  std::string error;                  // non-empty when the query failed
+};
+
+struct TrialResult {
+  int index = 0;              // 0-based trial number
+  int64_t duration_us = 0;
+  std::vector<StepEvent> events;        // ordered by sent_us
+  std::vector<SessionResult> sessions;  // plan order
+  std::vector<BarrierRelease> barriers;
+  std::vector<FinalValue> finals;       // in PlannedExpect::final order
+  // A harness-level failure: lost connection, setup failed, deadline passed. Makes the trial `error`.
+  std::string error;
+  bool deadline_exceeded = false;
+};
+
+}  // namespace racelab
