@@ -1,1 +1,187 @@
-// placeholder: to be written
+#include "harness/pg/connection.h"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "harness/pg/dsn.h"
+
+namespace racelab {
+namespace {
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// Fills sqlstate/message/rows from one PGresult. The first error wins.
+void Absorb(PGresult* res, size_t max_rows, QueryResult* out) {
+  ExecStatusType st = PQresultStatus(res);
+  if (st == PGRES_TUPLES_OK || st == PGRES_SINGLE_TUPLE) {
+    out->rows = PQntuples(res);
+    out->columns.clear();
+    out->values.clear();
+    for (int c = 0; c < PQnfields(res); ++c) out->columns.emplace_back(PQfname(res, c));
+    for (int r = 0; r < PQntuples(res) && static_cast<size_t>(r) < max_rows; ++r) {
+      auto& row = out->values.emplace_back();
+      for (int c = 0; c < PQnfields(res); ++c) {
+        row.push_back(PQgetisnull(res, r, c) ? std::nullopt
+                                             : std::optional<std::string>(PQgetvalue(res, r, c)));
+      }
+    }
+  } else if (st == PGRES_COMMAND_OK) {
+    const char* n = PQcmdTuples(res);
+    out->rows = (n != nullptr && *n != '\0') ? std::atol(n) : -1;
+  } else if (st == PGRES_EMPTY_QUERY) {
+    out->rows = -1;
+  } else if (out->sqlstate.empty()) {
+    const char* code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    const char* primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+    out->sqlstate = code != nullptr ? code : kSqlstateConnectionFailure;
+    out->message = primary != nullptr ? primary : Trim(PQresultErrorMessage(res));
+  }
+  const char* tag = PQcmdStatus(res);
+  if (tag != nullptr && *tag != '\0') out->command_tag = tag;
+}
+
+}  // namespace
+
+std::string QuoteIdent(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+Connection::Connection(PGconn* conn, const StopFlag* stop) : conn_(conn), stop_(stop) {
+  backend_pid_ = PQbackendPID(conn_);
+  cancel_ = PQgetCancel(conn_);
+}
+
+Connection::~Connection() { Close(); }
+
+void Connection::Close() {
+  {
+    boost::lock_guard<boost::mutex> lock(cancel_mu_);
+    if (cancel_ != nullptr) PQfreeCancel(cancel_);
+    cancel_ = nullptr;
+  }
+  if (conn_ != nullptr) PQfinish(conn_);
+  conn_ = nullptr;
+}
+
+Result<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo,
+                                                     const std::string& application_name,
+                                                     SteadyTime deadline, const StopFlag* stop) {
+  const char* keys[] = {"dbname", "application_name", nullptr};
+  const char* vals[] = {conninfo.c_str(), application_name.c_str(), nullptr};
+  PGconn* conn = PQconnectStartParams(keys, vals, /*expand_dbname=*/1);
+  if (conn == nullptr) return Status::Database("cannot allocate a libpq connection");
+  std::unique_ptr<Connection> c(new Connection(conn, stop));
+  c->backend_pid_ = 0;
+  PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
+  while (PQstatus(conn) != CONNECTION_BAD) {
+    if (ps == PGRES_POLLING_OK) break;
+    if (ps == PGRES_POLLING_FAILED) break;
+    if (!c->WaitSocket(ps == PGRES_POLLING_WRITING, deadline, stop)) {
+      std::string why = (stop != nullptr && stop->stop_requested()) ? "interrupted" : "timed out";
+      return Status::Database("could not connect to " + RedactDsn(conninfo) + ": " + why);
+    }
+    ps = PQconnectPoll(conn);
+  }
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string msg = RedactPasswordIn(Trim(PQerrorMessage(conn)), conninfo);
+    return Status::Database("could not connect to " + RedactDsn(conninfo) + ": " + msg);
+  }
+  c->backend_pid_ = PQbackendPID(conn);
+  {
+    boost::lock_guard<boost::mutex> lock(c->cancel_mu_);
+    if (c->cancel_ != nullptr) PQfreeCancel(c->cancel_);
+    c->cancel_ = PQgetCancel(conn);
+  }
+  if (PQsetnonblocking(conn, 1) != 0) return Status::Database("cannot make the connection non-blocking");
+  return c;
+}
+
+// Waits until the socket is ready, the deadline passes (false) or stop is requested (false).
+bool Connection::WaitSocket(bool for_write, SteadyTime until, const StopFlag* stop) {
+  for (;;) {
+    if (stop != nullptr && stop->stop_requested()) return false;
+    auto now = std::chrono::steady_clock::now();
+    if (now >= until) return false;
+    auto slice = std::min<std::chrono::steady_clock::duration>(until - now, kStopPollSlice);
+    int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(slice).count()) + 1;
+    pollfd pfd{PQsocket(conn_), static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
+    if (pfd.fd < 0) return false;
+    int r = poll(&pfd, 1, ms);
+    if (r > 0) return true;
+  }
+}
+
+void Connection::Cancel() {
+  boost::lock_guard<boost::mutex> lock(cancel_mu_);
+  if (cancel_ == nullptr) return;
+  char err[256];
+  PQcancel(cancel_, err, sizeof err);
+}
+
+bool Connection::healthy() const {
+  if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) return false;
+  PGTransactionStatusType ts = PQtransactionStatus(conn_);
+  return ts == PQTRANS_IDLE;
+}
+
+bool Connection::in_transaction() const {
+  if (conn_ == nullptr) return false;
+  PGTransactionStatusType ts = PQtransactionStatus(conn_);
+  return ts == PQTRANS_INTRANS || ts == PQTRANS_INERROR;
+}
+
+QueryResult Connection::Exec(const std::string& sql, SteadyTime deadline, size_t max_rows,
+                             std::chrono::milliseconds cancel_grace) {
+  QueryResult out;
+  auto lost = [&](const std::string& why) {
+    if (out.sqlstate.empty() || out.cancelled_by_deadline) {
+      out.sqlstate = kSqlstateConnectionFailure;
+      out.message = why;
+    }
+    out.connection_lost = true;
+    Close();
+    return out;
+  };
+  if (conn_ == nullptr) return lost("connection is closed");
+  if (PQsendQuery(conn_, sql.c_str()) == 0) return lost(Trim(PQerrorMessage(conn_)));
+  // Flush the query (non-blocking mode).
+  for (int f = PQflush(conn_); f != 0; f = PQflush(conn_)) {
+    if (f < 0 || !WaitSocket(true, deadline, stop_)) return lost("could not send the statement");
+  }
+  SteadyTime hard_deadline = deadline;
+  for (;;) {
+    if (PQconsumeInput(conn_) == 0) return lost(Trim(PQerrorMessage(conn_)));
+    while (PQisBusy(conn_) == 0) {
+      PGresult* res = PQgetResult(conn_);
+      if (res == nullptr) {
+        if (PQstatus(conn_) != CONNECTION_OK) return lost(Trim(PQerrorMessage(conn_)));
+        return out;
+      }
+      Absorb(res, max_rows, &out);
+      PQclear(res);
+      if (PQstatus(conn_) != CONNECTION_OK) {
+        out.connection_lost = true;
+        Close();
+        return out;
+      }
+    }
+    // After a cancel, the grace period is not cut short by a stop request.
+    if (WaitSocket(false, hard_deadline, out.cancelled_by_deadline ? nullptr : stop_)) continue;
+    if (out.cancelled_by_deadline) return lost("no answer after a cancel request");
+    out.cancelled_by_deadline = true;
+    Cancel();
+    hard_deadline = std::chrono::steady_clock::now() + cancel_grace;
+  }
+}
+
+}  // namespace racelab

@@ -1,1 +1,206 @@
-// placeholder: to be written
+#include "harness/run/runner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/thread/thread.hpp>
+#include <map>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "harness/run/item_session.h"
+#include "harness/run/trial_context.h"
+#include "harness/run/worker.h"
+
+namespace racelab {
+namespace {
+
+// Attributes the monitor's lock-wait observations to the statements they fall in.
+void AttributeLockWaits(const std::vector<LockObservation>& observations,
+                        const std::map<int, std::string>& pid_labels,
+                        const std::map<std::string, int>& label_pids, std::vector<StepEvent>* events) {
+  for (auto& ev : *events) {
+    if (ev.skipped || ev.kind == StepKind::kBarrier || ev.kind == StepKind::kSleep ||
+        ev.kind == StepKind::kAwaitBlocked || ev.kind == StepKind::kTerminate) {
+      continue;
+    }
+    auto pid_it = label_pids.find(ev.session);
+    if (pid_it == label_pids.end()) continue;
+    std::set<std::string> blockers;
+    for (const auto& o : observations) {
+      if (o.pid != pid_it->second) continue;
+      // The poll saw the wait at an instant within [poll_sent, poll_received]; it belongs to this
+      // statement when that window overlaps the statement's [sent, completed].
+      if (o.poll_received_us < ev.sent_us || o.poll_sent_us > ev.completed_us) continue;
+      if (!ev.lock_wait) {
+        ev.lock_wait = true;
+        ev.lock_wait_first_seen_us = o.poll_sent_us;
+        ev.wait_event = o.wait_event;
+      }
+      ev.lock_wait_last_seen_us = o.poll_received_us;
+      for (int b : o.blocking_pids) {
+        auto l = pid_labels.find(b);
+        blockers.insert(l != pid_labels.end() ? l->second : "(other backend)");
+      }
+    }
+    ev.blocked_by.assign(blockers.begin(), blockers.end());
+  }
+}
+
+// Barrier releases with the skew of the participants' next sends.
+std::vector<BarrierRelease> Releases(const std::vector<WorkerOutput>& outs) {
+  std::map<std::pair<std::string, int>, BarrierRelease> by_key;
+  std::map<std::pair<std::string, int>, std::pair<int64_t, int64_t>> sends;  // min, max
+  for (const auto& o : outs) {
+    for (const auto& m : o.meetings) {
+      auto key = std::make_pair(m.barrier, m.occurrence);
+      auto& r = by_key[key];
+      r.barrier = m.barrier;
+      r.occurrence = m.occurrence;
+      r.released_us = m.released_us;
+      if (m.next_sent_us < 0) continue;
+      auto it = sends.find(key);
+      if (it == sends.end()) {
+        sends[key] = {m.next_sent_us, m.next_sent_us};
+      } else {
+        it->second.first = std::min(it->second.first, m.next_sent_us);
+        it->second.second = std::max(it->second.second, m.next_sent_us);
+      }
+    }
+  }
+  std::vector<BarrierRelease> out;
+  for (auto& [key, r] : by_key) {
+    auto s = sends.find(key);
+    r.skew_us = s == sends.end() ? 0 : s->second.second - s->second.first;
+    out.push_back(r);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const BarrierRelease& a, const BarrierRelease& b) { return a.released_us < b.released_us; });
+  return out;
+}
+
+TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::ItemSession& conns,
+                     int index) {
+  TrialContext ctx;
+  ctx.item = &item;
+  ctx.statement_timeout_ms = options.statement_timeout_ms;
+  ctx.stop = options.stop;
+  ctx.monitor = conns.monitor();
+  std::map<std::string, int> parties;
+  std::map<int, std::string> pid_labels;
+  std::map<std::string, int> label_pids;
+  std::vector<int> pids;
+  for (size_t i = 0; i < item.sessions.size(); ++i) {
+    const auto& s = item.sessions[i];
+    int pid = conns.session_conn(i)->backend_pid();
+    ctx.role_pids[s.role].push_back(pid);
+    pid_labels[pid] = s.label;
+    label_pids[s.label] = pid;
+    pids.push_back(pid);
+    std::set<std::string> listed;
+    for (const auto& st : s.steps) {
+      if (st.kind == StepKind::kBarrier) listed.insert(st.barrier);
+    }
+    for (const auto& b : listed) ++parties[b];
+  }
+  for (const auto& [name, n] : parties) ctx.barriers[name] = std::make_unique<Barrier>(n);
+
+  ctx.origin = std::chrono::steady_clock::now();
+  ctx.deadline = ctx.origin + std::chrono::milliseconds(options.trial_timeout_ms);
+  ctx.monitor->Begin(pids, ctx.origin);
+
+  std::vector<WorkerOutput> outs(item.sessions.size());
+  std::vector<size_t> order(item.sessions.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::mt19937_64 rng(options.seed * 1000003u + static_cast<uint64_t>(index));
+  std::shuffle(order.begin(), order.end(), rng);
+  boost::thread_group threads;
+  std::vector<boost::thread*> handles(order.size());
+  for (size_t i : order) {
+    handles[i] = threads.create_thread([&ctx, &item, &conns, &outs, i] {
+      try {
+        Worker w(&ctx, &item.sessions[i], conns.session_conn(i));
+        outs[i] = w.Run();
+      } catch (const std::exception& e) {  // a broken invariant: report it, never strand the others
+        outs[i].session.label = item.sessions[i].label;
+        outs[i].session.role = item.sessions[i].role;
+        outs[i].error = fmt::format("{}: internal error: {}", item.sessions[i].label, e.what());
+        ctx.abort = true;
+        for (auto& [name, b] : ctx.barriers) b->Abort();
+      }
+    });
+  }
+  TrialResult result;
+  result.index = index;
+  // Join with the trial deadline (plus the cancel grace); past it, abandon the trial: wake the
+  // barriers, cancel every statement, and wait for the workers to notice.
+  auto join_deadline = ctx.deadline + std::chrono::seconds(6);
+  bool joined = true;
+  for (auto* h : handles) {
+    if (!h->try_join_until(boost::chrono::steady_clock::now() +
+                           boost::chrono::microseconds(std::max<int64_t>(
+                               0, std::chrono::duration_cast<std::chrono::microseconds>(
+                                      join_deadline - std::chrono::steady_clock::now())
+                                      .count())))) {
+      joined = false;
+      break;
+    }
+  }
+  if (!joined) {
+    ctx.abort = true;
+    for (auto& [name, b] : ctx.barriers) b->Abort();
+    for (size_t i = 0; i < item.sessions.size(); ++i) conns.session_conn(i)->Cancel();
+    result.deadline_exceeded = true;
+    result.error = fmt::format("trial passed its deadline ({} ms) and was abandoned",
+                               options.trial_timeout_ms);
+  }
+  threads.join_all();
+  result.duration_us = ctx.NowUs();
+  auto observations = ctx.monitor->End();
+  std::string monitor_error = ctx.monitor->error();
+
+  for (auto& o : outs) {
+    for (auto& ev : o.events) result.events.push_back(std::move(ev));
+    result.sessions.push_back(o.session);
+    if (o.deadline_exceeded) result.deadline_exceeded = true;
+    if (result.error.empty() && !o.error.empty()) result.error = o.error;
+  }
+  if (result.error.empty() && !monitor_error.empty()) result.error = monitor_error;
+  std::stable_sort(result.events.begin(), result.events.end(),
+                   [](const StepEvent& a, const StepEvent& b) { return a.sent_us < b.sent_us; });
+  AttributeLockWaits(observations, pid_labels, label_pids, &result.events);
+  result.barriers = Releases(outs);
+  result.finals = conns.RunFinals();
+  conns.RunTeardown();
+  return result;
+}
+
+}  // namespace
+
+Runner::Runner(RunOptions options) : options_(std::move(options)) {}
+
+std::string Runner::SchemaPrefix() { return fmt::format("racelab_{}_", static_cast<long>(getpid())); }
+
+Status Runner::RunItem(const PlanItem& item, std::vector<TrialResult>* trials,
+                       const TrialCallback& on_trial) {
+  internal::ItemSession conns(options_, item, SchemaPrefix() + std::to_string(++item_counter_));
+  for (int t = 0; t < item.trials; ++t) {
+    if (options_.stop != nullptr && options_.stop->stop_requested()) {
+      return Status::Database("interrupted");
+    }
+    Status s = conns.EnsureConnections();
+    if (s.ok()) s = conns.ResetSchema();
+    if (!s.ok()) {
+      conns.DropSchema();
+      return s;
+    }
+    trials->push_back(RunTrial(options_, item, conns, t));
+    if (on_trial) on_trial(item, trials->back());
+  }
+  Status dropped = conns.DropSchema();
+  return dropped;
+}
+
+}  // namespace racelab

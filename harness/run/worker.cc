@@ -1,1 +1,247 @@
-// placeholder: to be written
+#include "harness/run/worker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+#include <fmt/format.h>
+
+namespace racelab {
+namespace {
+
+const std::regex kCaptureRef(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
+const std::regex kWhen(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=)\s*('([^']*)'|(-?[0-9.]+))\s*$)");
+
+}  // namespace
+
+Worker::Worker(TrialContext* ctx, const PlannedSession* session, Connection* conn)
+    : ctx_(ctx), session_(session), conn_(conn) {
+  out_.session.label = session->label;
+  out_.session.role = session->role;
+  bool has_begin = std::any_of(session->steps.begin(), session->steps.end(),
+                               [](const PlannedStep& s) { return s.kind == StepKind::kBegin; });
+  out_.session.committed = !has_begin;  // autocommit statements commit one by one
+}
+
+WorkerOutput Worker::Run() {
+  const auto& steps = session_->steps;
+  while (next_index_ < steps.size()) {
+    size_t i = next_index_++;
+    RunStep(i, steps[i]);
+  }
+  if (in_txn_ && conn_->in_transaction()) {
+    // A session that ends inside a transaction is rolled back (not recorded as a step).
+    conn_->Exec("ROLLBACK", ctx_->DeadlineIn(ctx_->statement_timeout_ms));
+    in_txn_ = false;
+    out_.session.committed = false;
+  }
+  out_.session.attempts = attempt_;
+  return std::move(out_);
+}
+
+StepEvent Worker::NewEvent(const PlannedStep& step) const {
+  StepEvent ev;
+  ev.session = session_->label;
+  ev.step = step.name;
+  ev.kind = step.kind;
+  ev.attempt = attempt_;
+  ev.sent_us = ctx_->NowUs();
+  return ev;
+}
+
+void Worker::NoteNextSend(int64_t sent_us) {
+  for (auto& m : out_.meetings) {
+    if (m.next_sent_us < 0) m.next_sent_us = sent_us;
+  }
+}
+
+void Worker::RunStep(size_t index, const PlannedStep& step) {
+  const bool stopping = ctx_->abort.load() || (ctx_->stop != nullptr && ctx_->stop->stop_requested());
+  if (step.kind == StepKind::kBarrier) {
+    if (barrier_met_[index]) return;  // met on an earlier attempt
+    barrier_met_[index] = true;
+    StepEvent ev = NewEvent(step);
+    if (!failed_) NoteNextSend(ev.sent_us);
+    BarrierMeeting meeting{step.barrier, ++barrier_counts_[step.barrier], 0, -1};
+    SteadyTime released;
+    auto r = ctx_->barriers.at(step.barrier)->ArriveAndWait(ctx_->deadline, &released);
+    ev.completed_us = ctx_->NowUs();
+    if (r == Barrier::WaitResult::kReleased) {
+      meeting.released_us = ctx_->ToUs(released);
+      out_.meetings.push_back(meeting);  // a failed session never sends again: it adds no skew
+    } else if (!failed_) {
+      ev.message = r == Barrier::WaitResult::kTimedOut ? "barrier deadline passed" : "trial aborted";
+      if (r == Barrier::WaitResult::kTimedOut) out_.deadline_exceeded = true;
+      if (out_.error.empty()) out_.error = fmt::format("{}: barrier '{}': {}", session_->label,
+                                                      step.barrier, ev.message);
+      Fail(ev);
+    }
+    out_.events.push_back(std::move(ev));
+    return;
+  }
+  StepEvent ev = NewEvent(step);
+  if (failed_ || stopping) {
+    ev.skipped = true;
+    ev.completed_us = ev.sent_us;
+    out_.events.push_back(std::move(ev));
+    return;
+  }
+  NoteNextSend(ev.sent_us);
+  switch (step.kind) {
+    case StepKind::kBegin:
+      begin_index_ = index;
+      ExecSql(step, &ev, fmt::format("BEGIN ISOLATION LEVEL {}", IsolationName(ctx_->item->isolation)));
+      if (ev.sqlstate.empty()) in_txn_ = true;
+      break;
+    case StepKind::kCommit:
+      ExecSql(step, &ev, "COMMIT");
+      in_txn_ = false;
+      out_.session.committed = ev.sqlstate.empty() && ev.message != "ROLLBACK";
+      if (ev.message == "ROLLBACK") ev.message = "COMMIT answered ROLLBACK: the transaction had failed";
+      break;
+    case StepKind::kRollback:
+      ExecSql(step, &ev, "ROLLBACK");
+      in_txn_ = false;
+      out_.session.committed = false;
+      break;
+    case StepKind::kSql: {
+      if (!step.when.empty() && !WhenHolds(step.when)) {
+        ev.skipped = true;
+        ev.completed_us = ctx_->NowUs();
+        break;
+      }
+      std::string sql, missing;
+      if (!Substitute(step.sql, &sql, &missing)) {
+        ev.completed_us = ctx_->NowUs();
+        ev.message = fmt::format("${{{}}} has no value: no earlier step captured it", missing);
+        if (out_.error.empty()) out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);
+        Fail(ev);
+        break;
+      }
+      ExecSql(step, &ev, sql);
+      break;
+    }
+    case StepKind::kSleep:
+      if (!SleepUntil(ctx_->DeadlineIn(step.sleep_ms), ctx_->stop)) ev.message = "interrupted";
+      ev.completed_us = ctx_->NowUs();
+      break;
+    case StepKind::kAwaitBlocked: {
+      long ms = step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
+      const auto& pids = ctx_->role_pids.at(step.target);
+      bool seen = ctx_->monitor->AwaitBlocked(pids, ctx_->DeadlineIn(ms), ctx_->stop);
+      ev.completed_us = ctx_->NowUs();
+      if (!seen) {
+        std::string why = ctx_->monitor->error();
+        ev.message = fmt::format("'{}' was not seen in a lock wait within {} ms{}", step.target, ms,
+                                 why.empty() ? "" : " (" + why + ")");
+        out_.deadline_exceeded = why.empty();
+        if (out_.error.empty()) out_.error = fmt::format("{}: await_blocked: {}", session_->label, ev.message);
+        Fail(ev);
+      }
+      break;
+    }
+    case StepKind::kTerminate: {
+      std::string err = ctx_->monitor->Terminate(ctx_->role_pids.at(step.target),
+                                                 ctx_->DeadlineIn(ctx_->statement_timeout_ms));
+      ev.completed_us = ctx_->NowUs();
+      if (!err.empty()) {
+        ev.message = err;
+        if (out_.error.empty()) out_.error = fmt::format("{}: terminate '{}': {}", session_->label, step.target, err);
+      }
+      break;
+    }
+    case StepKind::kBarrier:
+      break;
+  }
+  if (!ev.sqlstate.empty()) HandleError(step, ev);
+  out_.events.push_back(std::move(ev));
+}
+
+void Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql) {
+  long ms = step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
+  QueryResult r = conn_->Exec(sql, ctx_->DeadlineIn(ms));
+  ev->completed_us = ctx_->NowUs();
+  ev->rows = r.rows;
+  ev->sqlstate = r.sqlstate;
+  ev->message = r.ok() ? r.command_tag : r.message;
+  if (step.kind != StepKind::kCommit && r.ok()) ev->message.clear();
+  ev->cancelled_by_deadline = r.cancelled_by_deadline;
+  if (r.cancelled_by_deadline) {
+    out_.deadline_exceeded = true;
+    if (out_.error.empty()) {
+      out_.error = fmt::format("{}: step '{}' passed its deadline ({} ms) and was cancelled",
+                               session_->label, step.name, ms);
+    }
+  }
+  if (r.ok() && !r.values.empty()) {
+    for (const auto& col : step.capture) {
+      auto it = std::find(r.columns.begin(), r.columns.end(), col);
+      if (it == r.columns.end()) continue;
+      const auto& v = r.values[0][it - r.columns.begin()];
+      vars_[col] = v.value_or("NULL");
+      ev->captured[col] = v.value_or("NULL");
+    }
+  }
+}
+
+// Decides what a failed step does next: retry the transaction, go on, or fail the session.
+void Worker::HandleError(const PlannedStep& step, const StepEvent& ev) {
+  const auto& retry = session_->retry;
+  if (retry && attempt_ < retry->attempts && !ev.cancelled_by_deadline && !ev.sqlstate.empty() &&
+      std::find(retry->on.begin(), retry->on.end(), ev.sqlstate) != retry->on.end()) {
+    if (conn_->in_transaction()) conn_->Exec("ROLLBACK", ctx_->DeadlineIn(ctx_->statement_timeout_ms));
+    in_txn_ = false;
+    double backoff = retry->initial_ms * std::pow(retry->factor, attempt_ - 1);
+    long ms = static_cast<long>(std::min<double>(backoff, static_cast<double>(retry->cap_ms)));
+    SleepUntil(ctx_->DeadlineIn(ms), ctx_->stop);
+    ++attempt_;
+    next_index_ = begin_index_;
+    return;
+  }
+  if (step.on_error == OnError::kContinue && !ev.cancelled_by_deadline) return;
+  Fail(ev);
+}
+
+void Worker::Fail(const StepEvent& ev) {
+  if (!failed_) {
+    out_.session.sqlstate = ev.sqlstate;
+    out_.session.message = ev.message;
+  }
+  failed_ = true;
+  out_.session.committed = false;
+  if (in_txn_ && conn_->in_transaction()) {
+    conn_->Exec("ROLLBACK", ctx_->DeadlineIn(ctx_->statement_timeout_ms));
+  }
+  in_txn_ = false;
+}
+
+bool Worker::WhenHolds(const std::string& condition) const {
+  std::smatch m;
+  if (!std::regex_match(condition, m, kWhen)) return false;  // the loader validated the syntax
+  auto it = vars_.find(m[1].str());
+  if (it == vars_.end()) return false;  // never captured: the step does not run
+  bool text = m[4].matched;
+  bool equal = text ? it->second == m[4].str()
+                    : std::abs(std::atof(it->second.c_str()) - std::atof(m[5].str().c_str())) < 1e-9;
+  return m[2].str() == "==" ? equal : !equal;
+}
+
+bool Worker::Substitute(const std::string& sql, std::string* out, std::string* missing) const {
+  out->clear();
+  auto begin = std::sregex_iterator(sql.begin(), sql.end(), kCaptureRef);
+  size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    auto v = vars_.find((*it)[1].str());
+    if (v == vars_.end()) {
+      *missing = (*it)[1].str();
+      return false;
+    }
+    out->append(sql, last, it->position() - last);
+    out->append(v->second);
+    last = it->position() + it->length();
+  }
+  out->append(sql, last, std::string::npos);
+  return true;
+}
+
+}  // namespace racelab

@@ -1,0 +1,84 @@
+// Monitor: a separate connection that watches the workers' backends — who waits on a lock, on whom.
+//
+// While a trial runs, a monitor thread polls pg_stat_activity every `poll_interval` (default 2 ms):
+//   SELECT pid, wait_event_type, wait_event, pg_blocking_pids(pid) FROM pg_stat_activity
+//   WHERE pid = ANY(<worker pids>)
+// (PostgreSQL docs §28.2.3 pg_stat_activity; §9.26 pg_blocking_pids: "the process IDs of the sessions
+// that are blocking the server process with the specified process ID from acquiring a lock").
+// Only lock waits (wait_event_type = 'Lock') are kept as observations. Workers call AwaitBlocked() to
+// proceed only once another session is seen waiting — no guessing with sleeps — and Terminate() to
+// end a backend (pg_terminate_backend) for crash-window scenarios.
+// Thread-safety: Begin/End from the runner thread; AwaitBlocked/Terminate/observations safe from any
+// thread (members guarded by mu_ say so).
+#pragma once
+
+#include <boost/thread/condition_variable.hpp>
+#include <boost/thread/lock_guard.hpp>
+#include <boost/thread/mutex.hpp>
+#include <boost/thread/thread.hpp>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/pg/connection.h"
+
+namespace racelab {
+
+// One poll's view of one backend in a lock wait.
+struct LockObservation {
+  int64_t poll_sent_us = 0;      // the poll query was sent (µs since trial start)
+  int64_t poll_received_us = 0;  // its answer arrived: the wait held at some instant in between
+  int pid = 0;
+  std::string wait_event;        // e.g. "transactionid", "tuple", "relation", "advisory"
+  std::vector<int> blocking_pids;
+};
+
+class Monitor {
+ public:
+  // Takes ownership of `conn` (a connection of its own, never a worker's).
+  Monitor(std::unique_ptr<Connection> conn, std::chrono::microseconds poll_interval);
+  ~Monitor();  // End()
+
+  // Starts polling `pids` for one trial; times are µs since `origin`. REQUIRES: not already begun.
+  void Begin(std::vector<int> pids, SteadyTime origin);
+  // Stops polling and returns the lock-wait observations of the trial, in poll order.
+  std::vector<LockObservation> End();
+
+  // Waits until every pid in `pids` has been seen in a lock wait by one poll that started after this
+  // call. False at `deadline`, on stop, or when the monitor connection failed (see error()).
+  bool AwaitBlocked(const std::vector<int>& pids, SteadyTime deadline, const StopFlag* stop);
+
+  // pg_terminate_backend(pid) for each pid, on the monitor's connection. Error message or empty.
+  std::string Terminate(const std::vector<int>& pids, SteadyTime deadline);
+
+  // First error of the monitor connection in this trial, empty if none.
+  std::string error();
+
+  // The monitor connection is open and idle (call between trials).
+  bool healthy();
+
+  // Polls completed in this trial (to report the monitor's own rate).
+  int64_t polls();
+
+ private:
+  void PollLoop();  // the monitor thread
+
+  std::unique_ptr<Connection> conn_;   // used under conn_mu_ only
+  const std::chrono::microseconds interval_;
+  boost::mutex conn_mu_;
+  boost::mutex mu_;
+  boost::condition_variable cv_;
+  bool running_ = false;                        // guarded by mu_
+  std::vector<int> pids_;                       // guarded by mu_
+  SteadyTime origin_;                           // guarded by mu_
+  std::vector<LockObservation> observations_;   // guarded by mu_
+  std::map<int, uint64_t> last_seen_poll_;      // pid -> poll number that saw it waiting; guarded by mu_
+  uint64_t poll_number_ = 0;                    // guarded by mu_ (number of the poll in flight/last)
+  std::string error_;                           // guarded by mu_
+  boost::thread thread_;
+};
+
+}  // namespace racelab

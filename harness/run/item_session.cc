@@ -1,0 +1,139 @@
+#include "harness/run/item_session.h"
+
+#include <fmt/format.h>
+
+namespace racelab::internal {
+namespace {
+
+constexpr long kDropDeadlineMs = 15000;
+constexpr const char* kControl = "control";
+
+std::string SetStatement(const std::string& name, const std::string& value) {
+  // SET takes an identifier and a literal; quote the literal (PostgreSQL docs §4.1.2.1).
+  std::string lit = "'";
+  for (char c : value) {
+    if (c == '\'') lit.push_back('\'');
+    lit.push_back(c);
+  }
+  return fmt::format("SET {} = {}", name, lit + "'");
+}
+
+}  // namespace
+
+ItemSession::ItemSession(const RunOptions& options, const PlanItem& item, std::string schema)
+    : options_(options), item_(item), schema_(std::move(schema)) {
+  sessions_.resize(item.sessions.size());
+}
+
+ItemSession::~ItemSession() {
+  monitor_.reset();
+  sessions_.clear();  // closing worker connections ends their backends and releases their locks
+  DropSchema();
+}
+
+SteadyTime ItemSession::Deadline() const {
+  return std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.statement_timeout_ms);
+}
+
+Result<std::unique_ptr<Connection>> ItemSession::Open(
+    const std::string& label, bool with_search_path,
+    const std::vector<std::pair<std::string, std::string>>& settings) {
+  auto conn = Connection::Open(options_.conninfo, "racelab:" + label,
+                               std::chrono::steady_clock::now() +
+                                   std::chrono::milliseconds(options_.connect_timeout_ms),
+                               // The control connection must finish its cleanup after a stop
+                               // request: only its deadlines bound it.
+                               label == kControl ? nullptr : options_.stop);
+  if (!conn.ok()) return conn.status();
+  std::string sql;
+  if (with_search_path) sql += "SET search_path TO " + QuoteIdent(schema_) + ";";
+  for (const auto& [name, value] : settings) sql += SetStatement(name, value) + ";";
+  if (!sql.empty()) {
+    QueryResult r = (*conn)->Exec(sql, Deadline());
+    if (!r.ok()) {
+      return Status::Database(fmt::format("{}: {} ({}): settings of session '{}'", item_.file,
+                                          r.message, r.sqlstate, label));
+    }
+  }
+  return conn;
+}
+
+Status ItemSession::EnsureConnections() {
+  if (!control_ || !control_->healthy()) {
+    auto c = Open(kControl, false, {});
+    if (!c.ok()) return c.status();
+    control_ = std::move(c.value());
+  }
+  if (!monitor_ || !monitor_->healthy()) {
+    auto c = Open("monitor", false, {});
+    if (!c.ok()) return c.status();
+    monitor_ = std::make_unique<Monitor>(std::move(c.value()), options_.monitor_poll);
+  }
+  for (size_t i = 0; i < sessions_.size(); ++i) {
+    auto& conn = sessions_[i];
+    if (conn && conn->healthy()) continue;
+    const PlannedSession& s = item_.sessions[i];
+    auto c = Open(s.label, true, s.settings);
+    if (!c.ok()) return c.status();
+    conn = std::move(c.value());
+  }
+  return Status::Ok();
+}
+
+Status ItemSession::ResetSchema() {
+  std::string q = QuoteIdent(schema_);
+  QueryResult r = control_->Exec(
+      fmt::format("DROP SCHEMA IF EXISTS {0} CASCADE; CREATE SCHEMA {0}; SET search_path TO {0};", q),
+      Deadline());
+  if (!r.ok()) return Status::Database(fmt::format("cannot create schema {}: {} ({})", q, r.message, r.sqlstate));
+  schema_created_ = true;
+  if (item_.setup.empty()) return Status::Ok();
+  r = control_->Exec(item_.setup, Deadline());
+  if (!r.ok()) {
+    return Status::Database(fmt::format("{}: setup failed: {} (SQLSTATE {})", item_.file, r.message, r.sqlstate));
+  }
+  return Status::Ok();
+}
+
+std::vector<FinalValue> ItemSession::RunFinals() {
+  std::vector<FinalValue> out;
+  for (const auto& f : item_.expect.final) {
+    FinalValue v;
+    v.sql = f.sql;
+    if (!control_ || !control_->healthy()) {
+      v.error = "control connection lost";
+    } else {
+      QueryResult r = control_->Exec(f.sql, Deadline());
+      if (!r.ok()) {
+        v.error = r.sqlstate + ": " + r.message;
+      } else if (!r.values.empty() && !r.values[0].empty()) {
+        v.value = r.values[0][0];
+      }
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+void ItemSession::RunTeardown() {
+  if (item_.teardown.empty() || !control_ || !control_->healthy()) return;
+  control_->Exec(item_.teardown, Deadline());
+}
+
+Status ItemSession::DropSchema() {
+  if (!schema_created_) return Status::Ok();
+  if (!control_ || !control_->healthy()) {
+    auto c = Open(kControl, false, {});
+    if (!c.ok()) return c.status();
+    control_ = std::move(c.value());
+  }
+  QueryResult r = control_->Exec(
+      fmt::format("SET lock_timeout = '{}ms'; DROP SCHEMA IF EXISTS {} CASCADE", kDropDeadlineMs,
+                  QuoteIdent(schema_)),
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kDropDeadlineMs + 2000));
+  if (!r.ok()) return Status::Database(fmt::format("cannot drop schema {}: {}", schema_, r.message));
+  schema_created_ = false;
+  return Status::Ok();
+}
+
+}  // namespace racelab::internal

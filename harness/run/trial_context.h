@@ -1,0 +1,67 @@
+// TrialContext: what the workers of one trial share — and the only thing they share besides the
+// result each one fills for itself (STYLE.md habit 5: the thread rules are written down here).
+//
+// Filled by: the runner before the worker threads start; read-only for workers while they run,
+// except the members that say otherwise.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/model/plan.h"
+#include "harness/model/trial_result.h"
+#include "harness/pg/connection.h"
+#include "harness/pg/monitor.h"
+#include "harness/run/barrier.h"
+#include "harness/run/stop_flag.h"
+
+namespace racelab {
+
+struct TrialContext {
+  const PlanItem* item = nullptr;
+  SteadyTime origin;                 // trial start: t = 0 µs
+  SteadyTime deadline;               // the whole trial must end by then
+  long statement_timeout_ms = 30000; // default deadline of one statement/wait
+  const StopFlag* stop = nullptr;
+  Monitor* monitor = nullptr;        // thread-safe
+  std::map<std::string, std::unique_ptr<Barrier>> barriers;  // by name; Barrier is thread-safe
+  std::map<std::string, std::vector<int>> role_pids;         // role -> backend pids of its instances
+  std::atomic<bool> abort{false};    // set by the runner when the trial is abandoned; workers stop
+
+  int64_t NowUs() const {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                 origin)
+        .count();
+  }
+  int64_t ToUs(SteadyTime t) const {
+    return std::chrono::duration_cast<std::chrono::microseconds>(t - origin).count();
+  }
+  // now + ms, but never past the trial deadline.
+  SteadyTime DeadlineIn(long ms) const {
+    return std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(ms));
+  }
+};
+
+// One worker's record of one barrier meeting, for the release skew.
+struct BarrierMeeting {
+  std::string barrier;
+  int occurrence = 1;
+  int64_t released_us = 0;
+  int64_t next_sent_us = -1;  // when this worker started its next step; -1 if it had none
+};
+
+// What one worker hands back. Written only by its own thread; read by the runner after join.
+struct WorkerOutput {
+  std::vector<StepEvent> events;
+  SessionResult session;
+  std::vector<BarrierMeeting> meetings;
+  std::string error;               // harness error (a wait that never ended, a missing capture, …)
+  bool deadline_exceeded = false;
+};
+
+}  // namespace racelab

@@ -1,0 +1,57 @@
+// Worker: runs one session's steps on its own connection, in its own thread.
+//
+// Rules (docs/scenario-format.md "How a session runs"):
+// - `begin` opens a transaction at the trial's isolation level; `commit`'s tag tells whether it
+//   committed (PostgreSQL answers COMMIT on an aborted transaction with the tag ROLLBACK).
+// - A failed statement (SQLSTATE) with on_error=abort rolls back and skips the remaining steps, but the
+//   worker still meets its remaining barriers, so nobody is stranded. With a retry policy that lists
+//   the SQLSTATE, the transaction restarts at its `begin` after a backoff; barriers already met are not
+//   met again.
+// - Every wait has a deadline (step timeout_ms or the run's statement deadline, never past the trial
+//   deadline); a statement past it is cancelled (PQcancel) and the trial is marked deadline_exceeded.
+// Thread-safety: a Worker is used by one thread; it reads the shared TrialContext (see its rules).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "harness/model/plan.h"
+#include "harness/model/trial_result.h"
+#include "harness/pg/connection.h"
+#include "harness/run/trial_context.h"
+
+namespace racelab {
+
+class Worker {
+ public:
+  // REQUIRES: `ctx`, `session` and `conn` outlive Run().
+  Worker(TrialContext* ctx, const PlannedSession* session, Connection* conn);
+
+  // Runs every step; never throws for database errors (they are data in the output).
+  WorkerOutput Run();
+
+ private:
+  void RunStep(size_t index, const PlannedStep& step);
+  void ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql);
+  void Fail(const StepEvent& ev);
+  void HandleError(const PlannedStep& step, const StepEvent& ev);
+  bool WhenHolds(const std::string& condition) const;
+  bool Substitute(const std::string& sql, std::string* out, std::string* missing) const;
+  StepEvent NewEvent(const PlannedStep& step) const;
+  void NoteNextSend(int64_t sent_us);
+
+  TrialContext* ctx_;
+  const PlannedSession* session_;
+  Connection* conn_;
+  WorkerOutput out_;
+  std::map<std::string, std::string> vars_;  // captured values
+  std::map<std::string, int> barrier_counts_;  // occurrences met, by barrier name
+  std::map<size_t, bool> barrier_met_;        // step index -> met (for retries)
+  bool failed_ = false;
+  bool in_txn_ = false;
+  size_t begin_index_ = 0;
+  size_t next_index_ = 0;
+  int attempt_ = 1;
+};
+
+}  // namespace racelab
