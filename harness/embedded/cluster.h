@@ -1,22 +1,32 @@
 // EmbeddedCluster: a throwaway PostgreSQL cluster that racelab starts when no --dsn is given
 // (DESIGN.md "Embedded PostgreSQL", a contract).
 //
-// - Binaries: ClusterOptions::pg_bindir, else `pg_config --bindir`, else initdb on PATH, else the newest
-//   /usr/lib/postgresql/*/bin.
+// - Binaries: ClusterOptions::pg_bindir, else `pg_config --bindir`, else initdb on PATH, else the
+//   newest /usr/lib/postgresql/*/bin.
 // - initdb once into a cached template (<base_dir>/template-<major>), copied per run into
-//   <base_dir>/run-<racelab pid>-<n>/; started with a private Unix socket (listen_addresses=''), fsync,
-//   synchronous_commit and full_page_writes off.
-// - When racelab runs as root, initdb and postgres run as an unprivileged user (`postgres` if it exists,
-//   else `nobody`): PostgreSQL refuses to run as root.
-// - Stopped by Stop() and the destructor (fast shutdown, then SIGKILL after a deadline), its run folder
-//   removed. The postmaster gets SIGKILL if racelab dies (PR_SET_PDEATHSIG); CleanOrphans() removes run
-//   folders whose owner pid is gone and stops their postmaster.
-// Thread-safety: Start/Stop from one thread; conninfo() is safe from any thread after Start.
+//   <base_dir>/run-<racelab pid>-<n>/data; started with a private Unix socket in the run folder
+//   (listen_addresses=''), fsync, synchronous_commit and full_page_writes off, max_connections=200.
+//   The run folder also holds owner.pid (the owning racelab process) and postgres.log (server
+//   output).
+// - When racelab runs as root, initdb and postgres run as an unprivileged user (`postgres` if it
+//   exists, else `nobody`): PostgreSQL refuses to run as root. The base folder's parents must be
+//   enterable by that user (/tmp is).
+// - Stopped by Stop() and the destructor (fast shutdown, then SIGKILL after a deadline), its run
+//   folder removed. The postmaster gets SIGKILL if racelab dies (PR_SET_PDEATHSIG); CleanOrphans()
+//   removes run folders whose owner pid is gone and stops their postmaster.
+// - Unix socket paths are limited to 107 bytes: keep base_dir short (the default /tmp/racelab-<uid>
+//   is).
+// Thread-safety: Start/Stop of one cluster from one thread; several clusters may be started
+// concurrently from different threads and processes. conninfo() and the other accessors are safe
+// from any thread after Start. REQUIRES: the thread that called Start() outlives the cluster (or
+// Stop() is called first): Linux sends the parent-death signal when the *thread* that forked the
+// postmaster exits, so a cluster started from a short-lived thread is killed with that thread.
 #pragma once
+
+#include <sys/types.h>
 
 #include <memory>
 #include <string>
-#include <sys/types.h>
 #include <utility>
 #include <vector>
 
@@ -25,17 +35,24 @@
 namespace racelab {
 
 struct ClusterOptions {
-  std::string pg_bindir;      // empty: discover
-  std::string base_dir;       // empty: $RACELAB_TMPDIR, else $TMPDIR, else /tmp, + "/racelab-<uid>"
+  std::string pg_bindir;  // empty: discover
+  std::string base_dir;   // empty: $RACELAB_TMPDIR, else $TMPDIR, else /tmp, + "/racelab-<uid>"
+  // How long to wait for the started server to accept connections, in ms (counted from the
+  // postmaster's start; initdb, when needed, has its own 120 s deadline).
   int ready_timeout_ms = 30000;
-  // Extra server settings (-c name=value), e.g. {"max_connections", "200"}.
+  // Extra server settings (-c name=value), e.g. {"max_connections", "300"}; they replace racelab's
+  // defaults of the same name. Settings that move the server out of its run folder
+  // (unix_socket_directories, data_directory, ...) are refused.
   std::vector<std::pair<std::string, std::string>> settings;
 };
 
 class EmbeddedCluster {
  public:
-  // Finds binaries, cleans orphans, initdb (cached), copies, starts, waits until it accepts connections.
-  // Errors: kDatabase (server did not start; the message includes the tail of its log) or kInternal.
+  // Finds binaries, cleans orphans, initdb (cached), copies, starts, waits until it accepts
+  // connections.
+  // Errors: kDatabase (initdb or the server failed or missed its deadline; the message includes the
+  // tail of its log), kUsage (options.pg_bindir without the binaries, an invalid setting, a
+  // base_dir too long for a socket path) or kInternal (binaries not found, file-system errors).
   static Result<std::unique_ptr<EmbeddedCluster>> Start(const ClusterOptions& options);
 
   ~EmbeddedCluster();  // Stop(), errors ignored
@@ -59,6 +76,10 @@ class EmbeddedCluster {
 
  private:
   EmbeddedCluster() = default;
+  // Polls PQping until the server accepts connections, it exits (error with its log's tail), or
+  // `timeout_ms` passes.
+  Status WaitReady(int timeout_ms);
+
   std::string conninfo_, bindir_, run_dir_;
   pid_t postmaster_pid_ = -1;
   double ready_ms_ = 0;
@@ -67,8 +88,10 @@ class EmbeddedCluster {
   std::vector<std::pair<std::string, std::string>> settings_;
 };
 
-// Removes run folders under `base_dir` whose racelab owner process is gone, stopping their postmaster
-// first. Returns how many it removed. Safe to call while other racelab processes run.
+// Removes run folders under `base_dir` whose racelab owner process is gone (or whose pid now names
+// another process), SIGKILLing their postmaster first (bounded wait; a postmaster that will not go
+// is left for a later call). Returns how many it removed. Safe to call while other racelab
+// processes run.
 int CleanOrphans(const std::string& base_dir);
 
 // The default base folder (see ClusterOptions::base_dir).
