@@ -1,1 +1,115 @@
-// placeholder: to be written
+// "console" reporter: the summary a person sees in the terminal (stdout, no file).
+//
+// A fixed-width table, one row per result: scenario, isolation, verdict, winners, SQLSTATEs,
+// blocked p95 ms, skew p95 µs. Column widths are computed from the content (in UTF-8 code points,
+// so "×" and "µ" count as one). Under it, for each result that did not pass, its failed
+// expectations with the first failure's detail (or the harness error). The last line counts
+// verdicts: "12 results: 11 pass, 1 fail, 0 error". Plain text, no colours.
+
+#include <fmt/format.h>
+
+#include <array>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "harness/model/isolation.h"
+#include "reports/format_util.h"
+#include "reports/reporters.h"
+
+namespace racelab::internal {
+namespace {
+
+constexpr size_t kColumns = 7;
+using TableRow = std::array<std::string, kColumns>;
+
+const TableRow kHeader = {"scenario",  "isolation",      "verdict",    "winners",
+                          "SQLSTATEs", "blocked p95 ms", "skew p95 µs"};
+// Numeric columns are right-aligned.
+constexpr std::array<bool, kColumns> kRightAligned = {false, false, false, false,
+                                                      false, true,  true};
+
+// Display width of UTF-8 text: code points (every byte that is not a continuation byte).
+size_t Width(std::string_view text) {
+  size_t width = 0;
+  for (char c : text) {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++width;
+  }
+  return width;
+}
+
+TableRow MakeRow(const ResultSummary& r) {
+  const PlanItem& item = ItemOf(r);
+  return {item.scenario,
+          std::string(IsolationName(item.isolation)),
+          VerdictName(r.verdict),
+          Histogram(r.winners),
+          Histogram(r.sqlstates),
+          r.blocked_ms.count == 0 ? std::string(kNone) : FormatMs(r.blocked_ms.p95),
+          FormatSkewUs(r.skew_us, r.skew_us.p95)};
+}
+
+void WriteTable(const std::vector<TableRow>& rows, std::ostream& out) {
+  std::array<size_t, kColumns> widths{};
+  for (const TableRow& row : rows) {
+    for (size_t c = 0; c < kColumns; ++c) widths[c] = std::max(widths[c], Width(row[c]));
+  }
+  for (const TableRow& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < kColumns; ++c) {
+      const std::string pad(widths[c] - Width(row[c]), ' ');
+      if (c > 0) line += "  ";
+      line += kRightAligned[c] ? pad + row[c] : row[c] + pad;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+  }
+}
+
+// `text` with every line after the first indented by `indent`.
+std::string IndentLines(std::string_view text, std::string_view indent) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += indent;
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\n')) out.pop_back();
+  return out;
+}
+
+void WriteProblems(const ResultSummary& r, std::ostream& out) {
+  out << fmt::format("{}: {}\n", VerdictName(r.verdict), ResultLabel(r));
+  if (!r.error.empty()) out << "  " << IndentLines(r.error, "  ") << '\n';
+  for (const ExpectationTally& e : r.expectations) {
+    if (e.failed == 0) continue;
+    out << fmt::format("  - {}: failed in {} of {} trials\n", e.text, e.failed, r.trials);
+    if (!e.first_failure.empty()) {
+      out << "    first failure: " << IndentLines(e.first_failure, "      ") << '\n';
+    }
+  }
+}
+
+class ConsoleReporter : public Reporter {
+ public:
+  std::string_view name() const override { return "console"; }
+  std::string_view file_name() const override { return ""; }
+  void Write(const RunReport& report, std::ostream& out) const override {
+    std::vector<TableRow> rows = {kHeader};
+    for (const ResultSummary& r : report.results) rows.push_back(MakeRow(r));
+    WriteTable(rows, out);
+    bool first = true;
+    for (const ResultSummary& r : report.results) {
+      if (r.verdict == Verdict::kPass) continue;
+      if (first) out << '\n';
+      first = false;
+      WriteProblems(r, out);
+    }
+    out << '\n' << CountsLine(CountVerdicts(report.results)) << '\n';
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> MakeConsoleReporter() { return std::make_unique<ConsoleReporter>(); }
+
+}  // namespace racelab::internal

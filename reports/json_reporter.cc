@@ -1,1 +1,199 @@
-// placeholder: to be written
+// "json" reporter: racelab.json, the contract format of DESIGN.md "Report JSON".
+//
+// Every field is documented in docs/report-schema.md. Keys keep the order written here
+// (ordered_json) so the file reads top-down like the schema. Omission rule, applied everywhere:
+// numbers and booleans are always present; optional strings, arrays and objects are omitted when
+// empty; "rows" is omitted when not applicable; "claim" when the session claimed nothing. Contract
+// collections ("winners", "sqlstates", "expectations", "trial_details", …) are always present,
+// possibly empty. All escaping is nlohmann-json's; bytes that are not valid UTF-8 are replaced with
+// U+FFFD.
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "harness/model/isolation.h"
+#include "reports/format_util.h"
+#include "reports/reporters.h"
+
+namespace racelab::internal {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr int kSchemaVersion = 1;
+
+// Sets obj[key] = value unless value is empty.
+void PutIfSet(Json& obj, const char* key, const std::string& value) {
+  if (!value.empty()) obj[key] = value;
+}
+
+Json PairsToObject(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  Json obj = Json::object();
+  for (const auto& [key, value] : pairs) obj[key] = value;
+  return obj;
+}
+
+Json MsPercentiles(const Percentiles& p) {
+  return Json{{"p50", RoundMs(p.p50)},
+              {"p95", RoundMs(p.p95)},
+              {"max", RoundMs(p.max)},
+              {"count", p.count}};
+}
+
+Json UsPercentiles(const Percentiles& p) {
+  return Json{{"p50", RoundUs(p.p50)},
+              {"p95", RoundUs(p.p95)},
+              {"max", RoundUs(p.max)},
+              {"count", p.count}};
+}
+
+Json EventJson(const StepEvent& e) {
+  Json j = {
+      {"session", e.session}, {"step", e.step},       {"kind", std::string(StepKindName(e.kind))},
+      {"attempt", e.attempt}, {"sent_us", e.sent_us}, {"completed_us", e.completed_us},
+      {"skipped", e.skipped}};
+  if (e.rows >= 0) j["rows"] = e.rows;
+  if (!e.captured.empty()) {
+    Json captured = Json::object();
+    for (const auto& [column, value] : e.captured) captured[column] = value;
+    j["captured"] = std::move(captured);
+  }
+  PutIfSet(j, "sqlstate", e.sqlstate);
+  PutIfSet(j, "message", e.message);
+  j["cancelled_by_deadline"] = e.cancelled_by_deadline;
+  j["lock_wait"] = e.lock_wait;
+  if (e.lock_wait) {
+    j["lock_wait_first_seen_us"] = e.lock_wait_first_seen_us;
+    j["lock_wait_last_seen_us"] = e.lock_wait_last_seen_us;
+  }
+  PutIfSet(j, "wait_event", e.wait_event);
+  if (!e.blocked_by.empty()) j["blocked_by"] = e.blocked_by;
+  j["blocked_ms"] = RoundMs(e.blocked_ms());
+  return j;
+}
+
+Json TrialJson(const TrialVerdict& t) {
+  const TrialResult& r = t.result;
+  Json j = {
+      {"trial", r.index}, {"verdict", VerdictName(t.verdict)}, {"duration_us", r.duration_us}};
+  PutIfSet(j, "error", r.error);
+  j["deadline_exceeded"] = r.deadline_exceeded;
+
+  Json checks = Json::array();
+  for (const Check& c : t.checks) {
+    Json cj = {{"text", c.text}, {"passed", c.passed}};
+    PutIfSet(cj, "detail", c.detail);
+    checks.push_back(std::move(cj));
+  }
+  j["checks"] = std::move(checks);
+
+  Json sessions = Json::array();
+  for (const SessionResult& s : r.sessions) {
+    Json sj = {{"label", s.label}, {"role", s.role}, {"committed", s.committed}, {"won", s.won}};
+    if (s.claim.has_value()) sj["claim"] = *s.claim;
+    PutIfSet(sj, "sqlstate", s.sqlstate);
+    PutIfSet(sj, "message", s.message);
+    sj["attempts"] = s.attempts;
+    sessions.push_back(std::move(sj));
+  }
+  j["sessions"] = std::move(sessions);
+
+  Json barriers = Json::array();
+  for (const BarrierRelease& b : r.barriers) {
+    barriers.push_back({{"barrier", b.barrier},
+                        {"occurrence", b.occurrence},
+                        {"released_us", b.released_us},
+                        {"skew_us", b.skew_us}});
+  }
+  j["barriers"] = std::move(barriers);
+
+  Json events = Json::array();
+  for (const StepEvent& e : r.events) events.push_back(EventJson(e));
+  j["events"] = std::move(events);
+
+  Json finals = Json::array();
+  for (const FinalValue& f : r.finals) {
+    Json fj = {{"sql", f.sql}};
+    fj["value"] = f.value.has_value() ? Json(*f.value) : Json(nullptr);
+    PutIfSet(fj, "error", f.error);
+    finals.push_back(std::move(fj));
+  }
+  j["finals"] = std::move(finals);
+  return j;
+}
+
+Json ResultJson(const ResultSummary& r) {
+  const PlanItem& item = ItemOf(r);
+  Json j = {{"scenario", item.scenario},
+            {"title", item.title},
+            {"file", item.file},
+            {"isolation", std::string(IsolationName(item.isolation))},
+            {"params", PairsToObject(item.params)},
+            {"trials", r.trials},
+            {"verdict", VerdictName(r.verdict)}};
+  PutIfSet(j, "error", r.error);
+
+  Json winners = Json::object();
+  for (const auto& [n, trials] : r.winners) winners[std::to_string(n)] = trials;
+  j["winners"] = std::move(winners);
+  Json sqlstates = Json::object();
+  for (const auto& [code, count] : r.sqlstates) sqlstates[code] = count;
+  j["sqlstates"] = std::move(sqlstates);
+  j["blocked_ms"] = MsPercentiles(r.blocked_ms);
+  j["skew_us"] = UsPercentiles(r.skew_us);
+
+  Json expectations = Json::array();
+  for (const ExpectationTally& e : r.expectations) {
+    Json ej = {{"text", e.text}, {"passed", e.passed}, {"failed", e.failed}};
+    if (e.failed > 0) ej["first_failure"] = e.first_failure;
+    expectations.push_back(std::move(ej));
+  }
+  j["expectations"] = std::move(expectations);
+
+  Json details = Json::array();
+  for (const TrialVerdict& t : r.trial_details) details.push_back(TrialJson(t));
+  j["trial_details"] = std::move(details);
+  return j;
+}
+
+Json ReportJson(const RunReport& report) {
+  Json target = {{"engine", report.target.engine},
+                 {"server_version", report.target.server_version},
+                 {"embedded", report.target.embedded}};
+  if (!report.target.embedded) PutIfSet(target, "dsn", report.target.dsn_redacted);
+  target["settings"] = PairsToObject(report.target.settings);
+
+  const VerdictCounts counts = CountVerdicts(report.results);
+  Json results = Json::array();
+  for (const ResultSummary& r : report.results) results.push_back(ResultJson(r));
+
+  return Json{{"schema_version", kSchemaVersion},
+              {"racelab_version", report.racelab_version},
+              {"created_at", report.created_at},
+              {"command", report.command},
+              {"seed", report.seed},
+              {"target", std::move(target)},
+              {"summary",
+               {{"results", counts.results},
+                {"pass", counts.pass},
+                {"fail", counts.fail},
+                {"error", counts.error}}},
+              {"results", std::move(results)}};
+}
+
+class JsonReporter : public Reporter {
+ public:
+  std::string_view name() const override { return "json"; }
+  std::string_view file_name() const override { return "racelab.json"; }
+  void Write(const RunReport& report, std::ostream& out) const override {
+    out << ReportJson(report).dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace)
+        << '\n';
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> MakeJsonReporter() { return std::make_unique<JsonReporter>(); }
+
+}  // namespace racelab::internal

@@ -1,1 +1,220 @@
-// placeholder: to be written
+// "md" reporter: racelab.md, for a person (a teacher, a reviewer reading a CI artifact).
+//
+// Layout: title; target and run lines; one summary table (scenario × isolation level); then one
+// section per scenario, in order of first appearance in the report: title, the `teaches` lesson,
+// file and params, and per result (isolation level) its expectations with passed/failed counts and
+// the representative trial (ResultSummary::representative_trial) as a step timeline. Escaping, in
+// three helpers: Cell for table cells ('|' -> "\|", '<' -> "\<", line breaks -> spaces), Text for
+// other data ('<' -> "\<", so nothing is taken for HTML), Code for inline code (a fence longer than
+// any backtick run inside). The `teaches` paragraph is written as authored: it may use Markdown.
+// Trials are numbered from 1 in this report ("trial 2 of 20" is TrialResult::index 1).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "harness/model/isolation.h"
+#include "reports/format_util.h"
+#include "reports/reporters.h"
+
+namespace racelab::internal {
+namespace {
+
+// Data text outside code spans: '<' becomes "\<" so that no renderer takes it for an HTML tag.
+std::string Text(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '<') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// One table cell: Text(), plus '|' escaped and CR/LF turned into spaces.
+std::string Cell(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '<') {
+      out += "\\<";
+    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      continue;  // the '\n' that follows becomes the space
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Inline code that survives backticks inside `text`: the fence is one longer than its longest run.
+std::string Code(std::string_view text) {
+  size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = longest > 0;
+  return fence + (pad ? " " : "") + std::string(text) + (pad ? " " : "") + fence;
+}
+
+void Row(std::ostream& out, std::initializer_list<std::string> cells) {
+  out << '|';
+  for (const std::string& c : cells) out << ' ' << Cell(c) << " |";
+  out << '\n';
+}
+
+// What one step returned, for the timeline's "result" column.
+std::string StepOutcome(const StepEvent& e) {
+  if (e.skipped) return "skipped";
+  if (!e.sqlstate.empty()) {
+    std::string text = e.message.empty() ? e.sqlstate : e.sqlstate + " " + e.message;
+    if (e.cancelled_by_deadline) text += " (cancelled at deadline)";
+    return text;
+  }
+  if (e.rows < 0) return "ok";
+  std::string text = fmt::format("{} row{}", e.rows, e.rows == 1 ? "" : "s");
+  if (!e.captured.empty()) {
+    std::string captured;
+    for (const auto& [column, value] : e.captured) {
+      captured += (captured.empty() ? "" : ", ") + column + "=" + value;
+    }
+    text += " (" + captured + ")";
+  }
+  return text;
+}
+
+std::string BlockedBy(const StepEvent& e) {
+  if (!e.lock_wait) return "";
+  std::string text = fmt::format("{}", fmt::join(e.blocked_by, ", "));
+  if (!e.wait_event.empty()) text += text.empty() ? e.wait_event : " (" + e.wait_event + ")";
+  return text;
+}
+
+void WriteTimeline(const ResultSummary& r, std::ostream& out) {
+  const TrialVerdict* t = RepresentativeTrial(r);
+  if (t == nullptr) return;
+  const TrialResult& trial = t->result;
+  out << fmt::format("Representative trial: {} of {} ({}, {} ms).\n\n", trial.index + 1,
+                     r.trial_details.size(), VerdictName(t->verdict),
+                     FormatUsAsMs(trial.duration_us));
+  if (!trial.error.empty()) out << "Trial error: " << Text(trial.error) << "\n\n";
+  out << "| t ms | session | step | result | blocked ms | blocked by |\n"
+      << "|---:|---|---|---|---:|---|\n";
+  for (const StepEvent& e : trial.events) {
+    std::string step = e.attempt > 1 ? fmt::format("{} (attempt {})", e.step, e.attempt) : e.step;
+    Row(out, {FormatUsAsMs(e.sent_us), e.session, step, StepOutcome(e),
+              e.lock_wait ? FormatMs(e.blocked_ms()) : "", BlockedBy(e)});
+  }
+  out << '\n';
+  for (const BarrierRelease& b : trial.barriers) {
+    out << fmt::format("- barrier {} #{} released at {} ms, skew {} µs\n", Code(b.barrier),
+                       b.occurrence, FormatUsAsMs(b.released_us), b.skew_us);
+  }
+  for (const FinalValue& f : trial.finals) {
+    const std::string value = !f.error.empty()      ? "error: " + Text(f.error)
+                              : f.value.has_value() ? Code(*f.value)
+                                                    : "NULL";
+    out << fmt::format("- final {} = {}\n", Code(f.sql), value);
+  }
+  for (const Check& c : t->checks) {
+    if (!c.passed) out << fmt::format("- failed: {}: {}\n", Text(c.text), Text(c.detail));
+  }
+  if (!trial.barriers.empty() || !trial.finals.empty() ||
+      std::any_of(t->checks.begin(), t->checks.end(), [](const Check& c) { return !c.passed; })) {
+    out << '\n';
+  }
+}
+
+void WriteResultSection(const ResultSummary& r, bool show_params, std::ostream& out) {
+  const PlanItem& item = ItemOf(r);
+  out << fmt::format("### {}: {} ({} trial{})\n\n", IsolationName(item.isolation),
+                     VerdictName(r.verdict), r.trials, r.trials == 1 ? "" : "s");
+  if (show_params) out << "Params: " << Code(FormatParams(item.params)) << "\n\n";
+  if (!r.error.empty()) out << "Error: " << Text(r.error) << "\n\n";
+  if (!r.expectations.empty()) {
+    out << "| expectation | passed | failed | first failure |\n|---|---:|---:|---|\n";
+    for (const ExpectationTally& e : r.expectations) {
+      Row(out, {e.text, std::to_string(e.passed), std::to_string(e.failed),
+                e.failed > 0 ? e.first_failure : ""});
+    }
+    out << '\n';
+  }
+  WriteTimeline(r, out);
+}
+
+void WriteScenarioSection(const ScenarioGroup& group, std::ostream& out) {
+  const PlanItem& first = ItemOf(*group.results.front());
+  out << "## " << group.scenario;
+  if (!first.title.empty()) out << ": " << Text(first.title);
+  out << "\n\n";
+  std::string_view teaches = first.teaches;
+  while (!teaches.empty() && (teaches.back() == '\n' || teaches.back() == ' ')) {
+    teaches.remove_suffix(1);
+  }
+  if (!teaches.empty()) out << teaches << "\n\n";
+  const bool same_params =
+      std::all_of(group.results.begin(), group.results.end(),
+                  [&](const ResultSummary* r) { return ItemOf(*r).params == first.params; });
+  std::vector<std::string> facts;
+  if (!first.file.empty()) facts.push_back("File: " + Code(first.file));
+  if (same_params) facts.push_back("Params: " + Code(FormatParams(first.params)));
+  if (!facts.empty()) out << fmt::format("{}\n\n", fmt::join(facts, " · "));
+  for (const ResultSummary* r : group.results) WriteResultSection(*r, !same_params, out);
+}
+
+void WriteHeader(const RunReport& report, std::ostream& out) {
+  const TargetInfo& target = report.target;
+  out << "# racelab report\n\n";
+  out << fmt::format("Target: {} {}, {}", target.engine, target.server_version,
+                     target.embedded ? "embedded" : "external");
+  if (!target.embedded && !target.dsn_redacted.empty()) out << ' ' << Code(target.dsn_redacted);
+  if (!target.settings.empty()) out << " (" << FormatParams(target.settings) << ')';
+  out << "\n\n";
+  out << fmt::format("Run: racelab {}, {}, seed {}", report.racelab_version, report.created_at,
+                     report.seed);
+  if (!report.command.empty()) out << ": " << Code(report.command);
+  out << "\n\n" << CountsLine(CountVerdicts(report.results)) << "\n\n";
+}
+
+void WriteSummaryTable(const RunReport& report, std::ostream& out) {
+  out << "| scenario | isolation | verdict | trials | winners | SQLSTATEs "
+         "| blocked ms p50/p95/max | skew µs p50/p95 |\n"
+      << "|---|---|---|---:|---|---|---|---|\n";
+  for (const ResultSummary& r : report.results) {
+    const PlanItem& item = ItemOf(r);
+    const std::string skew = r.skew_us.count == 0 ? std::string(kNone)
+                                                  : FormatSkewUs(r.skew_us, r.skew_us.p50) + " / " +
+                                                        FormatSkewUs(r.skew_us, r.skew_us.p95);
+    Row(out, {item.scenario, std::string(IsolationName(item.isolation)), VerdictName(r.verdict),
+              std::to_string(r.trials), Histogram(r.winners), Histogram(r.sqlstates),
+              FormatBlockedMs(r.blocked_ms), skew});
+  }
+  out << '\n';
+}
+
+class MarkdownReporter : public Reporter {
+ public:
+  std::string_view name() const override { return "md"; }
+  std::string_view file_name() const override { return "racelab.md"; }
+  void Write(const RunReport& report, std::ostream& out) const override {
+    WriteHeader(report, out);
+    WriteSummaryTable(report, out);
+    for (const ScenarioGroup& group : GroupByScenario(report.results)) {
+      WriteScenarioSection(group, out);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> MakeMarkdownReporter() { return std::make_unique<MarkdownReporter>(); }
+
+}  // namespace racelab::internal

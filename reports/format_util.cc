@@ -1,0 +1,161 @@
+#include "reports/format_util.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "harness/model/isolation.h"
+
+namespace racelab::internal {
+namespace {
+
+// "<whole>.<three digits>" of value/1000 for an integer value, exactly.
+std::string ThousandthsToText(int64_t thousandths) {
+  const char* sign = thousandths < 0 ? "-" : "";
+  const uint64_t magnitude =
+      thousandths < 0 ? 0 - static_cast<uint64_t>(thousandths) : static_cast<uint64_t>(thousandths);
+  return fmt::format("{}{}.{:03}", sign, magnitude / 1000, magnitude % 1000);
+}
+
+template <typename Map>
+std::string JoinHistogram(const Map& counts) {
+  if (counts.empty()) return std::string(kNone);
+  std::string out;
+  for (const auto& [key, count] : counts) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{}×{}", key, count);
+  }
+  return out;
+}
+
+void Tally(Verdict verdict, VerdictCounts* counts) {
+  ++counts->results;
+  switch (verdict) {
+    case Verdict::kPass:
+      ++counts->pass;
+      break;
+    case Verdict::kFail:
+      ++counts->fail;
+      break;
+    case Verdict::kError:
+      ++counts->error;
+      break;
+  }
+}
+
+}  // namespace
+
+std::string FormatMs(double value) { return fmt::format("{:.3f}", value); }
+
+std::string FormatUsAsMs(int64_t us) { return ThousandthsToText(us); }
+
+std::string FormatUsAsSeconds(int64_t us) {
+  // Round to the nearest ms, half away from zero, then print ms/1000.
+  const int64_t ms = us >= 0 ? (us + 500) / 1000 : -((-us + 500) / 1000);
+  return ThousandthsToText(ms);
+}
+
+double RoundMs(double value) { return std::round(value * 1000.0) / 1000.0; }
+
+int64_t RoundUs(double value) { return static_cast<int64_t>(std::llround(value)); }
+
+std::string FormatBlockedMs(const Percentiles& p) {
+  if (p.count == 0) return std::string(kNone);
+  return fmt::format("{} / {} / {}", FormatMs(p.p50), FormatMs(p.p95), FormatMs(p.max));
+}
+
+std::string FormatSkewUs(const Percentiles& p, double value) {
+  if (p.count == 0) return std::string(kNone);
+  return fmt::format("{}", RoundUs(value));
+}
+
+std::string Histogram(const std::map<int, int>& counts) { return JoinHistogram(counts); }
+std::string Histogram(const std::map<std::string, int>& counts) { return JoinHistogram(counts); }
+
+std::string_view StepKindName(StepKind kind) {
+  switch (kind) {
+    case StepKind::kBegin:
+      return "begin";
+    case StepKind::kSql:
+      return "sql";
+    case StepKind::kBarrier:
+      return "barrier";
+    case StepKind::kSleep:
+      return "sleep";
+    case StepKind::kAwaitBlocked:
+      return "await_blocked";
+    case StepKind::kCommit:
+      return "commit";
+    case StepKind::kRollback:
+      return "rollback";
+    case StepKind::kTerminate:
+      return "terminate";
+  }
+  return "sql";
+}
+
+const PlanItem& ItemOf(const ResultSummary& summary) {
+  static const PlanItem kEmpty;
+  return summary.item != nullptr ? *summary.item : kEmpty;
+}
+
+std::string ResultLabel(const ResultSummary& summary) {
+  const PlanItem& item = ItemOf(summary);
+  return fmt::format("{} [{}]", item.scenario, IsolationName(item.isolation));
+}
+
+int64_t TotalDurationUs(const ResultSummary& summary) {
+  int64_t total = 0;
+  for (const TrialVerdict& t : summary.trial_details) total += t.result.duration_us;
+  return total;
+}
+
+const TrialVerdict* RepresentativeTrial(const ResultSummary& summary) {
+  const int index = summary.representative_trial;
+  if (index < 0 || static_cast<size_t>(index) >= summary.trial_details.size()) return nullptr;
+  return &summary.trial_details[static_cast<size_t>(index)];
+}
+
+VerdictCounts CountVerdicts(const std::vector<ResultSummary>& results) {
+  VerdictCounts counts;
+  for (const ResultSummary& r : results) Tally(r.verdict, &counts);
+  return counts;
+}
+
+VerdictCounts CountVerdicts(const std::vector<const ResultSummary*>& results) {
+  VerdictCounts counts;
+  for (const ResultSummary* r : results) Tally(r->verdict, &counts);
+  return counts;
+}
+
+std::string CountsLine(const VerdictCounts& c) {
+  return fmt::format("{} result{}: {} pass, {} fail, {} error", c.results,
+                     c.results == 1 ? "" : "s", c.pass, c.fail, c.error);
+}
+
+std::vector<ScenarioGroup> GroupByScenario(const std::vector<ResultSummary>& results) {
+  std::vector<ScenarioGroup> groups;
+  for (const ResultSummary& r : results) {
+    const std::string& name = ItemOf(r).scenario;
+    ScenarioGroup* group = nullptr;
+    for (ScenarioGroup& g : groups) {
+      if (g.scenario == name) group = &g;
+    }
+    if (group == nullptr) group = &groups.emplace_back(ScenarioGroup{name, {}});
+    group->results.push_back(&r);
+  }
+  return groups;
+}
+
+std::string FormatParams(const std::vector<std::pair<std::string, std::string>>& params) {
+  if (params.empty()) return std::string(kNone);
+  std::string out;
+  for (const auto& [key, value] : params) {
+    if (!out.empty()) out += ", ";
+    out += key + "=" + value;
+  }
+  return out;
+}
+
+}  // namespace racelab::internal

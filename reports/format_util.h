@@ -1,0 +1,87 @@
+// Formatting shared by the reporters: numbers with fixed units, histograms, labels and counts.
+//
+// Internal to reports/. Every function is pure and deterministic: the same input gives the same
+// bytes (fixed decimals, no locale, map order kept), so reporters built on them are
+// golden-testable.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/model/scenario.h"
+#include "harness/model/summary.h"
+
+namespace racelab::internal {
+
+// Placeholder for an empty cell (no SQLSTATE, no lock wait, …) in tables.
+inline constexpr std::string_view kNone = "-";
+
+// `value` with exactly three decimals: 1.5 -> "1.500". Used for every *_ms figure printed as text.
+std::string FormatMs(double value);
+
+// µs as ms with three decimals, exact integer arithmetic: 1234567 -> "1234.567", -5 -> "-0.005".
+std::string FormatUsAsMs(int64_t us);
+
+// µs as seconds with three decimals (rounded to the nearest ms): 1234567 -> "1.235".
+std::string FormatUsAsSeconds(int64_t us);
+
+// `value` rounded to three decimals, as a number (JSON *_ms fields).
+double RoundMs(double value);
+
+// `value` rounded to the nearest integer, half away from zero (JSON and text *_us fields).
+int64_t RoundUs(double value);
+
+// "p50 / p95 / max" in ms with three decimals, or kNone when the sample is empty.
+std::string FormatBlockedMs(const Percentiles& p);
+
+// One percentile of a µs sample as an integer ("40"), or kNone when the sample is empty.
+std::string FormatSkewUs(const Percentiles& p, double value);
+
+// Histograms "key×count" joined by ", " in map order: {1: 18, 2: 2} -> "1×18, 2×2";
+// kNone when empty.
+std::string Histogram(const std::map<int, int>& counts);
+std::string Histogram(const std::map<std::string, int>& counts);
+
+// Lower-case step kind as written in scenario files: "begin", "sql", "await_blocked", …
+std::string_view StepKindName(StepKind kind);
+
+// The summary's PlanItem, or an empty one when `item` is null (reporters never dereference null).
+const PlanItem& ItemOf(const ResultSummary& summary);
+
+// "<scenario> [<isolation>]": how one result is named in JUnit, the console and Markdown headings.
+std::string ResultLabel(const ResultSummary& summary);
+
+// Sum of the trials' durations, µs.
+int64_t TotalDurationUs(const ResultSummary& summary);
+
+// The representative trial; nullptr when there are no trial details or the index is out of range.
+const TrialVerdict* RepresentativeTrial(const ResultSummary& summary);
+
+struct VerdictCounts {
+  int results = 0;
+  int pass = 0;
+  int fail = 0;
+  int error = 0;
+};
+
+VerdictCounts CountVerdicts(const std::vector<ResultSummary>& results);
+VerdictCounts CountVerdicts(const std::vector<const ResultSummary*>& results);
+
+// "12 results: 11 pass, 1 fail, 0 error" (singular "1 result").
+std::string CountsLine(const VerdictCounts& counts);
+
+// Results grouped by scenario name: groups in order of first appearance, report order inside.
+struct ScenarioGroup {
+  std::string scenario;
+  std::vector<const ResultSummary*> results;
+};
+std::vector<ScenarioGroup> GroupByScenario(const std::vector<ResultSummary>& results);
+
+// "k=v, k2=v2" in the given order; kNone when empty.
+std::string FormatParams(const std::vector<std::pair<std::string, std::string>>& params);
+
+}  // namespace racelab::internal

@@ -1,0 +1,23 @@
+// Factory functions of the built-in reporters, one per file (reports/*_reporter.cc).
+//
+// Internal: callers outside reports/ choose a reporter by name through MakeReporter (reporter.h);
+// tests may call these directly. Each returns a fresh, stateless Reporter.
+// Thread-safety: the factories are pure; see reporter.h for the Reporter itself.
+#pragma once
+
+#include <memory>
+
+#include "reports/reporter.h"
+
+namespace racelab::internal {
+
+// "console": summary table and failed expectations, to stdout (no file).
+std::unique_ptr<Reporter> MakeConsoleReporter();
+// "json": racelab.json, the contract format (docs/report-schema.md).
+std::unique_ptr<Reporter> MakeJsonReporter();
+// "md": racelab.md, summary table, lessons and one representative trial per result.
+std::unique_ptr<Reporter> MakeMarkdownReporter();
+// "junit": racelab.junit.xml, one testcase per scenario × isolation level.
+std::unique_ptr<Reporter> MakeJunitReporter();
+
+}  // namespace racelab::internal

@@ -1,0 +1,292 @@
+// Unit tests for reports/: registry, goldens, JSON contract, XML escaping, per-format details.
+//
+// Golden files: tests/golden/{racelab.json, racelab.md, racelab.junit.xml, console.txt} are the
+// exact bytes each reporter writes for the sample run (tests/unit/sample_report.h). After an
+// intended change to a format, regenerate them and review the diff:
+//
+//   RACELAB_UPDATE_GOLDEN=1 ./build/tests/unit/reporters_test
+//   (or, from the build directory: RACELAB_UPDATE_GOLDEN=1 ctest -R Reporter)
+//
+// With RACELAB_UPDATE_GOLDEN=1 the golden tests rewrite the files under the source tree and pass.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "reports/reporter.h"
+#include "reports/xml_writer.h"
+#include "tests/unit/sample_report.h"
+
+namespace racelab {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string Render(std::string_view format, const RunReport& report) {
+  Result<std::unique_ptr<Reporter>> reporter = MakeReporter(format);
+  EXPECT_TRUE(reporter.ok()) << reporter.status().message();
+  if (!reporter.ok()) return "";
+  std::ostringstream out;
+  (*reporter)->Write(report, out);
+  return out.str();
+}
+
+bool UpdateGolden() {
+  const char* value = std::getenv("RACELAB_UPDATE_GOLDEN");
+  return value != nullptr && std::string(value) == "1";
+}
+
+void ExpectMatchesGolden(const std::string& file, const std::string& actual) {
+  const std::string path = std::string(RACELAB_SOURCE_DIR) + "/tests/golden/" + file;
+  if (UpdateGolden()) {
+    std::ofstream(path, std::ios::binary) << actual;
+    std::cout << "rewrote " << path << '\n';
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in.good()) << "missing golden " << path << "; run with RACELAB_UPDATE_GOLDEN=1";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(expected.str(), actual)
+      << "differs from " << path << " (RACELAB_UPDATE_GOLDEN=1 rewrites it after review)";
+}
+
+// --- Registry ------------------------------------------------------------------------------------
+
+TEST(ReporterRegistryTest, NamesInRegistryOrder) {
+  EXPECT_THAT(ReporterNames(), ::testing::ElementsAre("console", "json", "md", "junit"));
+}
+
+TEST(ReporterRegistryTest, EveryNameMakesItsReporter) {
+  for (const std::string& name : ReporterNames()) {
+    Result<std::unique_ptr<Reporter>> reporter = MakeReporter(name);
+    ASSERT_TRUE(reporter.ok()) << name;
+    EXPECT_EQ((*reporter)->name(), name);
+  }
+  EXPECT_EQ((*MakeReporter("console"))->file_name(), "");
+  EXPECT_EQ((*MakeReporter("json"))->file_name(), "racelab.json");
+  EXPECT_EQ((*MakeReporter("md"))->file_name(), "racelab.md");
+  EXPECT_EQ((*MakeReporter("junit"))->file_name(), "racelab.junit.xml");
+}
+
+TEST(ReporterRegistryTest, UnknownNameIsUsageErrorListingValidNames) {
+  Result<std::unique_ptr<Reporter>> reporter = MakeReporter("html5");
+  ASSERT_FALSE(reporter.ok());
+  EXPECT_EQ(reporter.status().code(), StatusCode::kUsage);
+  EXPECT_THAT(reporter.status().message(), HasSubstr("html5"));
+  EXPECT_THAT(reporter.status().message(), HasSubstr("console, json, md, junit"));
+}
+
+// --- Goldens -------------------------------------------------------------------------------------
+
+class ReporterGoldenTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<testing::SampleRun> run_ = testing::MakeSampleRun();
+};
+
+TEST_F(ReporterGoldenTest, Json) {
+  ExpectMatchesGolden("racelab.json", Render("json", run_->report));
+}
+TEST_F(ReporterGoldenTest, Markdown) {
+  ExpectMatchesGolden("racelab.md", Render("md", run_->report));
+}
+TEST_F(ReporterGoldenTest, Junit) {
+  ExpectMatchesGolden("racelab.junit.xml", Render("junit", run_->report));
+}
+TEST_F(ReporterGoldenTest, Console) {
+  ExpectMatchesGolden("console.txt", Render("console", run_->report));
+}
+
+TEST_F(ReporterGoldenTest, OutputIsDeterministic) {
+  for (const std::string& name : ReporterNames()) {
+    auto again = testing::MakeSampleRun();
+    EXPECT_EQ(Render(name, run_->report), Render(name, again->report)) << name;
+  }
+}
+
+// --- JSON contract -------------------------------------------------------------------------------
+
+// Fails the test unless `obj` is an object that has every key in `keys`.
+void ExpectKeys(const nlohmann::json& obj, std::initializer_list<const char*> keys,
+                const std::string& where) {
+  ASSERT_TRUE(obj.is_object()) << where;
+  for (const char* key : keys) EXPECT_TRUE(obj.contains(key)) << where << " lacks \"" << key << '"';
+}
+
+TEST(ReporterJsonTest, ParsesBackWithEveryContractField) {
+  auto run = testing::MakeSampleRun();
+  const nlohmann::json j = nlohmann::json::parse(Render("json", run->report));
+  ExpectKeys(j,
+             {"schema_version", "racelab_version", "created_at", "command", "seed", "target",
+              "summary", "results"},
+             "report");
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["seed"], 42);
+  ExpectKeys(j["target"], {"engine", "server_version", "embedded", "settings"}, "target");
+  EXPECT_FALSE(j["target"].contains("dsn")) << "no dsn for the embedded cluster";
+  EXPECT_EQ(j["target"]["settings"]["fsync"], "off");
+  EXPECT_EQ(j["summary"], nlohmann::json::parse(R"({"results":2,"pass":1,"fail":1,"error":0})"));
+
+  ASSERT_EQ(j["results"].size(), 2u);
+  for (const nlohmann::json& r : j["results"]) {
+    ExpectKeys(r,
+               {"scenario", "title", "file", "isolation", "params", "trials", "verdict", "winners",
+                "sqlstates", "blocked_ms", "skew_us", "expectations", "trial_details"},
+               "result");
+    EXPECT_FALSE(r.contains("error"));
+    ExpectKeys(r["blocked_ms"], {"p50", "p95", "max", "count"}, "blocked_ms");
+    ExpectKeys(r["skew_us"], {"p50", "p95", "max", "count"}, "skew_us");
+    EXPECT_TRUE(r["skew_us"]["p95"].is_number_integer());
+    for (const nlohmann::json& e : r["expectations"]) {
+      ExpectKeys(e, {"text", "passed", "failed"}, "expectation");
+      EXPECT_EQ(e.contains("first_failure"), e["failed"].get<int>() > 0);
+    }
+    for (const nlohmann::json& t : r["trial_details"]) {
+      ExpectKeys(
+          t,
+          {"trial", "verdict", "duration_us", "checks", "sessions", "barriers", "events", "finals"},
+          "trial");
+      for (const nlohmann::json& s : t["sessions"]) {
+        ExpectKeys(s, {"label", "role", "committed", "won", "attempts"}, "session");
+      }
+      for (const nlohmann::json& b : t["barriers"]) {
+        ExpectKeys(b, {"barrier", "occurrence", "released_us", "skew_us"}, "barrier");
+      }
+      for (const nlohmann::json& e : t["events"]) {
+        ExpectKeys(e,
+                   {"session", "step", "kind", "attempt", "sent_us", "completed_us", "skipped",
+                    "cancelled_by_deadline", "lock_wait", "blocked_ms"},
+                   "event");
+        if (e["lock_wait"].get<bool>()) ExpectKeys(e, {"wait_event", "blocked_by"}, "lock wait");
+      }
+    }
+  }
+  const nlohmann::json& cas = j["results"][0];
+  EXPECT_EQ(cas["isolation"], "read committed");
+  EXPECT_EQ(cas["winners"], nlohmann::json::parse(R"({"1":2})"));
+  EXPECT_EQ(cas["blocked_ms"]["p95"], 2.889);  // ms rounded to 3 decimals
+  EXPECT_EQ(cas["skew_us"]["p95"], 29);        // µs rounded to an integer
+  const nlohmann::json& naive = j["results"][1];
+  EXPECT_EQ(naive["verdict"], "fail");
+  EXPECT_EQ(naive["sqlstates"]["40001"], 2);
+  EXPECT_EQ(naive["params"]["note"], "a<b & \"c\" | 'd'");
+  EXPECT_EQ(naive["trial_details"][1]["finals"][1]["value"], nullptr);
+}
+
+TEST(ReporterJsonTest, ExternalTargetHasRedactedDsnAndErrorWhenSet) {
+  auto run = testing::MakeSampleRun();
+  run->report.target.embedded = false;
+  run->report.results[1].verdict = Verdict::kError;
+  run->report.results[1].error = "deadline passed";
+  const nlohmann::json j = nlohmann::json::parse(Render("json", run->report));
+  EXPECT_EQ(j["target"]["dsn"], "host=/tmp/racelab-sock port=54329 user=racelab");
+  EXPECT_EQ(j["results"][1]["error"], "deadline passed");
+  EXPECT_EQ(j["summary"]["error"], 1);
+}
+
+// --- XML escaping --------------------------------------------------------------------------------
+
+TEST(ReporterXmlWriterTest, EscapesMarkupCharacters) {
+  EXPECT_EQ(EscapeXml("a<b & \"c\" > 'd'"), "a&lt;b &amp; &quot;c&quot; &gt; &#39;d&#39;");
+  EXPECT_EQ(EscapeXml("&amp;"), "&amp;amp;");  // no double-escape shortcuts: & is always escaped
+}
+
+TEST(ReporterXmlWriterTest, StripsCharactersIllegalInXml10) {
+  EXPECT_EQ(EscapeXml(std::string("a\x01"
+                                  "b\x08\x0B\x0C\x1F"
+                                  "c\0d",
+                                  10)),
+            "abcd");
+  EXPECT_EQ(EscapeXml("x\xEF\xBF\xBEy\xEF\xBF\xBFz"), "xyz");          // U+FFFE, U+FFFF
+  EXPECT_EQ(EscapeXml("µ×—\xF0\x9F\x98\x80"), "µ×—\xF0\x9F\x98\x80");  // valid UTF-8 is kept
+  EXPECT_EQ(EscapeXml("a\xFF"
+                      "b\xED\xA0\x80"),
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+TEST(ReporterXmlWriterTest, WhitespaceKeptInTextAndReferencedInAttributes) {
+  EXPECT_EQ(EscapeXml("a\tb\nc\r", XmlContext::kText), "a\tb\nc\r");
+  EXPECT_EQ(EscapeXml("a\tb\nc\r", XmlContext::kAttribute), "a&#9;b&#10;c&#13;");
+}
+
+TEST(ReporterXmlWriterTest, WritesNestedElements) {
+  std::ostringstream out;
+  {
+    XmlWriter xml(out);
+    xml.WriteDeclaration();
+    xml.StartElement("a").Attribute("n", int64_t{3});
+    xml.StartElement("b").Attribute("q", "x\"<y\x01").EndElement();
+    xml.StartElement("c").Text("1 < 2 & 'ok'").EndElement();
+    // <a> left open: the destructor closes it.
+  }
+  EXPECT_EQ(out.str(),
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<a n=\"3\">\n"
+            "  <b q=\"x&quot;&lt;y\"/>\n"
+            "  <c>1 &lt; 2 &amp; &#39;ok&#39;</c>\n"
+            "</a>\n");
+}
+
+// --- Per-format details --------------------------------------------------------------------------
+
+TEST(ReporterJunitTest, ErrorVerdictAndCounts) {
+  auto run = testing::MakeSampleRun();
+  run->report.results[0].verdict = Verdict::kError;
+  run->report.results[0].error = "lost connection <worker.2> & \x02gave up";
+  const std::string xml = Render("junit", run->report);
+  EXPECT_THAT(xml,
+              HasSubstr("<testsuites name=\"racelab\" tests=\"2\" failures=\"1\" errors=\"1\""));
+  EXPECT_THAT(xml, HasSubstr("<testsuite name=\"guarded-cas-claim\" tests=\"1\" failures=\"0\" "
+                             "errors=\"1\""));
+  EXPECT_THAT(xml, HasSubstr("<error message=\"lost connection &lt;worker.2&gt; &amp; gave up\""));
+  EXPECT_THAT(xml, Not(HasSubstr("\x02")));
+}
+
+TEST(ReporterMarkdownTest, GroupsResultsByScenarioAndEscapesPipes) {
+  auto run = testing::MakeSampleRun();
+  // A second level of the first scenario, appended after the other scenario's result.
+  Plan plan;
+  plan.items = {run->plan.items[0], run->plan.items[1], run->plan.items[0]};
+  plan.items[2].isolation = IsolationLevel::kRepeatableRead;
+  RunReport report = run->report;
+  report.results.push_back(report.results[0]);
+  for (size_t i = 0; i < 3; ++i) report.results[i].item = &plan.items[i];
+
+  const std::string md = Render("md", report);
+  const size_t cas = md.find("## guarded-cas-claim");
+  const size_t naive = md.find("## naive-select-then-update");
+  ASSERT_NE(cas, std::string::npos);
+  ASSERT_NE(naive, std::string::npos);
+  EXPECT_EQ(md.find("## guarded-cas-claim", cas + 1), std::string::npos)
+      << "one section per scenario";
+  const size_t rc = md.find("### read committed", cas);
+  const size_t rr = md.find("### repeatable read", cas);
+  EXPECT_LT(rc, rr);
+  EXPECT_LT(rr, naive);
+  // In a table cell: '|' and '<' escaped.
+  EXPECT_THAT(
+      md, HasSubstr("| final SELECT error FROM runs WHERE id=1 = a\\<b & \"c\" \\| 'd' | 1 | 1 |"));
+}
+
+TEST(ReporterConsoleTest, EndsWithCountsLine) {
+  auto run = testing::MakeSampleRun();
+  const std::string text = Render("console", run->report);
+  EXPECT_THAT(text, ::testing::EndsWith("\n2 results: 1 pass, 1 fail, 0 error\n"));
+  EXPECT_THAT(text, HasSubstr("first failure: trial 2: got NULL"));
+}
+
+TEST(ReporterConsoleTest, EmptyReport) {
+  EXPECT_EQ(Render("console", RunReport{}),
+            "scenario  isolation  verdict  winners  SQLSTATEs  blocked p95 ms  skew p95 µs\n"
+            "\n0 results: 0 pass, 0 fail, 0 error\n");
+}
+
+}  // namespace
+}  // namespace racelab
