@@ -97,6 +97,8 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo
     return Status::Database("could not connect to " + RedactDsn(conninfo) + ": " + msg);
   }
   c->backend_pid_ = PQbackendPID(conn);
+  // Server notices (e.g. "drop cascades to …") are not racelab's output: the library never prints.
+  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
   {
     boost::lock_guard<boost::mutex> lock(c->cancel_mu_);
     if (c->cancel_ != nullptr) PQfreeCancel(c->cancel_);
