@@ -1,1 +1,4 @@
-int main() { return 0; }
+// racelab: the command-line entry point. Thin by design (STYLE.md habit 10): see harness/cli/app.h.
+#include "harness/cli/app.h"
+
+int main(int argc, char** argv) { return racelab::cli::Main(argc, argv); }

@@ -1,0 +1,101 @@
+#include "harness/cli/app.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "harness/loader/catalogue.h"
+#include "harness/pg/dsn.h"
+
+namespace racelab::cli {
+namespace {
+
+constexpr const char* kDescription =
+    "racelab reproduces, measures and explains concurrency races against PostgreSQL.\n"
+    "It runs each scenario (a YAML file: sessions, steps, barriers, expectations) with one thread and\n"
+    "one connection per session, forces the interleaving with barriers, and checks every trial.\n"
+    "Without --dsn it starts a throwaway PostgreSQL cluster and removes it afterwards.\n\n"
+    "Examples:\n"
+    "  racelab list                                  the scenario catalogue\n"
+    "  racelab explain naive-select-then-update      the lesson, steps and expectations\n"
+    "  racelab run                                   every scenario, all levels, 20 trials\n"
+    "  racelab run guarded-cas-claim --isolation rc --trials 50 --set workers=8\n"
+    "  racelab run --tag locks --dsn postgresql://me@localhost/mydb --out reports/\n\n"
+    "Exit codes: 0 all expectations held, 1 an expectation failed, 2 usage or scenario error,\n"
+    "3 database/connection error or deadline passed, 130/143 interrupted.";
+
+std::string JoinArgs(int argc, char** argv, const std::string& dsn) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (!dsn.empty() && a == dsn) a = RedactDsn(dsn);
+    if (!dsn.empty()) a = RedactPasswordIn(a, dsn);
+    out += (i ? " " : "") + a;
+  }
+  return out;
+}
+
+}  // namespace
+
+int UsageError(const std::string& message) {
+  std::cerr << "racelab: " << message << "\n";
+  return 2;
+}
+
+int Main(int argc, char** argv) {
+  StopFlag stop;
+  InstallStopSignalHandler(&stop);
+
+  CLI::App app{kDescription, "racelab"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "racelab " RACELAB_VERSION);
+
+  auto* list = app.add_subcommand("list", "List the scenarios in the catalogue (no database needed)");
+  std::vector<std::string> list_tags;
+  list->add_option("--tag", list_tags, "Only scenarios with one of these tags")->delimiter(',');
+
+  auto* explain = app.add_subcommand("explain", "Show a scenario's lesson, sessions, steps and expectations");
+  std::string explain_name;
+  explain->add_option("scenario", explain_name, "Scenario name or file")->required();
+
+  RunArgs args;
+  auto* run = app.add_subcommand("run", "Run scenarios and write reports");
+  run->add_option("scenarios", args.selectors,
+                  "Scenario names, files or folders (default: every scenario in the catalogue)");
+  run->add_option("--tag", args.tags, "Only scenarios with one of these tags (comma-separated)")
+      ->delimiter(',');
+  run->add_option("--isolation", args.isolation,
+                  "Levels: all, or a comma list of rc, rr, ser or 'read committed', 'repeatable read', "
+                  "'serializable' (default: each scenario's own list)");
+  run->add_option("--trials", args.trials, "Trials per scenario and level")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
+  run->add_option("--set", args.set, "Override a scenario parameter: --set workers=8 (repeatable)");
+  run->add_option("--dsn", args.dsn,
+                  "libpq connection string or URI of an existing server; racelab works only in schemas it "
+                  "creates and drops (default: an embedded throwaway cluster)");
+  run->add_option("--pg-bindir", args.pg_bindir, "PostgreSQL binaries for the embedded cluster");
+  run->add_option("--out", args.out, "Folder for report files")->capture_default_str();
+  run->add_option("--format", args.formats, "Reports: console,json,md,junit")->capture_default_str();
+  run->add_option("--seed", args.seed, "Seed for the worker start order")->capture_default_str();
+  run->add_option("--statement-timeout-ms", args.statement_timeout_ms,
+                  "Deadline of one statement or wait, in ms; then it is cancelled and the trial is an error")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  run->add_option("--trial-timeout-ms", args.trial_timeout_ms, "Deadline of one trial, in ms")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  run->add_option("--connect-timeout-ms", args.connect_timeout_ms, "Deadline of one connection attempt, in ms")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  run->add_flag("--quiet,-q", args.quiet, "No progress lines on stderr");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "racelab: " << e.what() << "\nRun 'racelab --help' for usage.\n";
+    return 2;
+  }
+  if (list->parsed()) return ListCommand(list_tags);
+  if (explain->parsed()) return ExplainCommand(explain_name);
+  args.command_line = JoinArgs(argc, argv, args.dsn);
+  return RunCommand(args, &stop);
+}
+
+}  // namespace racelab::cli

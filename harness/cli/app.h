@@ -1,0 +1,42 @@
+// The racelab command line: `racelab list | explain | run` (CLI11). main() only calls Main().
+//
+// Exit codes (DESIGN.md contract): 0 every expectation held · 1 an expectation failed · 2 usage or
+// scenario-file error · 3 database/connection error or a deadline passed · 130/143 interrupted by
+// SIGINT/SIGTERM (reports of what ran are still written; nothing is left behind).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/run/stop_flag.h"
+
+namespace racelab::cli {
+
+struct RunArgs {
+  std::vector<std::string> selectors;  // names, files, folders; empty: the whole catalogue
+  std::vector<std::string> tags;
+  std::string isolation;               // "" (scenario defaults) | "all" | "rc,rr,ser" | full names
+  int trials = 20;
+  std::vector<std::string> set;        // k=v
+  std::string dsn;
+  std::string pg_bindir;
+  std::string out = "racelab-reports";
+  std::string formats = "console,json,md,junit";
+  uint64_t seed = 0;
+  long statement_timeout_ms = 30000;
+  long trial_timeout_ms = 120000;
+  long connect_timeout_ms = 5000;
+  bool quiet = false;
+  std::string command_line;            // for the report, password redacted
+};
+
+int Main(int argc, char** argv);
+int RunCommand(const RunArgs& args, const StopFlag* stop);
+int ListCommand(const std::vector<std::string>& tags);
+int ExplainCommand(const std::string& name);
+
+// Exit code of a usage error after printing "racelab: <message>" to stderr.
+int UsageError(const std::string& message);
+
+}  // namespace racelab::cli
