@@ -17,36 +17,45 @@
 namespace racelab {
 namespace {
 
-// Attributes the monitor's lock-wait observations to the statements they fall in.
+bool Monitored(const StepEvent& ev) {
+  return !ev.skipped && ev.kind != StepKind::kBarrier && ev.kind != StepKind::kSleep &&
+         ev.kind != StepKind::kAwaitBlocked && ev.kind != StepKind::kTerminate;
+}
+
+// Attributes each lock-wait observation of the monitor to one statement: the poll saw the wait at an
+// instant within [poll_sent, poll_received], so it belongs to the statement of that backend whose
+// [sent, completed] overlaps that window the most (a poll can straddle the end of one statement and
+// the start of the next).
 void AttributeLockWaits(const std::vector<LockObservation>& observations,
                         const std::map<int, std::string>& pid_labels,
                         const std::map<std::string, int>& label_pids, std::vector<StepEvent>* events) {
-  for (auto& ev : *events) {
-    if (ev.skipped || ev.kind == StepKind::kBarrier || ev.kind == StepKind::kSleep ||
-        ev.kind == StepKind::kAwaitBlocked || ev.kind == StepKind::kTerminate) {
-      continue;
-    }
-    auto pid_it = label_pids.find(ev.session);
-    if (pid_it == label_pids.end()) continue;
-    std::set<std::string> blockers;
-    for (const auto& o : observations) {
-      if (o.pid != pid_it->second) continue;
-      // The poll saw the wait at an instant within [poll_sent, poll_received]; it belongs to this
-      // statement when that window overlaps the statement's [sent, completed].
-      if (o.poll_received_us < ev.sent_us || o.poll_sent_us > ev.completed_us) continue;
-      if (!ev.lock_wait) {
-        ev.lock_wait = true;
-        ev.lock_wait_first_seen_us = o.poll_sent_us;
-        ev.wait_event = o.wait_event;
-      }
-      ev.lock_wait_last_seen_us = o.poll_received_us;
-      for (int b : o.blocking_pids) {
-        auto l = pid_labels.find(b);
-        blockers.insert(l != pid_labels.end() ? l->second : "(other backend)");
+  std::map<StepEvent*, std::set<std::string>> blockers;
+  for (const auto& o : observations) {
+    StepEvent* best = nullptr;
+    int64_t best_overlap = -1;
+    for (auto& ev : *events) {
+      auto pid_it = label_pids.find(ev.session);
+      if (!Monitored(ev) || pid_it == label_pids.end() || pid_it->second != o.pid) continue;
+      int64_t overlap = std::min(o.poll_received_us, ev.completed_us) - std::max(o.poll_sent_us, ev.sent_us);
+      if (overlap > best_overlap) {
+        best = &ev;
+        best_overlap = overlap;
       }
     }
-    ev.blocked_by.assign(blockers.begin(), blockers.end());
+    if (best == nullptr || best_overlap < 0) continue;
+    if (!best->lock_wait) {
+      best->lock_wait = true;
+      best->lock_wait_first_seen_us = o.poll_sent_us;
+      best->wait_event = o.wait_event;
+    }
+    best->lock_wait_last_seen_us = o.poll_received_us;
+    auto& set = blockers[best];
+    for (int b : o.blocking_pids) {
+      auto l = pid_labels.find(b);
+      set.insert(l != pid_labels.end() ? l->second : "(other backend)");
+    }
   }
+  for (auto& [ev, set] : blockers) ev->blocked_by.assign(set.begin(), set.end());
 }
 
 // Barrier releases with the skew of the participants' next sends.

@@ -1,0 +1,197 @@
+// The racelab binary as a user runs it: exit codes (DESIGN.md contract), error messages, reports,
+// and that nothing is left behind — no schema, no postgres process, no cluster folder — after a run
+// and after SIGINT mid-run. Runs against the test server (--dsn) or racelab's own embedded cluster.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/integration/pg_test_env.h"
+#include "tests/integration/subprocess.h"
+
+namespace racelab::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const std::string kBin = RACELAB_BINARY;
+const std::string kSrc = RACELAB_SOURCE_DIR;
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// A fresh folder per test, removed afterwards.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/rlt-XXXXXX";
+    path = mkdtemp(tmpl);
+    fs::permissions(path, fs::perms::all);  // the embedded cluster's unprivileged user must enter it
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+int CountRows(const std::string& sql) {
+  PGconn* c = PQconnectdb(TestConninfo().c_str());
+  PGresult* r = PQexec(c, sql.c_str());
+  int n = PQresultStatus(r) == PGRES_TUPLES_OK ? std::atoi(PQgetvalue(r, 0, 0)) : -1;
+  PQclear(r);
+  PQfinish(c);
+  return n;
+}
+
+int RacelabSchemas() { return CountRows("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'racelab\\_%'"); }
+
+// Postgres processes whose command line mentions `dir`.
+int PostgresUnder(const fs::path& dir) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string cmd = Slurp(e.path() / "cmdline");
+    for (auto& ch : cmd) ch = ch == '\0' ? ' ' : ch;
+    if (cmd.find("postgres") != std::string::npos && cmd.find(dir.string()) != std::string::npos) ++n;
+  }
+  return n;
+}
+
+// Cluster run folders left under an embedded base folder.
+int RunDirsUnder(const fs::path& dir) {
+  int n = 0;
+  if (!fs::exists(dir)) return 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_directory() && e.path().filename().string().rfind("run-", 0) == 0) ++n;
+  }
+  return n;
+}
+
+TEST(Cli, HelpTeachesAndExitsZero) {
+  ProcessResult r = RunProcess({kBin, "--help"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Exit codes"), std::string::npos) << r.out;
+  r = RunProcess({kBin, "run", "--help"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--isolation"), std::string::npos);
+}
+
+TEST(Cli, ListAndExplainNeedNoDatabase) {
+  ProcessResult r = RunProcess({kBin, "list"}, seconds(10), {{"PGHOST", "/nonexistent"}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name : {"naive-select-then-update", "guarded-cas-claim", "lock-hold-wait", "skip-locked-pull"}) {
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  }
+  r = RunProcess({kBin, "explain", "lock-hold-wait"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("await_blocked"), std::string::npos) << r.out;
+  r = RunProcess({kBin, "explain", "no-such-scenario"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(Cli, WrongExpectationExitsOneWithJUnitFailure) {
+  TempDir out;
+  ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/wrong_expectation.yaml", "--trials", "5",
+                                "--dsn", TestConninfo(), "--out", out.path.string(), "-q"},
+                               seconds(120));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  std::string junit = Slurp(out.path / "racelab.junit.xml");
+  EXPECT_NE(junit.find("<failure"), std::string::npos) << junit;
+  EXPECT_NE(junit.find("winners = 2"), std::string::npos) << junit;
+  EXPECT_TRUE(fs::exists(out.path / "racelab.json"));
+  EXPECT_EQ(RacelabSchemas(), 0) << "racelab must drop the schemas it creates";
+}
+
+struct BadFile {
+  const char* file;
+  const char* needle;  // the field path or word the message must name
+};
+
+class MalformedScenario : public ::testing::TestWithParam<BadFile> {};
+
+TEST_P(MalformedScenario, ExitsTwoNamingFileLineAndField) {
+  std::string path = kSrc + "/tests/fixtures/bad/" + GetParam().file;
+  ProcessResult r = RunProcess({kBin, "run", path, "--dsn", "host=/nonexistent", "-q"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(path + ":"), std::string::npos) << "names the file and line: " << r.err;
+  EXPECT_NE(r.err.find(GetParam().needle), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, MalformedScenario,
+                         ::testing::Values(BadFile{"bad_yaml.yaml", "invalid YAML"}, BadFile{"unknown_key.yaml", "cont"},
+                                           BadFile{"unknown_step.yaml", "steps["},
+                                           BadFile{"missing_barrier_partner.yaml", "barrier"},
+                                           BadFile{"bad_param.yaml", "run_id"}));
+
+TEST(Cli, BadParameterOverrideExitsTwo) {
+  ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--set", "workers=abc", "-q"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = RunProcess({kBin, "run", "guarded-cas-claim", "--set", "nosuch=1", "-q"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = RunProcess({kBin, "run", "guarded-cas-claim", "--isolation", "snapshot", "-q"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = RunProcess({kBin, "run", "guarded-cas-claim", "--format", "pdf", "-q"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("junit"), std::string::npos) << "lists the valid formats: " << r.err;
+}
+
+TEST(Cli, UnreachableDsnExitsThreeQuicklyWithoutThePassword) {
+  ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--dsn",
+                                "postgresql://racelab:s3cr3t-pw@127.0.0.1:1/nodb", "-q"},
+                               seconds(30));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_LT(r.elapsed_ms, 10000);
+  EXPECT_EQ(r.err.find("s3cr3t-pw"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("s3cr3t-pw"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("127.0.0.1"), std::string::npos) << "says what failed: " << r.err;
+  r = RunProcess({kBin, "run", "guarded-cas-claim", "--dsn", "host=localhost password=s3cr3t-pw bogus=1", "-q"},
+                 seconds(30));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.find("s3cr3t-pw"), std::string::npos) << r.err;
+}
+
+TEST(Cli, EmbeddedRunPassesAndLeavesNothingBehind) {
+  TempDir base, out;
+  ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--trials", "3", "--out", out.path.string()},
+                               seconds(240), {{"RACELAB_TMPDIR", base.path.string()}});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("guarded-cas-claim"), std::string::npos) << "console summary: " << r.out;
+  EXPECT_TRUE(fs::exists(out.path / "racelab.md"));
+  EXPECT_EQ(PostgresUnder(base.path), 0);
+  EXPECT_EQ(RunDirsUnder(base.path), 0);
+}
+
+TEST(Cli, SigintMidRunStopsCleanly) {
+  TempDir base, out;
+  Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--out",
+                out.path.string()},
+               {{"RACELAB_TMPDIR", base.path.string()}});
+  ASSERT_TRUE(p.WaitForStderr("trial 1/20", seconds(120))) << "the run never started a trial";
+  EXPECT_GE(PostgresUnder(base.path), 1) << "the embedded cluster runs during the trial";
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(seconds(60));
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_EQ(PostgresUnder(base.path), 0) << "no postgres process left";
+  EXPECT_EQ(RunDirsUnder(base.path), 0) << "no cluster folder left";
+}
+
+TEST(Cli, SigintMidRunAgainstDsnDropsItsSchema) {
+  TempDir out;
+  Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn", TestConninfo(),
+                "--out", out.path.string()});
+  ASSERT_TRUE(p.WaitForStderr("trial 1/20", seconds(60)));
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(seconds(60));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_EQ(RacelabSchemas(), 0) << "racelab must drop its schema when interrupted";
+}
+
+}  // namespace
+}  // namespace racelab::testing

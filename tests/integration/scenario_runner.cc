@@ -1,0 +1,60 @@
+#include "tests/integration/scenario_runner.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "harness/eval/evaluator.h"
+#include "harness/loader/planner.h"
+#include "harness/loader/scenario_loader.h"
+#include "harness/run/runner.h"
+#include "tests/integration/pg_test_env.h"
+
+namespace racelab::testing {
+
+ScenarioRun RunScenario(const std::string& name_or_path, int trials,
+                        const std::map<std::string, std::string>& set,
+                        const std::vector<IsolationLevel>& levels) {
+  ScenarioRun run;
+  std::string path = std::filesystem::exists(name_or_path)
+                         ? name_or_path
+                         : std::string(RACELAB_SOURCE_DIR) + "/scenarios/" + name_or_path + ".yaml";
+  auto scenario = LoadScenarioFile(path);
+  if (!scenario.ok()) {
+    run.error = scenario.status().message();
+    return run;
+  }
+  PlanOptions po;
+  po.trials = trials;
+  po.set = set;
+  po.isolation = levels.empty() ? AllIsolationLevels() : levels;
+  auto items = ExpandScenario(*scenario, po);
+  if (!items.ok()) {
+    run.error = items.status().message();
+    return run;
+  }
+  run.items = std::move(items.value());
+  RunOptions ro;
+  ro.conninfo = TestConninfo();
+  ro.statement_timeout_ms = 20000;
+  ro.trial_timeout_ms = 60000;
+  Runner runner(ro);
+  for (const auto& item : run.items) {
+    std::vector<TrialResult> trials_out;
+    Status s = runner.RunItem(item, &trials_out);
+    std::vector<TrialVerdict> verdicts;
+    for (auto& t : trials_out) verdicts.push_back(EvaluateTrial(item, std::move(t)));
+    run.results.push_back(Summarize(item, std::move(verdicts), s.ok() ? "" : s.message()));
+  }
+  return run;
+}
+
+std::string Failures(const ResultSummary& summary) {
+  std::string out = summary.error.empty() ? "" : "error: " + summary.error + "; ";
+  for (const auto& e : summary.expectations) {
+    if (e.failed > 0) out += fmt::format("[{}] failed in {} trial(s), first {}; ", e.text, e.failed, e.first_failure);
+  }
+  return out;
+}
+
+}  // namespace racelab::testing
