@@ -1,1 +1,178 @@
-// placeholder: to be written
+#include "harness/loader/catalogue.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "harness/loader/scenario_loader.h"
+#include "harness/loader/yaml_reader.h"
+
+namespace racelab {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool IsScenarioFile(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::string name = path.filename().string();
+  return (ext == ".yaml" || ext == ".yml") && !name.empty() && name[0] != '.';
+}
+
+// Every *.yaml / *.yml directly in `dir`, sorted by file name.
+Result<std::vector<std::string>> ScenarioFilesIn(const std::string& dir) {
+  std::error_code ec;
+  std::vector<fs::path> found;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec) && IsScenarioFile(it->path())) found.push_back(it->path());
+  }
+  if (ec)
+    return Status::Usage(fmt::format("{}: cannot list scenario folder: {}", dir, ec.message()));
+  std::sort(found.begin(), found.end(),
+            [](const fs::path& a, const fs::path& b) { return a.filename() < b.filename(); });
+  std::vector<std::string> files;
+  for (const fs::path& path : found) files.push_back(path.string());
+  return files;
+}
+
+// Scenarios gathered so far; the same file selected twice is kept once, two files with one name
+// fail.
+class Collection {
+ public:
+  Status Add(Scenario scenario) {
+    std::error_code ec;
+    fs::path canonical = fs::weakly_canonical(scenario.loc.file, ec);
+    if (ec) canonical = scenario.loc.file;
+    for (size_t i = 0; i < scenarios_.size(); ++i) {
+      if (paths_[i] == canonical) return Status::Ok();
+      if (scenarios_[i].name == scenario.name) {
+        return Status::Usage(fmt::format("duplicate scenario name '{}': {} and {}", scenario.name,
+                                         scenarios_[i].loc.file, scenario.loc.file));
+      }
+    }
+    scenarios_.push_back(std::move(scenario));
+    paths_.push_back(std::move(canonical));
+    return Status::Ok();
+  }
+  Status AddFile(const std::string& path) {
+    Result<Scenario> scenario = LoadScenarioFile(path);
+    if (!scenario.ok()) return scenario.status();
+    return Add(std::move(scenario).value());
+  }
+  Status AddFolder(const std::string& dir) {
+    Result<std::vector<std::string>> files = ScenarioFilesIn(dir);
+    if (!files.ok()) return files.status();
+    for (const std::string& file : *files) {
+      if (Status status = AddFile(file); !status.ok()) return status;
+    }
+    return Status::Ok();
+  }
+  std::vector<Scenario> Take() { return std::move(scenarios_); }
+
+ private:
+  std::vector<Scenario> scenarios_;
+  std::vector<fs::path> paths_;
+};
+
+// Finds the scenario called `name` in `dir`: NAME.yaml / NAME.yml first, then every file.
+Result<Scenario> FindByName(const std::string& name, const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return Status::Usage(
+        fmt::format("'{}' is not a file, a folder, or a scenario name: the "
+                    "scenario folder '{}' does not exist (set RACELAB_SCENARIOS)",
+                    name, dir));
+  }
+  for (const char* ext : {".yaml", ".yml"}) {
+    fs::path direct = fs::path(dir) / (name + ext);
+    if (!fs::is_regular_file(direct, ec)) continue;
+    Result<Scenario> scenario = LoadScenarioFile(direct.string());
+    if (!scenario.ok() || scenario->name == name) return scenario;
+  }
+  Result<std::vector<std::string>> files = ScenarioFilesIn(dir);
+  if (!files.ok()) return files.status();
+  std::vector<std::string> names;
+  std::vector<std::string> broken;
+  for (const std::string& file : *files) {
+    Result<Scenario> scenario = LoadScenarioFile(file);
+    if (!scenario.ok()) {
+      broken.push_back(fs::path(file).filename().string());
+    } else if (scenario->name == name) {
+      return scenario;
+    } else {
+      names.push_back(scenario->name);
+    }
+  }
+  std::string hint = internal::Suggest(name, names);
+  std::string message = fmt::format("unknown scenario '{}' ({}scenarios in {}: {})", name,
+                                    hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
+                                    dir, internal::JoinNames(names));
+  if (!broken.empty()) {
+    message += fmt::format("; these files did not load: {}", internal::JoinNames(broken));
+  }
+  return Status::Usage(message);
+}
+
+}  // namespace
+
+std::string DefaultScenarioDir() {
+  if (const char* env = std::getenv("RACELAB_SCENARIOS"); env != nullptr && *env != '\0') {
+    return env;
+  }
+#ifdef RACELAB_DEFAULT_SCENARIO_DIR
+  std::error_code ec;
+  if (fs::is_directory(RACELAB_DEFAULT_SCENARIO_DIR, ec)) return RACELAB_DEFAULT_SCENARIO_DIR;
+#endif
+  return "./scenarios";
+}
+
+Result<std::vector<Scenario>> LoadScenarios(const std::vector<std::string>& selectors,
+                                            const std::string& catalogue_dir) {
+  Collection collection;
+  if (selectors.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(catalogue_dir, ec)) {
+      return Status::Usage(
+          fmt::format("scenario folder '{}' does not exist (set "
+                      "RACELAB_SCENARIOS, or name scenario files or folders)",
+                      catalogue_dir));
+    }
+    if (Status status = collection.AddFolder(catalogue_dir); !status.ok()) return status;
+    return collection.Take();
+  }
+  for (const std::string& selector : selectors) {
+    std::error_code ec;
+    Status status;
+    if (fs::is_regular_file(selector, ec)) {
+      status = collection.AddFile(selector);
+    } else if (fs::is_directory(selector, ec)) {
+      status = collection.AddFolder(selector);
+    } else if (selector.find('/') != std::string::npos || IsScenarioFile(selector)) {
+      status = Status::Usage(fmt::format("{}: no such scenario file or folder", selector));
+    } else {
+      Result<Scenario> scenario = FindByName(selector, catalogue_dir);
+      status = scenario.ok() ? collection.Add(std::move(scenario).value()) : scenario.status();
+    }
+    if (!status.ok()) return status;
+  }
+  return collection.Take();
+}
+
+std::vector<Scenario> FilterByTags(std::vector<Scenario> scenarios,
+                                   const std::vector<std::string>& tags) {
+  if (tags.empty()) return scenarios;
+  std::vector<Scenario> kept;
+  for (Scenario& scenario : scenarios) {
+    bool match = std::any_of(tags.begin(), tags.end(), [&](const std::string& tag) {
+      return std::find(scenario.tags.begin(), scenario.tags.end(), tag) != scenario.tags.end();
+    });
+    if (match) kept.push_back(std::move(scenario));
+  }
+  return kept;
+}
+
+}  // namespace racelab

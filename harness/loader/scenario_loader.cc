@@ -1,1 +1,249 @@
-// placeholder: to be written
+// Top level of a scenario file: YAML parsing, metadata, params, isolation, setup/teardown SQL, and
+// the helpers shared by the other parts (ReadExpr, CheckReferences). Sessions, steps, cross-session
+// checks, outcome and expect live in session_parser.cc, step_parser.cc, session_checks.cc,
+// expect_parser.cc.
+#include "harness/loader/scenario_loader.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "harness/loader/loader_context.h"
+
+namespace racelab {
+namespace internal {
+namespace {
+
+std::string TrimTrailing(std::string text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  return text;
+}
+
+bool IsKebabName(const std::string& name) {
+  if (name.empty() || name.front() == '-' || name.back() == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+void ReadParams(LoadContext& ctx, const Ref& ref) {
+  std::optional<Fields> fields = ctx.reader.Map(ref, {});
+  if (!fields) return;
+  for (const Fields::Entry& entry : fields->entries) {
+    if (!IsIdentifier(entry.key)) {
+      ctx.reader.Error(entry.key_mark, entry.value.path,
+                       "a param name must match [A-Za-z_][A-Za-z0-9_]*");
+      continue;
+    }
+    const YAML::Node& value = entry.value.node;
+    if (!value.IsScalar() || value.Scalar().empty()) {
+      ctx.reader.Error(entry.value,
+                       fmt::format("a param default must be a number or text, found {}",
+                                   value.IsScalar() ? "empty text" : Describe(value)));
+      continue;
+    }
+    if (value.Scalar().find("${") != std::string::npos) {
+      ctx.reader.Error(entry.value, "a param default may not reference other params (${...})");
+      continue;
+    }
+    ctx.scenario.params.emplace_back(entry.key, value.Scalar());
+    ctx.defaults[entry.key] = value.Scalar();
+  }
+}
+
+void ReadIsolation(LoadContext& ctx, const Ref& ref) {
+  std::vector<Ref> items;
+  if (ref.node.IsSequence()) {
+    items = *ctx.reader.Seq(ref);
+  } else {
+    items.push_back(ref);
+  }
+  if (items.empty()) ctx.reader.Error(ref, "list at least one isolation level");
+  for (const Ref& item : items) {
+    std::optional<std::string> text = ctx.reader.Text(item);
+    if (!text) continue;
+    std::optional<IsolationLevel> level = ParseIsolation(*text);
+    if (!level) {
+      ctx.reader.Error(item, fmt::format("unknown isolation level '{}' (expected read committed, "
+                                         "repeatable read, serializable, or rc, rr, ser)",
+                                         *text));
+    } else if (std::find(ctx.scenario.isolation.begin(), ctx.scenario.isolation.end(), *level) !=
+               ctx.scenario.isolation.end()) {
+      ctx.reader.Error(item, fmt::format("isolation level '{}' is listed twice", *text));
+    } else {
+      ctx.scenario.isolation.push_back(*level);
+    }
+  }
+}
+
+std::optional<std::string> ReadSql(LoadContext& ctx, const Ref& ref, bool allow_empty) {
+  std::optional<std::string> sql = ctx.reader.Text(ref, allow_empty);
+  if (sql && !CheckReferences(ctx, ref, *sql, nullptr)) return std::nullopt;
+  return sql;
+}
+
+void ReadScenario(LoadContext& ctx, const YAML::Node& root) {
+  Ref top{root, root.Mark(), ""};
+  std::optional<Fields> fields =
+      ctx.reader.Map(top,
+                     {"name", "title", "teaches", "tags", "params", "isolation", "setup",
+                      "teardown", "sessions", "outcome", "expect"},
+                     {"name", "title", "teaches", "sessions"});
+  if (!fields) return;
+  Scenario& s = ctx.scenario;
+  if (const Ref* ref = fields->Get("name")) {
+    std::optional<std::string> name = ctx.reader.Text(*ref);
+    if (name && !IsKebabName(*name)) {
+      ctx.reader.Error(*ref, fmt::format("'{}' is not a kebab-case name (expected [a-z0-9-]+, "
+                                         "e.g. guarded-cas-claim)",
+                                         *name));
+    }
+    if (name) s.name = *name;
+  }
+  if (const Ref* ref = fields->Get("title"))
+    s.title = TrimTrailing(ctx.reader.Text(*ref).value_or(""));
+  if (const Ref* ref = fields->Get("teaches")) {
+    s.teaches = TrimTrailing(ctx.reader.Text(*ref).value_or(""));
+  }
+  if (const Ref* ref = fields->Get("tags")) s.tags = ctx.reader.TextList(*ref).value_or(s.tags);
+  if (const Ref* ref = fields->Get("params")) ReadParams(ctx, *ref);
+  if (const Ref* ref = fields->Get("isolation")) ReadIsolation(ctx, *ref);
+  if (s.isolation.empty()) s.isolation = AllIsolationLevels();
+  if (const Ref* ref = fields->Get("setup")) s.setup = ReadSql(ctx, *ref, true).value_or("");
+  if (const Ref* ref = fields->Get("teardown")) s.teardown = ReadSql(ctx, *ref, true).value_or("");
+  if (const Ref* ref = fields->Get("sessions")) {
+    ReadSessions(ctx, *ref);
+    CheckSessionLinks(ctx);
+  }
+  if (const Ref* ref = fields->Get("outcome")) ReadOutcome(ctx, *ref);
+  if (const Ref* ref = fields->Get("expect")) ReadExpect(ctx, *ref);
+}
+
+}  // namespace
+
+std::string SyntaxHint(const std::string& text, int line) {
+  std::istringstream lines(text);
+  std::string current;
+  for (int n = 1; std::getline(lines, current) && n <= line; ++n) {
+    if (n < line - 1) continue;
+    size_t indent_end = current.find_first_not_of(" \t");
+    if (current.substr(0, indent_end).find('\t') != std::string::npos) {
+      return " (indent with spaces: YAML does not allow tabs there)";
+    }
+    // A plain ${param} inside { } or [ ], where braces are YAML syntax.
+    size_t ref = current.find("${");
+    size_t flow = current.find_first_of("{[");
+    if (ref != std::string::npos && flow != std::string::npos && flow < ref) {
+      return " (inside { } or [ ], quote a value that uses ${...}, e.g. \"${workers} - 1\")";
+    }
+  }
+  return "";
+}
+
+std::optional<Expr> ReadExpr(LoadContext& ctx, const Ref& ref, NumberRule rule) {
+  std::optional<std::string> text = ctx.reader.ExprText(ref);
+  if (!text || !CheckReferences(ctx, ref, *text, nullptr)) return std::nullopt;
+  Result<double> value = EvalWithRule(*text, ctx.defaults, rule);
+  if (!value.ok()) {
+    ctx.reader.Error(ref, value.status().message());
+    return std::nullopt;
+  }
+  return *text;
+}
+
+bool CheckReferences(LoadContext& ctx, const Ref& ref, const std::string& text,
+                     const std::vector<std::string>* captures) {
+  bool ok = true;
+  for (const std::string& name : ReferencedNames(text)) {
+    bool param = ctx.defaults.count(name) != 0;
+    bool captured = captures != nullptr &&
+                    std::find(captures->begin(), captures->end(), name) != captures->end();
+    if (param && captured) {
+      ctx.reader.Error(ref, fmt::format("${{{}}} is ambiguous: both a param and a capture of an "
+                                        "earlier step; rename one of them",
+                                        name));
+      ok = false;
+    }
+    if (param || captured) continue;
+    std::vector<std::string> params;
+    for (const auto& [param, unused] : ctx.scenario.params) params.push_back(param);
+    std::string message = fmt::format(
+        "unknown reference ${{{}}}: not a declared param (params: {})", name, JoinNames(params));
+    if (captures != nullptr) {
+      message += fmt::format(
+          " nor a capture of an earlier step in this session (captured so "
+          "far: {})",
+          JoinNames(*captures));
+    }
+    ctx.reader.Error(ref, message);
+    ok = false;
+  }
+  return ok;
+}
+
+bool IsRoleName(const std::string& name) {
+  if (name.empty() || !(name[0] >= 'a' && name[0] <= 'z')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+bool IsStepName(const std::string& name) {
+  if (name.empty() || !std::isalpha(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    unsigned char u = static_cast<unsigned char>(c);
+    return u < 0x80 && (std::isalnum(u) || c == '_' || c == '-');
+  });
+}
+
+}  // namespace internal
+
+Result<Scenario> LoadScenarioText(const std::string& yaml_text, const std::string& file_name) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(yaml_text);
+  } catch (const YAML::Exception& e) {
+    int line = e.mark.is_null() ? 1 : e.mark.line + 1;
+    int column = e.mark.is_null() ? 1 : e.mark.column + 1;
+    return Status::Usage(fmt::format("{}:{}:{}: invalid YAML: {}{}", file_name, line, column, e.msg,
+                                     internal::SyntaxHint(yaml_text, line)));
+  }
+  if (documents.empty() || documents[0].IsNull()) {
+    return Status::Usage(fmt::format(
+        "{}:1:1: the file is empty (expected a mapping with name, title, teaches and sessions)",
+        file_name));
+  }
+  for (size_t i = 1; i < documents.size(); ++i) {
+    if (documents[i].IsNull()) continue;  // a trailing "---" is harmless
+    const YAML::Mark mark = documents[i].Mark();
+    return Status::Usage(
+        fmt::format("{}:{}:{}: one scenario per file (found a second YAML document)", file_name,
+                    mark.line + 1, mark.column + 1));
+  }
+  Scenario scenario;
+  internal::YamlReader reader(file_name);
+  internal::LoadContext ctx(reader, scenario);
+  scenario.loc = SourceLoc{file_name, 1, 1};
+  try {
+    internal::ReadScenario(ctx, documents[0]);
+  } catch (const YAML::Exception& e) {  // broken invariant in the loader; still a file error
+    reader.Error(e.mark, "", fmt::format("cannot read: {}", e.msg));
+  }
+  if (reader.has_errors()) return reader.ToStatus();
+  return scenario;
+}
+
+Result<Scenario> LoadScenarioFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Usage(fmt::format("{}: cannot open scenario file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status::Usage(fmt::format("{}: cannot read scenario file", path));
+  return LoadScenarioText(text.str(), path);
+}
+
+}  // namespace racelab

@@ -1,6 +1,7 @@
 #include "harness/pg/monitor.h"
 
 #include <boost/chrono.hpp>
+#include <algorithm>
 #include <sstream>
 
 namespace racelab {
@@ -131,8 +132,12 @@ bool Monitor::AwaitBlocked(const std::vector<int>& pids, SteadyTime deadline, co
 
 std::string Monitor::Terminate(const std::vector<int>& pids, SteadyTime deadline) {
   boost::lock_guard<boost::mutex> conn_lock(conn_mu_);
-  QueryResult r = conn_->Exec("SELECT pg_terminate_backend(pid) FROM unnest(ARRAY[" + PidList(pids) +
-                                  "]::int[]) AS pid",
+  // PostgreSQL 14+: with a timeout, pg_terminate_backend waits until the backend has exited (docs
+  // §9.27.2), so the terminated session's next statement deterministically finds it gone.
+  long wait_ms = std::max<long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       deadline - std::chrono::steady_clock::now()).count() - 100);
+  QueryResult r = conn_->Exec("SELECT pg_terminate_backend(pid, " + std::to_string(wait_ms) +
+                                  ") FROM unnest(ARRAY[" + PidList(pids) + "]::int[]) AS pid",
                               deadline);
   return r.ok() ? "" : r.sqlstate + " " + r.message;
 }

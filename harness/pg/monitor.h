@@ -51,7 +51,8 @@ class Monitor {
   // call. False at `deadline`, on stop, or when the monitor connection failed (see error()).
   bool AwaitBlocked(const std::vector<int>& pids, SteadyTime deadline, const StopFlag* stop);
 
-  // pg_terminate_backend(pid) for each pid, on the monitor's connection. Error message or empty.
+  // pg_terminate_backend(pid, timeout) for each pid, on the monitor's connection, waiting until each
+  // backend has exited (at most until `deadline`). Returns an error message, or empty.
   std::string Terminate(const std::vector<int>& pids, SteadyTime deadline);
 
   // First error of the monitor connection in this trial, empty if none.

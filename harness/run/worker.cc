@@ -215,7 +215,9 @@ void Worker::Fail(const StepEvent& ev) {
   in_txn_ = false;
 }
 
-bool Worker::WhenHolds(const std::string& condition) const {
+bool Worker::WhenHolds(const std::string& text) const {
+  std::string condition, missing;
+  if (!Substitute(text, &condition, &missing)) return false;  // ${capture} never captured
   std::smatch m;
   if (!std::regex_match(condition, m, kWhen)) return false;  // the loader validated the syntax
   auto it = vars_.find(m[1].str());

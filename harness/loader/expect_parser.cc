@@ -1,0 +1,252 @@
+// `outcome:` and `expect:` (with `expect.at.<level>` overrides). REQUIRES: sessions have been read,
+// so step and session names can be checked.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "harness/loader/loader_context.h"
+
+namespace racelab::internal {
+namespace {
+
+const SessionSpec* FindRole(const Scenario& s, const std::string& role) {
+  for (const SessionSpec& session : s.sessions) {
+    if (session.name == role) return &session;
+  }
+  return nullptr;
+}
+
+const Step* FindStep(const SessionSpec& session, const std::string& step) {
+  for (const Step& candidate : session.steps) {
+    if (candidate.name == step) return &candidate;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> RoleNames(const Scenario& s) {
+  std::vector<std::string> names;
+  for (const SessionSpec& session : s.sessions) names.push_back(session.name);
+  return names;
+}
+
+// Reads a step name that must exist in `role` (or, when role is null, in any session). An unknown
+// name is reported and still returned, so that checks depending on it do not report it again.
+std::optional<std::string> ReadStepRef(LoadContext& ctx, const Ref& ref, const SessionSpec* role) {
+  std::optional<std::string> name = ctx.reader.Text(ref);
+  if (!name) return std::nullopt;
+  std::vector<std::string> known;
+  for (const SessionSpec& session : ctx.scenario.sessions) {
+    if (role != nullptr && &session != role) continue;
+    if (FindStep(session, *name) != nullptr) return name;
+    for (const Step& step : session.steps) {
+      if (std::find(known.begin(), known.end(), step.name) == known.end())
+        known.push_back(step.name);
+    }
+  }
+  std::string hint = Suggest(*name, known);
+  ctx.reader.Error(ref, fmt::format("unknown step '{}'{} ({}steps: {})", *name,
+                                    role ? fmt::format(" in session '{}'", role->name) : "",
+                                    hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
+                                    JoinNames(known)));
+  return name;
+}
+
+std::optional<std::string> ReadRoleRef(LoadContext& ctx, const Ref& ref) {
+  std::optional<std::string> name = ctx.reader.Text(ref);
+  if (name && FindRole(ctx.scenario, *name) == nullptr) {
+    ctx.reader.Error(ref, fmt::format("unknown session '{}' (sessions: {})", *name,
+                                      JoinNames(RoleNames(ctx.scenario))));
+    return std::nullopt;
+  }
+  return name;
+}
+
+template <typename Item, typename Fn>
+std::optional<std::vector<Item>> ReadList(LoadContext& ctx, const Ref& ref, Fn read_item) {
+  std::optional<std::vector<Ref>> items = ctx.reader.Seq(ref);
+  if (!items) return std::nullopt;
+  std::vector<Item> out;
+  for (const Ref& item : *items) {
+    Item value;
+    value.loc = ctx.reader.Loc(item.mark);
+    read_item(item, value);
+    out.push_back(std::move(value));
+  }
+  return out;
+}
+
+void ReadStepRows(LoadContext& ctx, const Ref& item, StepRowsSpec& out) {
+  std::optional<Fields> f =
+      ctx.reader.Map(item, {"step", "rows", "sessions"}, {"step", "rows", "sessions"});
+  if (!f) return;
+  if (const Ref* r = f->Get("step")) out.step = ReadStepRef(ctx, *r, nullptr).value_or("");
+  if (const Ref* r = f->Get("rows")) out.rows = ReadExpr(ctx, *r, NumberRule::kCount).value_or("");
+  if (const Ref* r = f->Get("sessions")) {
+    out.sessions = ReadExpr(ctx, *r, NumberRule::kCount).value_or("");
+  }
+}
+
+void ReadBlocked(LoadContext& ctx, const Ref& item, BlockedSpec& out) {
+  std::optional<Fields> f =
+      ctx.reader.Map(item, {"session", "step", "min_ms", "max_ms", "by"}, {"session", "step"});
+  if (!f) return;
+  const SessionSpec* role = nullptr;
+  if (const Ref* r = f->Get("session")) {
+    out.session = ReadRoleRef(ctx, *r).value_or("");
+    role = FindRole(ctx.scenario, out.session);
+  }
+  if (const Ref* r = f->Get("step"); r && role) out.step = ReadStepRef(ctx, *r, role).value_or("");
+  if (const Ref* r = f->Get("min_ms")) out.min_ms = ReadExpr(ctx, *r, NumberRule::kAny);
+  if (const Ref* r = f->Get("max_ms")) out.max_ms = ReadExpr(ctx, *r, NumberRule::kAny);
+  if (const Ref* r = f->Get("by")) out.by = ReadRoleRef(ctx, *r).value_or("");
+  if (!f->Get("min_ms") && !f->Get("max_ms") && !f->Get("by")) {
+    ctx.reader.Error(item, "this check checks nothing: give min_ms, max_ms or by");
+  }
+}
+
+void ReadFinal(LoadContext& ctx, const Ref& item, FinalCheck& out) {
+  std::optional<Fields> f = ctx.reader.Map(item, {"sql", "equals"}, {"sql", "equals"});
+  if (!f) return;
+  if (const Ref* r = f->Get("sql")) {
+    std::optional<std::string> sql = ctx.reader.Text(*r);
+    if (sql && CheckReferences(ctx, *r, *sql, nullptr)) out.sql = *sql;
+  }
+  if (const Ref* r = f->Get("equals")) {
+    if (r->node.IsNull()) {
+      out.equals = "NULL";  // `equals: null` / `equals: ~` / `equals:` mean SQL NULL
+    } else if (std::optional<std::string> text = ctx.reader.Text(*r, true)) {
+      if (CheckReferences(ctx, *r, *text, nullptr)) out.equals = *text;
+    }
+  }
+}
+
+void ReadSqlStates(LoadContext& ctx, const Ref& ref, ExpectSpec& spec) {
+  std::optional<Fields> f = ctx.reader.Map(ref, {});
+  if (!f) return;
+  std::map<std::string, Expr> counts;
+  for (const Fields::Entry& entry : f->entries) {
+    if (!IsSqlState(entry.key)) {
+      ctx.reader.Error(entry.key_mark, entry.value.path,
+                       fmt::format("'{}' is not a SQLSTATE (expected 5 characters from 0-9 and "
+                                   "A-Z, e.g. \"40001\")",
+                                   entry.key));
+      continue;
+    }
+    if (std::optional<Expr> n = ReadExpr(ctx, entry.value, NumberRule::kCount)) {
+      counts[entry.key] = *n;
+    }
+  }
+  spec.sqlstates = std::move(counts);
+}
+
+ExpectSpec ReadExpectFields(LoadContext& ctx, const Fields& f) {
+  ExpectSpec spec;
+  const OutcomeSpec& outcome = ctx.scenario.outcome;
+  if (const Ref* r = f.Get("winners")) {
+    spec.winners = ReadExpr(ctx, *r, NumberRule::kCount);
+    if (outcome.win_step.empty()) {
+      ctx.reader.Error(*r, "counting winners needs outcome.win (what makes a session a winner)");
+    }
+  }
+  if (const Ref* r = f.Get("sqlstates")) ReadSqlStates(ctx, *r, spec);
+  if (const Ref* r = f.Get("distinct_claims")) {
+    spec.distinct_claims = ctx.reader.Bool(*r);
+    if (outcome.claim_step.empty() && spec.distinct_claims.value_or(false)) {
+      ctx.reader.Error(*r, "distinct_claims needs outcome.claim (what a session claimed)");
+    }
+  }
+  if (const Ref* r = f.Get("lock_waits")) spec.lock_waits = ReadExpr(ctx, *r, NumberRule::kCount);
+  if (const Ref* r = f.Get("step_rows")) {
+    spec.step_rows = ReadList<StepRowsSpec>(
+        ctx, *r, [&](const Ref& item, StepRowsSpec& out) { ReadStepRows(ctx, item, out); });
+  }
+  if (const Ref* r = f.Get("blocked")) {
+    spec.blocked = ReadList<BlockedSpec>(
+        ctx, *r, [&](const Ref& item, BlockedSpec& out) { ReadBlocked(ctx, item, out); });
+  }
+  if (const Ref* r = f.Get("final")) {
+    spec.final = ReadList<FinalCheck>(
+        ctx, *r, [&](const Ref& item, FinalCheck& out) { ReadFinal(ctx, item, out); });
+  }
+  return spec;
+}
+
+// The keys of `expect` and of each `expect.at.<level>`.
+std::vector<std::string_view> ExpectKeys() {
+  return {"winners", "sqlstates", "distinct_claims", "lock_waits", "step_rows", "blocked", "final"};
+}
+
+}  // namespace
+
+void ReadOutcome(LoadContext& ctx, const Ref& ref) {
+  std::optional<Fields> f = ctx.reader.Map(ref, {"win", "claim"});
+  if (!f) return;
+  OutcomeSpec& outcome = ctx.scenario.outcome;
+  if (const Ref* win = f->Get("win")) {
+    if (std::optional<Fields> w = ctx.reader.Map(*win, {"step", "rows", "committed"}, {"step"})) {
+      if (const Ref* r = w->Get("step"))
+        outcome.win_step = ReadStepRef(ctx, *r, nullptr).value_or("");
+      if (const Ref* r = w->Get("rows")) {
+        outcome.win_rows = ReadExpr(ctx, *r, NumberRule::kCount).value_or(outcome.win_rows);
+      }
+      if (const Ref* r = w->Get("committed")) {
+        outcome.win_committed = ctx.reader.Bool(*r).value_or(true);
+      }
+    }
+  }
+  if (const Ref* claim = f->Get("claim")) {
+    std::optional<Fields> c = ctx.reader.Map(*claim, {"step", "column"}, {"step", "column"});
+    if (!c) return;
+    if (const Ref* r = c->Get("step"))
+      outcome.claim_step = ReadStepRef(ctx, *r, nullptr).value_or("");
+    const Ref* column = c->Get("column");
+    std::optional<std::string> name = column ? ctx.reader.Text(*column) : std::nullopt;
+    if (!name || outcome.claim_step.empty()) return;
+    outcome.claim_column = *name;
+    bool exists = false;
+    bool captured = false;
+    for (const SessionSpec& session : ctx.scenario.sessions) {
+      const Step* step = FindStep(session, outcome.claim_step);
+      exists = exists || step != nullptr;
+      captured = captured || (step && std::find(step->capture.begin(), step->capture.end(),
+                                                *name) != step->capture.end());
+    }
+    if (exists && !captured) {
+      ctx.reader.Error(*column, fmt::format("step '{}' does not capture '{}' (add capture: [{}] "
+                                            "to that step)",
+                                            outcome.claim_step, *name, *name));
+    }
+  }
+}
+
+void ReadExpect(LoadContext& ctx, const Ref& ref) {
+  std::vector<std::string_view> keys = ExpectKeys();
+  keys.push_back("at");
+  std::optional<Fields> f = ctx.reader.Map(ref, keys);
+  if (!f) return;
+  ctx.scenario.expect = ReadExpectFields(ctx, *f);
+  const Ref* at = f->Get("at");
+  if (at == nullptr) return;
+  std::optional<Fields> levels = ctx.reader.Map(*at, {});
+  if (!levels) return;
+  for (const Fields::Entry& entry : levels->entries) {
+    std::optional<IsolationLevel> level = ParseIsolation(entry.key);
+    if (!level) {
+      ctx.reader.Error(entry.key_mark, entry.value.path,
+                       fmt::format("unknown isolation level '{}' (expected read committed, "
+                                   "repeatable read, serializable, or rc, rr, ser)",
+                                   entry.key));
+      continue;
+    }
+    if (ctx.scenario.expect_at.count(*level) != 0) {
+      ctx.reader.Error(
+          entry.key_mark, entry.value.path,
+          fmt::format("isolation level '{}' has two overrides", IsolationName(*level)));
+      continue;
+    }
+    std::optional<Fields> override_fields = ctx.reader.Map(entry.value, ExpectKeys());
+    if (override_fields) ctx.scenario.expect_at[*level] = ReadExpectFields(ctx, *override_fields);
+  }
+}
+
+}  // namespace racelab::internal

@@ -1,0 +1,82 @@
+// Internal to harness/loader: the state shared by the parts of the scenario loader while it reads
+// one file (scenario_loader.cc: top level; session_parser.cc: sessions; step_parser.cc: steps;
+// expect_parser.cc: outcome and expect).
+// Thread-safety: one LoadContext per load; not shared.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/loader/expr.h"
+#include "harness/loader/expr_rules.h"
+#include "harness/loader/yaml_reader.h"
+#include "harness/model/scenario.h"
+
+namespace racelab::internal {
+
+struct LoadContext {
+  LoadContext(YamlReader& r, Scenario& s) : reader(r), scenario(s) {}
+
+  YamlReader& reader;
+  Scenario& scenario;
+  ParamMap defaults;  // declared params -> default text
+
+  // Where each barrier is first listed and which roles list it (for the "missing partner" check).
+  struct BarrierUse {
+    std::string name;
+    YAML::Mark mark;
+    std::string path;
+    std::vector<size_t> roles;
+  };
+  std::vector<BarrierUse> barriers;
+
+  // await_blocked / terminate targets, checked once every role is known.
+  struct TargetUse {
+    std::string target;
+    YAML::Mark mark;
+    std::string path;
+    size_t role = 0;
+  };
+  std::vector<TargetUse> targets;
+
+  // Each session's count evaluated with the param defaults (nullopt when it did not evaluate).
+  std::vector<std::optional<long>> role_counts;
+};
+
+// Reads an Expr: every ${name} must be a declared param, and it must evaluate under `rule` with the
+// param defaults. Errors are reported at `ref`.
+std::optional<Expr> ReadExpr(LoadContext& ctx, const Ref& ref, NumberRule rule);
+
+// Checks that every ${name} in `text` is a declared param or, when `captures` is given, a value
+// captured by an earlier step of the same session. Errors are reported at `ref`.
+bool CheckReferences(LoadContext& ctx, const Ref& ref, const std::string& text,
+                     const std::vector<std::string>* captures);
+
+// session_parser.cc: reads `sessions` into ctx.scenario.sessions.
+void ReadSessions(LoadContext& ctx, const Ref& ref);
+
+// session_checks.cc: once every session is read, checks barriers (each met by at least two session
+// instances, listed equally often and in the same order by the roles that share it) and
+// await_blocked/terminate targets.
+void CheckSessionLinks(LoadContext& ctx);
+
+// step_parser.cc: reads one session's `steps` list. `role` indexes ctx.scenario.sessions.
+std::vector<Step> ReadSteps(LoadContext& ctx, const Ref& ref, size_t role);
+
+// expect_parser.cc: `outcome` and `expect`; REQUIRES: sessions have been read.
+void ReadOutcome(LoadContext& ctx, const Ref& ref);
+void ReadExpect(LoadContext& ctx, const Ref& ref);
+
+// A hint for a YAML syntax error at 1-based `line` of `text`, or "".
+std::string SyntaxHint(const std::string& text, int line);
+
+// True when `code` is 5 characters from [0-9A-Z] (a SQLSTATE).
+bool IsSqlState(const std::string& code);
+// True when `name` matches [a-z][a-z0-9_]* (role names).
+bool IsRoleName(const std::string& name);
+// True when `name` matches [A-Za-z][A-Za-z0-9_-]* (step and barrier names).
+bool IsStepName(const std::string& name);
+
+}  // namespace racelab::internal

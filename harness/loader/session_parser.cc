@@ -1,0 +1,139 @@
+// `sessions:` of a scenario file: roles with count, settings, retry and steps (steps:
+// step_parser.cc).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "harness/loader/loader_context.h"
+
+namespace racelab::internal {
+namespace {
+
+bool IsSettingName(const std::string& name) {
+  if (name.empty() || !(std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_')) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+  });
+}
+
+void ReadSettings(LoadContext& ctx, const Ref& ref, SessionSpec& session) {
+  std::optional<Fields> fields = ctx.reader.Map(ref, {});
+  if (!fields) return;
+  for (const Fields::Entry& entry : fields->entries) {
+    if (!IsSettingName(entry.key)) {
+      ctx.reader.Error(entry.key_mark, entry.value.path,
+                       fmt::format("'{}' is not a setting name (expected lower-case "
+                                   "[a-z_][a-z0-9_.]*, e.g. lock_timeout)",
+                                   entry.key));
+      continue;
+    }
+    std::optional<std::string> value = ctx.reader.Text(entry.value);
+    if (!value || !CheckReferences(ctx, entry.value, *value, nullptr)) continue;
+    session.settings.emplace_back(entry.key, *value);
+  }
+}
+
+void ReadRetry(LoadContext& ctx, const Ref& ref, SessionSpec& session) {
+  std::optional<Fields> fields =
+      ctx.reader.Map(ref, {"on", "attempts", "initial_ms", "factor", "cap_ms"}, {"on"});
+  if (!fields) return;
+  RetrySpec retry;
+  if (const Ref* on = fields->Get("on")) {
+    auto codes = ctx.reader.TextItems(*on);
+    if (codes && codes->empty())
+      ctx.reader.Error(*on, "list at least one SQLSTATE, e.g. [\"40001\"]");
+    for (const auto& [code, item] : codes.value_or(decltype(codes)::value_type{})) {
+      if (!IsSqlState(code)) {
+        ctx.reader.Error(item, fmt::format("'{}' is not a SQLSTATE (expected 5 characters from "
+                                           "0-9 and A-Z, e.g. 40001)",
+                                           code));
+      }
+      retry.on.push_back(code);
+    }
+  }
+  struct Field {
+    const char* key;
+    Expr* target;
+    NumberRule rule;
+  };
+  for (const Field& f : {Field{"attempts", &retry.attempts, NumberRule::kPositiveCount},
+                         Field{"initial_ms", &retry.initial_ms, NumberRule::kNonNegative},
+                         Field{"factor", &retry.factor, NumberRule::kAtLeastOne},
+                         Field{"cap_ms", &retry.cap_ms, NumberRule::kNonNegative}}) {
+    if (const Ref* r = fields->Get(f.key))
+      *f.target = ReadExpr(ctx, *r, f.rule).value_or(*f.target);
+  }
+  session.retry = std::move(retry);
+}
+
+void ReadSession(LoadContext& ctx, const Ref& ref, size_t role) {
+  SessionSpec& session = ctx.scenario.sessions[role];
+  session.loc = ctx.reader.Loc(ref.mark);
+  size_t errors_before = ctx.reader.error_count();
+  std::optional<Fields> fields =
+      ctx.reader.Map(ref, {"name", "count", "settings", "retry", "steps"}, {"name", "steps"});
+  // A misspelt key (say `cont:`) hides the real count: do not judge barriers by the default.
+  if (ctx.reader.error_count() != errors_before) ctx.role_counts[role] = std::nullopt;
+  if (!fields) return;
+  if (const Ref* r = fields->Get("name")) {
+    std::optional<std::string> name = ctx.reader.Text(*r);
+    if (name && !IsRoleName(*name)) {
+      ctx.reader.Error(*r, fmt::format("'{}' is not a session name (expected [a-z][a-z0-9_]*, "
+                                       "e.g. worker)",
+                                       *name));
+    }
+    for (size_t i = 0; name && i < role; ++i) {
+      if (ctx.scenario.sessions[i].name == *name) {
+        ctx.reader.Error(*r,
+                         fmt::format("duplicate session name '{}' (also sessions[{}])", *name, i));
+      }
+    }
+    session.name = name.value_or("");
+  }
+  if (const Ref* r = fields->Get("count")) {
+    std::optional<Expr> count = ReadExpr(ctx, *r, NumberRule::kPositiveCount);
+    if (count) {
+      session.count = *count;
+      ctx.role_counts[role] = EvalInteger(*count, ctx.defaults).value();
+    } else {
+      ctx.role_counts[role] = std::nullopt;
+    }
+  }
+  if (const Ref* r = fields->Get("settings")) ReadSettings(ctx, *r, session);
+  if (const Ref* r = fields->Get("retry")) ReadRetry(ctx, *r, session);
+  if (const Ref* r = fields->Get("steps")) {
+    session.steps = ReadSteps(ctx, *r, role);
+    bool has_begin = std::any_of(session.steps.begin(), session.steps.end(),
+                                 [](const Step& s) { return s.kind == StepKind::kBegin; });
+    if (session.retry && !has_begin) {
+      ctx.reader.Error(*fields->Get("retry"),
+                       "retry restarts the transaction from its 'begin' step, and this session has "
+                       "none (add '- begin')");
+    }
+  }
+}
+
+}  // namespace
+
+bool IsSqlState(const std::string& code) {
+  return code.size() == 5 && std::all_of(code.begin(), code.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z');
+         });
+}
+
+void ReadSessions(LoadContext& ctx, const Ref& ref) {
+  std::optional<std::vector<Ref>> items = ctx.reader.Seq(ref);
+  if (!items) return;
+  if (items->empty()) {
+    ctx.reader.Error(ref, "list at least one session");
+    return;
+  }
+  ctx.scenario.sessions.resize(items->size());
+  ctx.role_counts.assign(items->size(), 1L);
+  for (size_t i = 0; i < items->size(); ++i) ReadSession(ctx, (*items)[i], i);
+}
+
+}  // namespace racelab::internal

@@ -1,0 +1,289 @@
+// `steps:` of one session. A step is a bare keyword (begin, commit, rollback) or a mapping with
+// exactly one kind key (sql, barrier, sleep_ms, await_blocked, terminate, or begin/commit/rollback
+// with no value) plus the modifiers valid for that kind.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+#include "harness/loader/loader_context.h"
+
+namespace racelab::internal {
+namespace {
+
+struct KindInfo {
+  std::string_view key;
+  StepKind kind;
+  bool takes_value;
+  std::vector<std::string> modifiers;
+};
+
+const std::vector<KindInfo>& Kinds() {
+  static const std::vector<KindInfo> kKinds = {
+      {"begin", StepKind::kBegin, false, {"name", "on_error"}},
+      {"sql", StepKind::kSql, true, {"name", "capture", "when", "on_error"}},
+      {"barrier", StepKind::kBarrier, true, {"name"}},
+      {"sleep_ms", StepKind::kSleep, true, {"name"}},
+      {"await_blocked", StepKind::kAwaitBlocked, true, {"name", "timeout_ms"}},
+      {"terminate", StepKind::kTerminate, true, {"name"}},
+      {"commit", StepKind::kCommit, false, {"name", "on_error"}},
+      {"rollback", StepKind::kRollback, false, {"name", "on_error"}},
+  };
+  return kKinds;
+}
+
+const KindInfo* FindKind(std::string_view key) {
+  for (const KindInfo& info : Kinds()) {
+    if (info.key == key) return &info;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> KindNames() {
+  std::vector<std::string> names;
+  for (const KindInfo& info : Kinds()) names.emplace_back(info.key);
+  return names;
+}
+
+std::string UnknownStep(const std::string& word) {
+  std::string hint = Suggest(word, KindNames());
+  return fmt::format("unknown step '{}' ({}expected one of: {})", word,
+                     hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
+                     JoinNames(KindNames()));
+}
+
+// `when` after param substitution: NAME (==|!=) ('text' | number). Returns "" or what is wrong.
+std::string CheckWhenSyntax(const std::string& text, std::string* name) {
+  size_t i = 0;
+  auto skip = [&] {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  };
+  auto is_ident = [&](size_t k, bool first) {
+    unsigned char c = static_cast<unsigned char>(text[k]);
+    return std::isalpha(c) || c == '_' || (!first && std::isdigit(c));
+  };
+  skip();
+  size_t start = i;
+  while (i < text.size() && is_ident(i, i == start)) ++i;
+  *name = text.substr(start, i - start);
+  if (name->empty()) return "expected a captured name first";
+  skip();
+  if (text.compare(i, 2, "==") != 0 && text.compare(i, 2, "!=") != 0) {
+    return "expected == or != after the name";
+  }
+  i += 2;
+  skip();
+  if (i < text.size() && text[i] == '\'') {
+    size_t close = text.find('\'', i + 1);  // no escapes: the text may not contain a quote
+    if (close == std::string::npos) return "unterminated 'text'";
+    i = close + 1;
+  } else {
+    size_t number = i;
+    if (i < text.size() && text[i] == '-') ++i;
+    size_t digits = i;
+    while (i < text.size() &&
+           (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
+      ++i;
+    }
+    if (i == digits) return "expected 'quoted text' or a number after the operator";
+    if (std::count(text.begin() + number, text.begin() + i, '.') > 1) return "bad number";
+  }
+  skip();
+  if (i != text.size()) return fmt::format("unexpected '{}' at the end", text.substr(i));
+  return "";
+}
+
+void ReadWhen(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& captures,
+              Step& step) {
+  std::optional<std::string> when = ctx.reader.Text(ref);
+  if (!when || !CheckReferences(ctx, ref, *when, &captures)) return;
+  std::string name;
+  std::string problem = CheckWhenSyntax(SubstituteParams(*when, ctx.defaults), &name);
+  if (!problem.empty()) {
+    ctx.reader.Error(ref, fmt::format("bad condition '{}': {} (expected NAME == 'text' or "
+                                      "NAME != number, e.g. status == 'queued')",
+                                      *when, problem));
+  } else if (std::find(captures.begin(), captures.end(), name) == captures.end()) {
+    ctx.reader.Error(ref, fmt::format("'{}' is not captured by an earlier step of this session "
+                                      "(captured so far: {})",
+                                      name, JoinNames(captures)));
+  }
+  step.when = *when;
+}
+
+void ReadCapture(LoadContext& ctx, const Ref& ref, Step& step) {
+  auto names = ctx.reader.TextItems(ref);
+  if (!names) return;
+  for (const auto& [name, item] : *names) {
+    step.capture.push_back(name);
+    if (!IsIdentifier(name)) {
+      ctx.reader.Error(item, fmt::format("'{}' cannot be captured by name (expected a column name "
+                                         "matching [A-Za-z_][A-Za-z0-9_]*; alias it with AS)",
+                                         name));
+    }
+  }
+}
+
+// Reads the kind's value into `step`.
+void ReadKindValue(LoadContext& ctx, const KindInfo& info, const Ref& ref,
+                   const std::vector<std::string>& captures, size_t role, Step& step) {
+  if (!info.takes_value) {
+    if (!ref.node.IsNull() && !(ref.node.IsScalar() && ref.node.Scalar().empty())) {
+      ctx.reader.Error(ref, fmt::format("'{}' takes no value (write '- {}')", info.key, info.key));
+    }
+    return;
+  }
+  if (info.kind == StepKind::kSleep) {
+    step.sleep_ms = ReadExpr(ctx, ref, NumberRule::kNonNegative).value_or("");
+    return;
+  }
+  std::optional<std::string> text = ctx.reader.Text(ref);
+  if (!text) return;
+  switch (info.kind) {
+    case StepKind::kSql:
+      CheckReferences(ctx, ref, *text, &captures);
+      step.sql = *text;
+      break;
+    case StepKind::kBarrier: {
+      if (!IsStepName(*text)) {
+        ctx.reader.Error(ref, fmt::format("'{}' is not a barrier name (expected "
+                                          "[A-Za-z][A-Za-z0-9_-]*, e.g. go)",
+                                          *text));
+      }
+      step.barrier = *text;
+      auto it = std::find_if(ctx.barriers.begin(), ctx.barriers.end(),
+                             [&](const LoadContext::BarrierUse& b) { return b.name == *text; });
+      if (it == ctx.barriers.end()) {
+        ctx.barriers.push_back({*text, ref.mark, ref.path, {role}});
+      } else if (std::find(it->roles.begin(), it->roles.end(), role) == it->roles.end()) {
+        it->roles.push_back(role);
+      }
+      break;
+    }
+    default:  // kAwaitBlocked, kTerminate: checked once every role is known
+      step.target = *text;
+      ctx.targets.push_back({*text, ref.mark, ref.path, role});
+      break;
+  }
+}
+
+// Reads one step written as a mapping.
+void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::string>& captures,
+                 size_t role, Step& step, std::string* keyword, std::optional<Ref>* name_ref) {
+  std::optional<Fields> fields = ctx.reader.Map(item, {});
+  if (!fields) return;
+  if (const Ref* r = fields->Get("name")) *name_ref = *r;  // even for an unknown kind: no cascade
+  const KindInfo* info = nullptr;
+  for (const Fields::Entry& entry : fields->entries) {
+    const KindInfo* found = FindKind(entry.key);
+    if (found == nullptr) continue;
+    if (info != nullptr) {
+      ctx.reader.Error(
+          entry.key_mark, item.path,
+          fmt::format("a step does one thing: '{}' and '{}' are two steps", info->key, entry.key));
+      continue;
+    }
+    info = found;
+  }
+  if (info == nullptr) {
+    const std::vector<std::string> all = {"name", "capture", "when", "on_error", "timeout_ms"};
+    for (const Fields::Entry& entry : fields->entries) {
+      if (std::find(all.begin(), all.end(), entry.key) != all.end()) continue;
+      ctx.reader.Error(entry.key_mark, item.path, UnknownStep(entry.key));
+      return;
+    }
+    ctx.reader.Error(item,
+                     fmt::format("step has no kind (expected one of: {})", JoinNames(KindNames())));
+    return;
+  }
+  step.kind = info->kind;
+  *keyword = std::string(info->key);
+  for (const Fields::Entry& entry : fields->entries) {
+    if (FindKind(entry.key) != nullptr) continue;
+    if (std::find(info->modifiers.begin(), info->modifiers.end(), entry.key) ==
+        info->modifiers.end()) {
+      ctx.reader.Error(entry.key_mark, entry.value.path,
+                       fmt::format("unknown key '{}' for a {} step (expected one of: {}, {})",
+                                   entry.key, info->key, info->key, JoinNames(info->modifiers)));
+    }
+  }
+  ReadKindValue(ctx, *info, *fields->Get(info->key), captures, role, step);
+  if (const Ref* r = fields->Get("when"); r && info->kind == StepKind::kSql) {
+    ReadWhen(ctx, *r, captures, step);
+  }
+  if (const Ref* r = fields->Get("capture"); r && info->kind == StepKind::kSql) {
+    ReadCapture(ctx, *r, step);
+  }
+  if (const Ref* r = fields->Get("timeout_ms"); r && info->kind == StepKind::kAwaitBlocked) {
+    step.timeout_ms = ReadExpr(ctx, *r, NumberRule::kAtLeastOne).value_or("");
+  }
+  if (const Ref* r = fields->Get("on_error");
+      r && std::find(info->modifiers.begin(), info->modifiers.end(), "on_error") !=
+               info->modifiers.end()) {
+    std::optional<std::string> text = ctx.reader.Text(*r);
+    if (text == "abort" || text == "continue") {
+      step.on_error = *text == "abort" ? OnError::kAbort : OnError::kContinue;
+    } else if (text) {
+      ctx.reader.Error(*r,
+                       fmt::format("unknown on_error '{}' (expected abort or continue)", *text));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Step> ReadSteps(LoadContext& ctx, const Ref& ref, size_t role) {
+  std::vector<Step> steps;
+  std::optional<std::vector<Ref>> items = ctx.reader.Seq(ref);
+  if (!items) return steps;
+  if (items->empty()) ctx.reader.Error(ref, "list at least one step");
+  std::vector<std::string> captures;  // captured by the steps read so far
+  for (size_t i = 0; i < items->size(); ++i) {
+    const Ref& item = (*items)[i];
+    Step step;
+    step.loc = ctx.reader.Loc(item.mark);
+    std::string keyword = "step";
+    std::optional<Ref> name_ref;
+    if (item.node.IsScalar()) {
+      const KindInfo* info = FindKind(item.node.Scalar());
+      if (info == nullptr) {
+        ctx.reader.Error(item, UnknownStep(item.node.Scalar()));
+      } else if (info->takes_value) {
+        ctx.reader.Error(
+            item, fmt::format("step '{}' needs a value (write '- {}: ...')", info->key, info->key));
+      } else {
+        step.kind = info->kind;
+        keyword = std::string(info->key);
+      }
+    } else if (item.node.IsMap()) {
+      ReadStepMap(ctx, item, captures, role, step, &keyword, &name_ref);
+    } else {
+      ctx.reader.Error(item, fmt::format("expected a step such as 'begin' or 'sql: ...', found {}",
+                                         Describe(item.node)));
+    }
+    step.name = fmt::format("{}{}", keyword, i + 1);
+    if (name_ref) {
+      std::optional<std::string> name = ctx.reader.Text(*name_ref);
+      if (name && !IsStepName(*name)) {
+        ctx.reader.Error(*name_ref, fmt::format("'{}' is not a step name (expected "
+                                                "[A-Za-z][A-Za-z0-9_-]*, e.g. claim)",
+                                                *name));
+      }
+      if (name) step.name = *name;
+    }
+    for (size_t j = 0; j < steps.size(); ++j) {
+      if (steps[j].name != step.name) continue;
+      ctx.reader.Error(name_ref ? *name_ref : item,
+                       fmt::format("duplicate step name '{}' in session '{}' (also steps[{}])",
+                                   step.name, ctx.scenario.sessions[role].name, j));
+    }
+    for (const std::string& c : step.capture) {
+      if (std::find(captures.begin(), captures.end(), c) == captures.end()) captures.push_back(c);
+    }
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+}  // namespace racelab::internal

@@ -1,0 +1,130 @@
+#include "harness/loader/catalogue.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace racelab {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string ScenarioText(const std::string& name, const std::string& tags) {
+  return "name: " + name + "\ntitle: T\nteaches: L\ntags: [" + tags +
+         "]\nsessions:\n  - name: solo\n    steps: [begin, commit]\n";
+}
+
+class CatalogueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("racelab-catalogue-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    Write("b.yaml", ScenarioText("beta", "locks"));
+    Write("a.yml", ScenarioText("alpha", "claim, locks"));
+    Write("c-file.yaml", ScenarioText("gamma", "faults"));
+    Write("notes.txt", "not a scenario");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Write(const std::string& file, const std::string& text) {
+    fs::path path = dir_ / file;
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+    return path.string();
+  }
+  static std::vector<std::string> Names(const std::vector<Scenario>& scenarios) {
+    std::vector<std::string> names;
+    for (const Scenario& s : scenarios) names.push_back(s.name);
+    return names;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(CatalogueTest, NoSelectorsLoadsTheFolderSortedByFileName) {
+  Result<std::vector<Scenario>> r = LoadScenarios({}, dir_.string());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_THAT(Names(*r), ElementsAre("alpha", "beta", "gamma"));
+  EXPECT_EQ((*r)[0].loc.file, (dir_ / "a.yml").string());
+}
+
+TEST_F(CatalogueTest, SelectsByNameFileAndFolder) {
+  std::string extra = Write("more/d.yaml", ScenarioText("delta", ""));
+  Result<std::vector<Scenario>> r =
+      LoadScenarios({"gamma", "beta", extra, (dir_ / "more").string(), "alpha"}, dir_.string());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // delta is selected twice (file and folder): kept once.
+  EXPECT_THAT(Names(*r), ElementsAre("gamma", "beta", "delta", "alpha"));
+}
+
+TEST_F(CatalogueTest, UnknownNameListsTheCatalogue) {
+  Result<std::vector<Scenario>> r = LoadScenarios({"betta"}, dir_.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUsage);
+  EXPECT_THAT(r.status().message(),
+              StartsWith("unknown scenario 'betta' (did you mean 'beta'? scenarios in "));
+  EXPECT_THAT(r.status().message(), HasSubstr("alpha, beta, gamma"));
+}
+
+TEST_F(CatalogueTest, MissingFileOrFolder) {
+  Result<std::vector<Scenario>> r = LoadScenarios({"nope/x.yaml"}, dir_.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "nope/x.yaml: no such scenario file or folder");
+  r = LoadScenarios({}, (dir_ / "absent").string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), StartsWith("scenario folder '"));
+}
+
+TEST_F(CatalogueTest, DuplicateNamesAreAnError) {
+  std::string copy = Write("zz.yaml", ScenarioText("alpha", ""));
+  Result<std::vector<Scenario>> r = LoadScenarios({}, dir_.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), StartsWith("duplicate scenario name 'alpha': "));
+  EXPECT_THAT(r.status().message(), HasSubstr(copy));
+}
+
+TEST_F(CatalogueTest, BrokenFileReportsItsLine) {
+  std::string broken = Write("broken.yaml", "name: broken\ntitle: T\nteaches: L\nsesions: []\n");
+  Result<std::vector<Scenario>> r = LoadScenarios({}, dir_.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), StartsWith(broken + ":1:1: sessions: missing required key"));
+  // Looking up another name still works and mentions the broken file.
+  r = LoadScenarios({"beta"}, dir_.string());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  r = LoadScenarios({"zeta"}, dir_.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("these files did not load: broken.yaml"));
+}
+
+TEST_F(CatalogueTest, FilterByTags) {
+  Result<std::vector<Scenario>> r = LoadScenarios({}, dir_.string());
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(Names(FilterByTags(*r, {"locks"})), ElementsAre("alpha", "beta"));
+  EXPECT_THAT(Names(FilterByTags(*r, {"claim", "faults"})), ElementsAre("alpha", "gamma"));
+  EXPECT_THAT(Names(FilterByTags(*r, {})), ElementsAre("alpha", "beta", "gamma"));
+  EXPECT_TRUE(FilterByTags(*r, {"none"}).empty());
+}
+
+TEST_F(CatalogueTest, DefaultScenarioDirHonoursTheEnvironment) {
+  ::setenv("RACELAB_SCENARIOS", dir_.c_str(), 1);
+  EXPECT_EQ(DefaultScenarioDir(), dir_.string());
+  ::unsetenv("RACELAB_SCENARIOS");
+  std::string fallback = DefaultScenarioDir();
+  EXPECT_TRUE(fallback == std::string(RACELAB_SOURCE_DIR) + "/scenarios" ||
+              fallback == "./scenarios")
+      << fallback;
+}
+
+}  // namespace
+}  // namespace racelab
