@@ -222,8 +222,8 @@ bool Worker::WhenHolds(const std::string& text) const {
   if (!std::regex_match(condition, m, kWhen)) return false;  // the loader validated the syntax
   auto it = vars_.find(m[1].str());
   if (it == vars_.end()) return false;  // never captured: the step does not run
-  bool text = m[4].matched;
-  bool equal = text ? it->second == m[4].str()
+  bool is_text = m[4].matched;
+  bool equal = is_text ? it->second == m[4].str()
                     : std::abs(std::atof(it->second.c_str()) - std::atof(m[5].str().c_str())) < 1e-9;
   return m[2].str() == "==" ? equal : !equal;
 }
