@@ -95,6 +95,7 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   TrialContext ctx;
   ctx.item = &item;
   ctx.statement_timeout_ms = options.statement_timeout_ms;
+  ctx.trial_timeout_ms = options.trial_timeout_ms;
   ctx.stop = options.stop;
   ctx.monitor = conns.monitor();
   std::map<std::string, int> parties;

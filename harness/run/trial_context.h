@@ -27,6 +27,7 @@ struct TrialContext {
   SteadyTime origin;                 // trial start: t = 0 µs
   SteadyTime deadline;               // the whole trial must end by then
   long statement_timeout_ms = 30000; // default deadline of one statement/wait
+  long trial_timeout_ms = 120000;    // origin + this = deadline
   const StopFlag* stop = nullptr;
   Monitor* monitor = nullptr;        // thread-safe
   std::map<std::string, std::unique_ptr<Barrier>> barriers;  // by name; Barrier is thread-safe

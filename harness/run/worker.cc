@@ -87,6 +87,18 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
     return;
   }
   NoteNextSend(ev.sent_us);
+  if (std::chrono::steady_clock::now() >= ctx_->deadline) {
+    ev.completed_us = ev.sent_us;
+    ev.message = "not started: the trial deadline had passed";
+    out_.deadline_exceeded = true;
+    if (out_.error.empty()) {
+      out_.error = fmt::format("{}: the trial passed its deadline ({} ms) before step '{}'", session_->label,
+                               ctx_->trial_timeout_ms, step.name);
+    }
+    Fail(ev);
+    out_.events.push_back(std::move(ev));
+    return;
+  }
   switch (step.kind) {
     case StepKind::kBegin:
       begin_index_ = index;
@@ -121,10 +133,21 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       ExecSql(step, &ev, sql);
       break;
     }
-    case StepKind::kSleep:
-      if (!SleepUntil(ctx_->DeadlineIn(step.sleep_ms), ctx_->stop)) ev.message = "interrupted";
+    case StepKind::kSleep: {
+      SteadyTime until = std::chrono::steady_clock::now() + std::chrono::milliseconds(step.sleep_ms);
+      if (!SleepUntil(std::min(until, ctx_->deadline), ctx_->stop)) ev.message = "interrupted";
       ev.completed_us = ctx_->NowUs();
+      if (until > ctx_->deadline && ev.message.empty()) {
+        ev.message = "cut short by the trial deadline";
+        out_.deadline_exceeded = true;
+        if (out_.error.empty()) {
+          out_.error = fmt::format("{}: sleep '{}' ({} ms) reached the trial deadline ({} ms)", session_->label,
+                                   step.name, step.sleep_ms, ctx_->trial_timeout_ms);
+        }
+        Fail(ev);
+      }
       break;
+    }
     case StepKind::kAwaitBlocked: {
       long ms = step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
       const auto& pids = ctx_->role_pids.at(step.target);
@@ -168,9 +191,15 @@ void Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& 
   ev->cancelled_by_deadline = r.cancelled_by_deadline;
   if (r.cancelled_by_deadline) {
     out_.deadline_exceeded = true;
+    bool stopped = ctx_->stop != nullptr && ctx_->stop->stop_requested();
+    bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
     if (out_.error.empty()) {
-      out_.error = fmt::format("{}: step '{}' passed its deadline ({} ms) and was cancelled",
-                               session_->label, step.name, ms);
+      out_.error = stopped ? fmt::format("{}: step '{}' was cancelled: racelab was interrupted",
+                                         session_->label, step.name)
+                   : trial ? fmt::format("{}: step '{}' was cancelled at the trial deadline ({} ms)",
+                                         session_->label, step.name, ctx_->trial_timeout_ms)
+                           : fmt::format("{}: step '{}' passed its deadline ({} ms) and was cancelled",
+                                         session_->label, step.name, ms);
     }
   }
   if (r.ok() && !r.values.empty()) {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/embedded/cluster.h"
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
 
@@ -191,6 +192,48 @@ TEST(Cli, SigintMidRunAgainstDsnDropsItsSchema) {
   ProcessResult r = p.Wait(seconds(60));
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_EQ(RacelabSchemas(), 0) << "racelab must drop its schema when interrupted";
+}
+
+TEST(Cli, HungStatementIsCancelledAtItsDeadlineAndReported) {
+  TempDir out;
+  // b waits on a's lock for hold_ms = 5000, but a statement may wait only 300 ms.
+  ProcessResult r = RunProcess({kBin, "run", "lock-hold-wait", "--set", "hold_ms=5000", "--isolation", "rc",
+                                "--trials", "1", "--statement-timeout-ms", "300", "--dsn", TestConninfo(), "--out",
+                                out.path.string(), "--format", "console,json"},
+                               seconds(60));
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_NE(r.out.find("error"), std::string::npos) << r.out;
+  std::string json = Slurp(out.path / "racelab.json");
+  EXPECT_NE(json.find("\"cancelled_by_deadline\": true"), std::string::npos) << json.substr(0, 4000);
+  EXPECT_NE(json.find("passed its deadline"), std::string::npos);
+  EXPECT_EQ(RacelabSchemas(), 0);
+}
+
+TEST(Cli, TrialPastItsDeadlineIsAnErrorNotAHang) {
+  ProcessResult r = RunProcess({kBin, "run", "lock-hold-wait", "--set", "hold_ms=20000", "--isolation", "rc",
+                                "--trials", "2", "--trial-timeout-ms", "1000", "--dsn", TestConninfo(), "-q",
+                                "--format", "console"},
+                               seconds(60));
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_LT(r.elapsed_ms, 30000) << "the trial deadline ends the hold early";
+  EXPECT_EQ(RacelabSchemas(), 0);
+}
+
+TEST(Cli, ServerGoneMidRunIsRecordedAndTheRunEnds) {
+  TempDir base, out;
+  ClusterOptions co;
+  co.base_dir = (base.path / "c").string();
+  auto cluster = EmbeddedCluster::Start(co);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().message();
+  Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=500", "--trials", "20", "--dsn",
+                (*cluster)->conninfo(), "--out", out.path.string(), "--format", "console,json"});
+  ASSERT_TRUE(p.WaitForStderr("trial 2/20", seconds(60)));
+  ASSERT_TRUE((*cluster)->Stop().ok());
+  ProcessResult r = p.Wait(seconds(60));
+  EXPECT_FALSE(r.timed_out) << "racelab must not hang when its server goes away";
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_TRUE(fs::exists(out.path / "racelab.json")) << "reports of what ran are still written";
+  EXPECT_NE(r.out.find("error"), std::string::npos) << r.out;
 }
 
 }  // namespace
