@@ -128,7 +128,11 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, MalformedScenario,
                          ::testing::Values(BadFile{"bad_yaml.yaml", "invalid YAML"}, BadFile{"unknown_key.yaml", "cont"},
                                            BadFile{"unknown_step.yaml", "steps["},
                                            BadFile{"missing_barrier_partner.yaml", "barrier"},
-                                           BadFile{"bad_param.yaml", "run_id"}));
+                                           BadFile{"bad_param.yaml", "run_id"}),
+                         [](const ::testing::TestParamInfo<BadFile>& info) {
+                           std::string name = fs::path(info.param.file).stem().string();
+                           return name;
+                         });
 
 TEST(Cli, BadParameterOverrideExitsTwo) {
   ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--set", "workers=abc", "-q"}, seconds(10));

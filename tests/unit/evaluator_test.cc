@@ -141,6 +141,32 @@ TEST(Evaluator, SummaryTalliesAndPercentiles) {
   EXPECT_EQ(s.skew_us.count, 4u);
 }
 
+TEST(Evaluator, OnlyTheLastAttemptOfARetriedSessionCounts) {
+  // worker.2's first attempt claimed (1 row) but its COMMIT failed with 40001; its retry skipped the
+  // claim and committed. The claim of the voided attempt must not make it a winner.
+  PlanItem item = TwoWorkerClaim();
+  item.expect.winners = 1;
+  item.expect.distinct_claims = true;
+  TrialResult r = Trial(1, 1);
+  StepEvent failed_commit = Ev("worker.2", "commit", -1, "40001");
+  StepEvent retried_claim = Ev("worker.2", "claim", -1);
+  retried_claim.attempt = 2;
+  retried_claim.skipped = true;
+  r.events.push_back(failed_commit);
+  r.events.push_back(retried_claim);
+  r.sessions[1].committed = true;
+  r.sessions[1].attempts = 2;
+  TrialVerdict v = EvaluateTrial(item, r);
+  EXPECT_EQ(v.verdict, Verdict::kPass) << v.checks[0].detail;
+  EXPECT_TRUE(v.result.sessions[0].won);
+  EXPECT_FALSE(v.result.sessions[1].won);
+  EXPECT_FALSE(v.result.sessions[1].claim.has_value());
+
+  ResultSummary s = Summarize(item, {v}, "");
+  EXPECT_EQ(s.retries, 1) << "attempts - 1 over every session";
+  EXPECT_EQ(s.sqlstates.at("40001"), 1) << "the failed attempt's SQLSTATE still counts";
+}
+
 TEST(Evaluator, PercentilesByNearestRank) {
   std::vector<double> v;
   for (int i = 1; i <= 20; ++i) v.push_back(i);

@@ -1,0 +1,77 @@
+// Which statement a monitor observation of a lock wait belongs to (harness/run/runner.cc).
+#include <gtest/gtest.h>
+
+#include "harness/pg/monitor.h"
+#include "harness/run/runner.h"
+
+namespace racelab {
+namespace {
+
+StepEvent Ev(const std::string& step, StepKind kind, int64_t sent, int64_t completed) {
+  StepEvent ev;
+  ev.session = "a";
+  ev.step = step;
+  ev.kind = kind;
+  ev.sent_us = sent;
+  ev.completed_us = completed;
+  return ev;
+}
+
+LockObservation Obs(int64_t sent, int64_t received) {
+  LockObservation o;
+  o.poll_sent_us = sent;
+  o.poll_received_us = received;
+  o.pid = 11;
+  o.wait_event = "transactionid";
+  o.blocking_pids = {22};
+  return o;
+}
+
+const std::map<int, std::string> kPidLabels{{11, "a"}, {22, "b"}};
+const std::map<std::string, int> kLabelPids{{"a", 11}, {"b", 22}};
+
+// "UPDATE row 1" (no wait), then "UPDATE row 2" (waits 100 ms). A slow poll straddles both and overlaps
+// the first more; later polls fall wholly inside the second. Only the second waited.
+TEST(LockWaitAttribution, AStraddlingPollGoesToTheStatementSeenWaiting) {
+  std::vector<StepEvent> events{Ev("first", StepKind::kSql, 6619, 10684),
+                                Ev("second", StepKind::kSql, 10735, 111982)};
+  std::vector<LockObservation> obs{Obs(8865, 12509), Obs(14674, 16000), Obs(100000, 109224)};
+  internal::AttributeLockWaits(obs, kPidLabels, kLabelPids, &events);
+  EXPECT_FALSE(events[0].lock_wait);
+  ASSERT_TRUE(events[1].lock_wait);
+  EXPECT_EQ(events[1].blocked_by, std::vector<std::string>{"b"});
+  EXPECT_EQ(events[1].wait_event, "transactionid");
+  EXPECT_EQ(events[1].lock_wait_first_seen_us, 8865);
+  EXPECT_EQ(events[1].lock_wait_last_seen_us, 109224);
+}
+
+// BEGIN takes no lock: a poll straddling "BEGIN; UPDATE" is the UPDATE's even when it is the only poll.
+TEST(LockWaitAttribution, BeginNeverWaits) {
+  std::vector<StepEvent> events{Ev("begin", StepKind::kBegin, 3051, 5355),
+                                Ev("touch", StepKind::kSql, 5359, 6000)};
+  std::vector<LockObservation> obs{Obs(712, 6331)};
+  internal::AttributeLockWaits(obs, kPidLabels, kLabelPids, &events);
+  EXPECT_FALSE(events[0].lock_wait);
+  EXPECT_TRUE(events[1].lock_wait);
+}
+
+// A short wait seen by one straddling poll only still counts, for the statement it overlaps most.
+TEST(LockWaitAttribution, AnUnconfirmedStraddlingPollFallsBackToTheLargestOverlap) {
+  std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000), Ev("second", StepKind::kSql, 1010, 5000)};
+  std::vector<LockObservation> obs{Obs(900, 3000)};
+  internal::AttributeLockWaits(obs, kPidLabels, kLabelPids, &events);
+  EXPECT_FALSE(events[0].lock_wait);
+  EXPECT_TRUE(events[1].lock_wait);
+}
+
+// Another backend's observation is never attributed to this session.
+TEST(LockWaitAttribution, OtherBackendsAreIgnored) {
+  std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000)};
+  LockObservation o = Obs(100, 200);
+  o.pid = 22;
+  internal::AttributeLockWaits({o}, kPidLabels, kLabelPids, &events);
+  EXPECT_FALSE(events[0].lock_wait);
+}
+
+}  // namespace
+}  // namespace racelab
