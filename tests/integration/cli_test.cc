@@ -114,6 +114,8 @@ struct BadFile {
   const char* needle;  // the field path or word the message must name
 };
 
+void PrintTo(const BadFile& f, std::ostream* os) { *os << f.file; }
+
 class MalformedScenario : public ::testing::TestWithParam<BadFile> {};
 
 TEST_P(MalformedScenario, ExitsTwoNamingFileLineAndField) {
