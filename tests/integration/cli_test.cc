@@ -189,6 +189,27 @@ TEST(Cli, SigintMidRunStopsCleanly) {
   EXPECT_EQ(RunDirsUnder(base.path), 0) << "no cluster folder left";
 }
 
+TEST(Cli, OrphanOfAKilledRunIsCleanedByTheNextRun) {
+  TempDir base, out;
+  {
+    Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--out",
+                  out.path.string()},
+                 {{"RACELAB_TMPDIR", base.path.string()}});
+    ASSERT_TRUE(p.WaitForStderr("trial 1/20", seconds(120)));
+    p.Signal(SIGKILL);  // no chance to clean up
+    p.Wait(seconds(30));
+  }
+  // The postmaster dies with racelab (parent-death signal); its folder stays until the next run.
+  for (int i = 0; i < 100 && PostgresUnder(base.path) > 0; ++i) usleep(100 * 1000);
+  EXPECT_EQ(PostgresUnder(base.path), 0);
+  EXPECT_EQ(RunDirsUnder(base.path), 1) << "the killed run's folder is the orphan";
+  ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--isolation", "rc", "--trials", "2", "-q",
+                                "--format", "console"},
+                               seconds(120), {{"RACELAB_TMPDIR", base.path.string()}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(RunDirsUnder(base.path), 0) << "the next run removed the orphan";
+}
+
 TEST(Cli, SigintMidRunAgainstDsnDropsItsSchema) {
   TempDir out;
   Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn", TestConninfo(),
