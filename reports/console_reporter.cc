@@ -1,7 +1,7 @@
 // "console" reporter: the summary a person sees in the terminal (stdout, no file).
 //
 // A fixed-width table, one row per result: scenario, isolation, verdict, winners, SQLSTATEs,
-// blocked p95 ms, skew p95 µs. Column widths are computed from the content (in UTF-8 code points,
+// retries, blocked p95 ms, skew p95 µs. Column widths are computed from the content (in UTF-8 code points,
 // so "×" and "µ" count as one). Under it, for each result that did not pass, its failed
 // expectations with the first failure's detail (or the harness error). The last line counts
 // verdicts: "12 results: 11 pass, 1 fail, 0 error". Plain text, no colours.
@@ -20,14 +20,14 @@
 namespace racelab::internal {
 namespace {
 
-constexpr size_t kColumns = 7;
+constexpr size_t kColumns = 8;
 using TableRow = std::array<std::string, kColumns>;
 
-const TableRow kHeader = {"scenario",  "isolation",      "verdict",    "winners",
-                          "SQLSTATEs", "blocked p95 ms", "skew p95 µs"};
+const TableRow kHeader = {"scenario",  "isolation", "verdict",        "winners",
+                          "SQLSTATEs", "retries",   "blocked p95 ms", "skew p95 µs"};
 // Numeric columns are right-aligned.
 constexpr std::array<bool, kColumns> kRightAligned = {false, false, false, false,
-                                                      false, true,  true};
+                                                      false, true,  true,  true};
 
 // Display width of UTF-8 text: code points (every byte that is not a continuation byte).
 size_t Width(std::string_view text) {
@@ -45,6 +45,7 @@ TableRow MakeRow(const ResultSummary& r) {
           VerdictName(r.verdict),
           Histogram(r.winners),
           Histogram(r.sqlstates),
+          std::to_string(r.retries),
           r.blocked_ms.count == 0 ? std::string(kNone) : FormatMs(r.blocked_ms.p95),
           FormatSkewUs(r.skew_us, r.skew_us.p95)};
 }

@@ -140,6 +140,7 @@ Json ResultJson(const ResultSummary& r) {
   Json sqlstates = Json::object();
   for (const auto& [code, count] : r.sqlstates) sqlstates[code] = count;
   j["sqlstates"] = std::move(sqlstates);
+  j["retries"] = r.retries;
   j["blocked_ms"] = MsPercentiles(r.blocked_ms);
   j["skew_us"] = UsPercentiles(r.skew_us);
 

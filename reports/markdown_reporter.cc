@@ -185,9 +185,9 @@ void WriteHeader(const RunReport& report, std::ostream& out) {
 }
 
 void WriteSummaryTable(const RunReport& report, std::ostream& out) {
-  out << "| scenario | isolation | verdict | trials | winners | SQLSTATEs "
+  out << "| scenario | isolation | verdict | trials | winners | SQLSTATEs | retries "
          "| blocked ms p50/p95/max | skew µs p50/p95 |\n"
-      << "|---|---|---|---:|---|---|---|---|\n";
+      << "|---|---|---|---:|---|---|---:|---|---|\n";
   for (const ResultSummary& r : report.results) {
     const PlanItem& item = ItemOf(r);
     const std::string skew = r.skew_us.count == 0 ? std::string(kNone)
@@ -195,7 +195,7 @@ void WriteSummaryTable(const RunReport& report, std::ostream& out) {
                                                         FormatSkewUs(r.skew_us, r.skew_us.p95);
     Row(out, {item.scenario, std::string(IsolationName(item.isolation)), VerdictName(r.verdict),
               std::to_string(r.trials), Histogram(r.winners), Histogram(r.sqlstates),
-              FormatBlockedMs(r.blocked_ms), skew});
+              std::to_string(r.retries), FormatBlockedMs(r.blocked_ms), skew});
   }
   out << '\n';
 }

@@ -37,6 +37,7 @@ ResultSummary Summarize(const PlanItem& item, std::vector<TrialVerdict> trials,
       if (!ev.sqlstate.empty()) ++s.sqlstates[ev.sqlstate];
       if (ev.lock_wait) blocked.push_back(ev.blocked_ms());
     }
+    for (const auto& sr : t.result.sessions) s.retries += sr.attempts - 1;
     for (const auto& b : t.result.barriers) skew.push_back(static_cast<double>(b.skew_us));
     for (size_t i = 0; i < t.checks.size(); ++i) {
       if (s.expectations.size() <= i) {

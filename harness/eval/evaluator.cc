@@ -9,11 +9,16 @@
 namespace racelab {
 namespace {
 
-// The last executed (not skipped) event of `step` in session `label`, or nullptr.
+// The last executed (not skipped) event of `step` in session `label`, or nullptr. Only the session's
+// last transaction attempt counts: a step that ran in an attempt that was retried (`retry`) is void.
 const StepEvent* LastRun(const TrialResult& r, const std::string& label, const std::string& step) {
+  int last_attempt = 1;
+  for (const auto& ev : r.events) {
+    if (ev.session == label) last_attempt = std::max(last_attempt, ev.attempt);
+  }
   const StepEvent* found = nullptr;
   for (const auto& ev : r.events) {
-    if (ev.session == label && ev.step == step && !ev.skipped) found = &ev;
+    if (ev.session == label && ev.attempt == last_attempt && ev.step == step && !ev.skipped) found = &ev;
   }
   return found;
 }

@@ -53,7 +53,8 @@ struct ResultSummary {
   int trials = 0;
   Verdict verdict = Verdict::kPass;
   std::map<int, int> winners;                 // n winners -> trials
-  std::map<std::string, int> sqlstates;       // code -> occurrences over all trials
+  std::map<std::string, int> sqlstates;       // code -> occurrences over all trials (every attempt)
+  int retries = 0;                            // transaction retries (`retry`): sum of attempts - 1
   Percentiles blocked_ms;                     // over statements seen in a lock wait
   Percentiles skew_us;                        // over barrier releases
   std::vector<ExpectationTally> expectations;

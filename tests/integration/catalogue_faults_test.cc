@@ -5,6 +5,7 @@
 // a weakened YAML file cannot pass unnoticed.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "tests/integration/scenario_runner.h"
@@ -21,7 +22,7 @@ const ResultSummary& At(const ScenarioRun& run, IsolationLevel level) {
   for (const auto& r : run.results) {
     if (r.item->isolation == level) return r;
   }
-  throw std::runtime_error(std::string("level not run: ") + IsolationName(level));
+  throw std::runtime_error("level not run: " + std::string(IsolationName(level)));
 }
 
 // Every result passed every expectation in all kTrials trials.
@@ -166,6 +167,19 @@ TEST(CatalogueFaults, CrashAfterSideEffectRetryIsANoOp) {
     for (const auto& t : r.trial_details) {
       ASSERT_FALSE(t.result.finals.empty());
       EXPECT_EQ(t.result.finals[0].value.value_or("NULL"), "1") << "exactly one effect";
+    }
+  }
+}
+
+TEST(CatalogueFaults, CrashAfterSideEffectWithoutAKeyDoublesTheEffect) {
+  ScenarioRun run = RunScenario("crash-after-side-effect-no-key", kTrials);
+  ExpectAllPass(run, 3);
+  for (const auto& r : run.results) {
+    EXPECT_EQ(Count(r.sqlstates, "57P01"), kTrials) << IsolationName(r.item->isolation);
+    EXPECT_EQ(r.sqlstates.size(), 1u) << "no error tells anyone about the double charge";
+    for (const auto& t : r.trial_details) {
+      ASSERT_FALSE(t.result.finals.empty());
+      EXPECT_EQ(t.result.finals[0].value.value_or("NULL"), "2") << "two effects";
     }
   }
 }
