@@ -20,6 +20,7 @@ constexpr RegistryEntry kRegistry[] = {
     {"json", &internal::MakeJsonReporter},
     {"md", &internal::MakeMarkdownReporter},
     {"junit", &internal::MakeJunitReporter},
+    {"html", &internal::MakeHtmlReporter},
 };
 
 }  // namespace

@@ -19,5 +19,8 @@ std::unique_ptr<Reporter> MakeJsonReporter();
 std::unique_ptr<Reporter> MakeMarkdownReporter();
 // "junit": racelab.junit.xml, one testcase per scenario × isolation level.
 std::unique_ptr<Reporter> MakeJunitReporter();
+// "html": racelab.html, one self-contained page: summary table, lessons and a swim-lane timeline
+// (inline SVG) of one representative trial per result.
+std::unique_ptr<Reporter> MakeHtmlReporter();
 
 }  // namespace racelab::internal

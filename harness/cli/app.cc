@@ -74,7 +74,7 @@ int Main(int argc, char** argv) {
                   "creates and drops (default: an embedded throwaway cluster)");
   run->add_option("--pg-bindir", args.pg_bindir, "PostgreSQL binaries for the embedded cluster");
   run->add_option("--out", args.out, "Folder for report files")->capture_default_str();
-  run->add_option("--format", args.formats, "Reports: console,json,md,junit")->capture_default_str();
+  run->add_option("--format", args.formats, "Reports: console,json,md,junit,html")->capture_default_str();
   run->add_option("--seed", args.seed, "Seed for the worker start order")->capture_default_str();
   run->add_option("--statement-timeout-ms", args.statement_timeout_ms,
                   "Deadline of one statement or wait, in ms; then it is cancelled and the trial is an error")

@@ -22,7 +22,7 @@ struct RunArgs {
   std::string dsn;
   std::string pg_bindir;
   std::string out = "racelab-reports";
-  std::string formats = "console,json,md,junit";
+  std::string formats = "console,json,md,junit,html";
   uint64_t seed = 0;
   long statement_timeout_ms = 30000;
   long trial_timeout_ms = 120000;

@@ -1,6 +1,7 @@
 // Unit tests for reports/: registry, goldens, JSON contract, XML escaping, per-format details.
 //
-// Golden files: tests/golden/{racelab.json, racelab.md, racelab.junit.xml, console.txt} are the
+// Golden files: tests/golden/{racelab.json, racelab.md, racelab.junit.xml, racelab.html,
+// console.txt} are the
 // exact bytes each reporter writes for the sample run (tests/unit/sample_report.h). After an
 // intended change to a format, regenerate them and review the diff:
 //
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "reports/reporter.h"
 #include "reports/xml_writer.h"
@@ -60,7 +62,7 @@ void ExpectMatchesGolden(const std::string& file, const std::string& actual) {
 // --- Registry ------------------------------------------------------------------------------------
 
 TEST(ReporterRegistryTest, NamesInRegistryOrder) {
-  EXPECT_THAT(ReporterNames(), ::testing::ElementsAre("console", "json", "md", "junit"));
+  EXPECT_THAT(ReporterNames(), ::testing::ElementsAre("console", "json", "md", "junit", "html"));
 }
 
 TEST(ReporterRegistryTest, EveryNameMakesItsReporter) {
@@ -73,6 +75,7 @@ TEST(ReporterRegistryTest, EveryNameMakesItsReporter) {
   EXPECT_EQ((*MakeReporter("json"))->file_name(), "racelab.json");
   EXPECT_EQ((*MakeReporter("md"))->file_name(), "racelab.md");
   EXPECT_EQ((*MakeReporter("junit"))->file_name(), "racelab.junit.xml");
+  EXPECT_EQ((*MakeReporter("html"))->file_name(), "racelab.html");
 }
 
 TEST(ReporterRegistryTest, UnknownNameIsUsageErrorListingValidNames) {
@@ -80,7 +83,7 @@ TEST(ReporterRegistryTest, UnknownNameIsUsageErrorListingValidNames) {
   ASSERT_FALSE(reporter.ok());
   EXPECT_EQ(reporter.status().code(), StatusCode::kUsage);
   EXPECT_THAT(reporter.status().message(), HasSubstr("html5"));
-  EXPECT_THAT(reporter.status().message(), HasSubstr("console, json, md, junit"));
+  EXPECT_THAT(reporter.status().message(), HasSubstr("console, json, md, junit, html"));
 }
 
 // --- Goldens -------------------------------------------------------------------------------------
@@ -98,6 +101,9 @@ TEST_F(ReporterGoldenTest, Markdown) {
 }
 TEST_F(ReporterGoldenTest, Junit) {
   ExpectMatchesGolden("racelab.junit.xml", Render("junit", run_->report));
+}
+TEST_F(ReporterGoldenTest, Html) {
+  ExpectMatchesGolden("racelab.html", Render("html", run_->report));
 }
 TEST_F(ReporterGoldenTest, Console) {
   ExpectMatchesGolden("console.txt", Render("console", run_->report));
@@ -273,6 +279,75 @@ TEST(ReporterMarkdownTest, GroupsResultsByScenarioAndEscapesPipes) {
   // In a table cell: '|' and '<' escaped.
   EXPECT_THAT(
       md, HasSubstr("| final SELECT error FROM runs WHERE id=1 = a\\<b & \"c\" \\| 'd' | 1 | 1 |"));
+}
+
+// Occurrences of `needle` in `text`.
+size_t Count(const std::string& text, std::string_view needle) {
+  size_t n = 0;
+  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// Empty when every start tag after the doctype has its end tag, properly nested (self-closed and
+// HTML void elements excepted); else what went wrong. Enough for XmlWriter's output, where '<'
+// and '>' never appear unescaped in text or attribute values.
+std::string TagBalanceError(const std::string& html) {
+  std::vector<std::string> open;
+  for (size_t pos = html.find('<'); pos != std::string::npos; pos = html.find('<', pos + 1)) {
+    const size_t end = html.find('>', pos);
+    if (end == std::string::npos) return "unterminated tag at " + std::to_string(pos);
+    const std::string tag = html.substr(pos + 1, end - pos - 1);
+    if (tag.empty() || tag[0] == '!' || tag.back() == '/') continue;
+    if (tag[0] == '/') {
+      const std::string name = tag.substr(1);
+      if (open.empty() || open.back() != name) {
+        return "</" + name + "> closes <" + (open.empty() ? "" : open.back()) + ">";
+      }
+      open.pop_back();
+    } else {
+      open.push_back(tag.substr(0, tag.find_first_of(" \n")));
+    }
+  }
+  return open.empty() ? "" : "<" + open.back() + "> never closed";
+}
+
+TEST(ReporterHtmlTest, OneSvgPerResultEscapedAndBalanced) {
+  auto run = testing::MakeSampleRun();
+  const std::string html = Render("html", run->report);
+  EXPECT_THAT(html, ::testing::StartsWith("<!DOCTYPE html>\n<html lang=\"en\">"));
+  EXPECT_EQ(Count(html, "<svg "), run->report.results.size());
+  EXPECT_EQ(Count(html, "</svg>"), run->report.results.size());
+  EXPECT_EQ(TagBalanceError(html), "");
+  // The sample's nasty string, in text and in attribute-free cells alike, only ever escaped.
+  EXPECT_THAT(html, HasSubstr("note=a&lt;b &amp; &quot;c&quot; | &#39;d&#39;"));
+  EXPECT_THAT(html, HasSubstr("first failure"));
+  EXPECT_THAT(html, Not(HasSubstr("a<b")));
+  // Self-contained and static: no script, no external resources.
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("src=")));
+  EXPECT_THAT(html, Not(HasSubstr("<link")));
+  // The picture: lock wait with its tooltip, the barrier line and its name.
+  EXPECT_THAT(html, HasSubstr("class=\"bar b-lock\""));
+  EXPECT_THAT(html, HasSubstr("blocked 2.678 ms by worker.1 (transactionid)"));
+  EXPECT_THAT(html, HasSubstr("<g class=\"barrier\">"));
+}
+
+TEST(ReporterHtmlTest, ErrorAndEmptyReport) {
+  auto run = testing::MakeSampleRun();
+  run->report.results[0].verdict = Verdict::kError;
+  run->report.results[0].error = "lost connection <worker.2> & \x02gave up";
+  run->report.results[0].trial_details.clear();  // no picture without a trial
+  const std::string html = Render("html", run->report);
+  EXPECT_THAT(html, HasSubstr("<td class=\"v-error\">error</td>"));
+  EXPECT_THAT(html, HasSubstr("Error: lost connection &lt;worker.2&gt; &amp; gave up"));
+  EXPECT_EQ(Count(html, "<svg "), 1u);
+  EXPECT_EQ(TagBalanceError(html), "");
+
+  const std::string empty = Render("html", RunReport{});
+  EXPECT_THAT(empty, HasSubstr("0 results: 0 pass, 0 fail, 0 error"));
+  EXPECT_EQ(TagBalanceError(empty), "");
 }
 
 TEST(ReporterConsoleTest, EndsWithCountsLine) {

@@ -1,0 +1,295 @@
+// "html" reporter: racelab.html, one self-contained page for a person (a teacher projecting it, a
+// reviewer opening a CI artifact). Inline CSS, no JavaScript, no external resources.
+//
+// Layout: title; target and run lines; the summary table (scenario × isolation level: verdict in
+// colour, winners histogram, SQLSTATEs, retries, blocked ms p50/p95/max, skew µs p50/p95); then one
+// section per scenario, in order of first appearance: title, the `teaches` lesson (blank lines
+// split paragraphs), file and params, and per result (isolation level) its expectations table and a
+// picture of the representative trial (ResultSummary::representative_trial): a swim-lane timeline
+// (reports/svg_timeline.h) with its legend, barrier releases, final values and failed checks, and
+// the trial's steps as a table inside a closed <details>.
+// Every element and every piece of text goes through XmlWriter, the one escaping writer; no element
+// is left empty-and-self-closed (HTML has no <td/>). Trials are numbered from 1 ("trial 2 of 20" is
+// TrialResult::index 1). Output is deterministic: the only date is RunReport::created_at.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "harness/model/isolation.h"
+#include "reports/format_util.h"
+#include "reports/reporters.h"
+#include "reports/svg_timeline.h"
+#include "reports/xml_writer.h"
+
+namespace racelab::internal {
+namespace {
+
+constexpr std::string_view kPageCss = R"css(
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.45;color:#212529;max-width:1280px;margin:0 auto;padding:16px 24px 48px}
+h1{font-size:28px;margin:8px 0}
+h2{font-size:22px;margin:36px 0 8px;padding-top:12px;border-top:3px solid #dee2e6}
+h3{font-size:18px;margin:24px 0 8px}
+p{margin:6px 0}
+p.meta{color:#495057;font-size:14px}
+p.teaches{font-size:17px;max-width:62em;background:#f8f9fa;border-left:4px solid #4dabf7;padding:6px 12px;margin:4px 0}
+p.error{color:#8a1111;font-weight:600}
+pre.command{font-size:13px;background:#f1f3f5;padding:6px 10px;white-space:pre-wrap;word-break:break-all;margin:6px 0}
+code{font-size:14px;background:#f1f3f5;padding:1px 4px}
+table{border-collapse:collapse;margin:8px 0;font-size:15px}
+th,td{border:1px solid #ced4da;padding:4px 10px;text-align:left;vertical-align:top}
+th{background:#e9ecef}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+table.summary th,table.summary td{white-space:nowrap;padding:4px 8px}
+tr.failed td{background:#fff5f5}
+.verdict{font-weight:700;padding:1px 8px;border-radius:4px}
+.v-pass{background:#d3f9d8;color:#1b5e20}
+.v-fail{background:#ffc9c9;color:#8a1111}
+.v-error{background:#ffe8cc;color:#7a3e00}
+td.v-pass,td.v-fail,td.v-error{font-weight:700;text-align:center}
+a{color:#1864ab}
+ul.notes{margin:4px 0;padding-left:22px;font-size:15px}
+ul.notes li.failed{color:#8a1111;font-weight:600}
+details{margin:6px 0 12px}
+summary{cursor:pointer;color:#1864ab}
+)css";
+static_assert(NeedsNoEscaping(kPageCss), "CSS inside <style> is not unescaped by the browser");
+
+// An element with only text: always closed with an end tag, even when `text` is empty.
+void Leaf(XmlWriter& xml, std::string_view tag, std::string_view text, std::string_view cls = "") {
+  xml.StartElement(tag);
+  if (!cls.empty()) xml.Attribute("class", cls);
+  xml.Text(text).EndElement();
+}
+
+std::string VerdictClass(Verdict v) { return fmt::format("v-{}", VerdictName(v)); }
+
+// One table row of (text, class) cells.
+void Row(XmlWriter& xml, std::initializer_list<std::pair<std::string, std::string_view>> cells) {
+  xml.StartElement("tr");
+  for (const auto& [text, cls] : cells) Leaf(xml, "td", text, cls);
+  xml.EndElement();
+}
+
+void HeaderRow(XmlWriter& xml, std::initializer_list<std::string_view> names) {
+  xml.StartElement("tr");
+  for (std::string_view name : names) Leaf(xml, "th", name);
+  xml.EndElement();
+}
+
+void WriteHead(XmlWriter& xml) {
+  xml.StartElement("head");
+  xml.StartElement("meta").Attribute("charset", "utf-8").EndElement();
+  xml.StartElement("meta")
+      .Attribute("name", "viewport")
+      .Attribute("content", "width=device-width, initial-scale=1")
+      .EndElement();
+  Leaf(xml, "title", "racelab report");
+  xml.StartElement("style").Text(std::string(kPageCss) + std::string(TimelineCss())).EndElement();
+  xml.EndElement();
+}
+
+void WriteHeader(const RunReport& report, XmlWriter& xml) {
+  const TargetInfo& target = report.target;
+  Leaf(xml, "h1", "racelab report");
+  std::string where = fmt::format("Target: {} {}, {}", target.engine, target.server_version,
+                                  target.embedded ? "embedded" : "external");
+  if (!target.embedded && !target.dsn_redacted.empty()) where += " " + target.dsn_redacted;
+  if (!target.settings.empty()) where += " (" + FormatParams(target.settings) + ")";
+  Leaf(xml, "p", where, "meta");
+  Leaf(xml, "p",
+       fmt::format("Run: racelab {}, {}, seed {}", report.racelab_version, report.created_at,
+                   report.seed),
+       "meta");
+  if (!report.command.empty()) Leaf(xml, "pre", report.command, "command");
+  Leaf(xml, "p", CountsLine(CountVerdicts(report.results)));
+}
+
+void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
+  Leaf(xml, "h2", "Summary");
+  xml.StartElement("table").Attribute("class", "summary");
+  HeaderRow(xml, {"scenario", "isolation", "verdict", "trials", "winners", "SQLSTATEs", "retries",
+                  "blocked ms p50 / p95 / max", "skew µs p50 / p95"});
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    const ResultSummary& r = report.results[i];
+    const PlanItem& item = ItemOf(r);
+    const std::string skew = r.skew_us.count == 0 ? std::string(kNone)
+                                                  : FormatSkewUs(r.skew_us, r.skew_us.p50) + " / " +
+                                                        FormatSkewUs(r.skew_us, r.skew_us.p95);
+    xml.StartElement("tr");
+    xml.StartElement("td");
+    xml.StartElement("a").Attribute("href", fmt::format("#result-{}", i + 1));
+    xml.Text(item.scenario).EndElement();
+    xml.EndElement();
+    Leaf(xml, "td", IsolationName(item.isolation));
+    const std::string verdict_class = VerdictClass(r.verdict);
+    Leaf(xml, "td", VerdictName(r.verdict), verdict_class);
+    Leaf(xml, "td", std::to_string(r.trials), "num");
+    Leaf(xml, "td", Histogram(r.winners));
+    Leaf(xml, "td", Histogram(r.sqlstates));
+    Leaf(xml, "td", std::to_string(r.retries), "num");
+    Leaf(xml, "td", FormatBlockedMs(r.blocked_ms), "num");
+    Leaf(xml, "td", skew, "num");
+    xml.EndElement();
+  }
+  xml.EndElement();
+}
+
+// Barrier releases, final values and failed checks of the representative trial.
+void WriteTrialNotes(const TrialVerdict& t, XmlWriter& xml) {
+  const TrialResult& trial = t.result;
+  if (trial.barriers.empty() && trial.finals.empty() &&
+      std::all_of(t.checks.begin(), t.checks.end(), [](const Check& c) { return c.passed; })) {
+    return;
+  }
+  xml.StartElement("ul").Attribute("class", "notes");
+  for (const BarrierRelease& b : trial.barriers) {
+    Leaf(xml, "li",
+         fmt::format("barrier {} #{} released at {} ms, skew {} µs", b.barrier, b.occurrence,
+                     FormatUsAsMs(b.released_us), b.skew_us));
+  }
+  for (const FinalValue& f : trial.finals) {
+    const std::string value = !f.error.empty()      ? "error: " + f.error
+                              : f.value.has_value() ? *f.value
+                                                    : "NULL";
+    Leaf(xml, "li", fmt::format("final {} = {}", f.sql, value));
+  }
+  for (const Check& c : t.checks) {
+    if (!c.passed) Leaf(xml, "li", fmt::format("failed: {}: {}", c.text, c.detail), "failed");
+  }
+  xml.EndElement();
+}
+
+void WriteStepTable(const TrialResult& trial, XmlWriter& xml) {
+  xml.StartElement("details");
+  Leaf(xml, "summary", fmt::format("The {} steps of this trial", trial.events.size()));
+  xml.StartElement("table");
+  HeaderRow(xml, {"t ms", "session", "step", "result", "blocked ms", "blocked by"});
+  for (const StepEvent& e : trial.events) {
+    std::string step = e.attempt > 1 ? fmt::format("{} (attempt {})", e.step, e.attempt) : e.step;
+    Row(xml, {{FormatUsAsMs(e.sent_us), "num"},
+              {e.session, ""},
+              {step, ""},
+              {StepOutcomeText(e), ""},
+              {e.lock_wait ? FormatMs(e.blocked_ms()) : "", "num"},
+              {BlockedByText(e), ""}});
+  }
+  xml.EndElement();
+  xml.EndElement();
+}
+
+void WriteTrial(const ResultSummary& r, XmlWriter& xml) {
+  const TrialVerdict* t = RepresentativeTrial(r);
+  if (t == nullptr) return;
+  const TrialResult& trial = t->result;
+  Leaf(xml, "p",
+       fmt::format("Representative trial: {} of {} ({}, {} ms).", trial.index + 1,
+                   r.trial_details.size(), VerdictName(t->verdict),
+                   FormatUsAsMs(trial.duration_us)));
+  if (!trial.error.empty()) Leaf(xml, "p", "Trial error: " + trial.error, "error");
+  WriteSvgTimeline(trial, xml);
+  WriteTimelineLegend(xml);
+  WriteTrialNotes(*t, xml);
+  WriteStepTable(trial, xml);
+}
+
+void WriteResultSection(const ResultSummary& r, size_t number, bool show_params, XmlWriter& xml) {
+  const PlanItem& item = ItemOf(r);
+  xml.StartElement("h3").Attribute("id", fmt::format("result-{}", number));
+  Leaf(xml, "span", VerdictName(r.verdict), "verdict " + VerdictClass(r.verdict));
+  Leaf(xml, "span",
+       fmt::format("{} · {} trial{}", IsolationName(item.isolation), r.trials,
+                   r.trials == 1 ? "" : "s"));
+  xml.EndElement();
+  if (show_params) Leaf(xml, "p", "Params: " + FormatParams(item.params));
+  if (!r.error.empty()) Leaf(xml, "p", "Error: " + r.error, "error");
+  if (!r.expectations.empty()) {
+    xml.StartElement("table").Attribute("class", "expectations");
+    HeaderRow(xml, {"expectation", "passed", "failed", "first failure"});
+    for (const ExpectationTally& e : r.expectations) {
+      xml.StartElement("tr");
+      if (e.failed > 0) xml.Attribute("class", "failed");
+      Leaf(xml, "td", e.text);
+      Leaf(xml, "td", std::to_string(e.passed), "num");
+      Leaf(xml, "td", std::to_string(e.failed), "num");
+      Leaf(xml, "td", e.failed > 0 ? e.first_failure : "");
+      xml.EndElement();
+    }
+    xml.EndElement();
+  }
+  WriteTrial(r, xml);
+}
+
+// The `teaches` lesson: one <p> per paragraph (paragraphs are separated by a blank line).
+void WriteTeaches(std::string_view teaches, XmlWriter& xml) {
+  std::string paragraph;
+  const auto flush = [&] {
+    while (!paragraph.empty() && (paragraph.back() == ' ' || paragraph.back() == '\n')) {
+      paragraph.pop_back();
+    }
+    if (!paragraph.empty()) Leaf(xml, "p", paragraph, "teaches");
+    paragraph.clear();
+  };
+  size_t pos = 0;
+  while (pos <= teaches.size()) {
+    size_t end = teaches.find('\n', pos);
+    if (end == std::string_view::npos) end = teaches.size();
+    std::string_view line = teaches.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) {
+      flush();
+    } else {
+      if (!paragraph.empty()) paragraph += '\n';
+      paragraph += line;
+    }
+    pos = end + 1;
+  }
+  flush();
+}
+
+void WriteScenarioSection(const ScenarioGroup& group, const RunReport& report, XmlWriter& xml) {
+  const PlanItem& first = ItemOf(*group.results.front());
+  xml.StartElement("section");
+  Leaf(xml, "h2", first.title.empty() ? group.scenario : group.scenario + ": " + first.title);
+  WriteTeaches(first.teaches, xml);
+  const bool same_params =
+      std::all_of(group.results.begin(), group.results.end(),
+                  [&](const ResultSummary* r) { return ItemOf(*r).params == first.params; });
+  std::vector<std::string> facts;
+  if (!first.file.empty()) facts.push_back("File: " + first.file);
+  if (same_params) facts.push_back("Params: " + FormatParams(first.params));
+  if (!facts.empty()) Leaf(xml, "p", fmt::format("{}", fmt::join(facts, " · ")), "meta");
+  for (const ResultSummary* r : group.results) {
+    const size_t number = static_cast<size_t>(r - report.results.data()) + 1;
+    WriteResultSection(*r, number, !same_params, xml);
+  }
+  xml.EndElement();
+}
+
+class HtmlReporter : public Reporter {
+ public:
+  std::string_view name() const override { return "html"; }
+  std::string_view file_name() const override { return "racelab.html"; }
+  void Write(const RunReport& report, std::ostream& out) const override {
+    out << "<!DOCTYPE html>\n";
+    XmlWriter xml(out);
+    xml.StartElement("html").Attribute("lang", "en");
+    WriteHead(xml);
+    xml.StartElement("body");
+    WriteHeader(report, xml);
+    WriteSummaryTable(report, xml);
+    for (const ScenarioGroup& group : GroupByScenario(report.results)) {
+      WriteScenarioSection(group, report, xml);
+    }
+    xml.Close();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> MakeHtmlReporter() { return std::make_unique<HtmlReporter>(); }
+
+}  // namespace racelab::internal
