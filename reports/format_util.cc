@@ -1,6 +1,7 @@
 #include "reports/format_util.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -156,6 +157,32 @@ std::string FormatParams(const std::vector<std::pair<std::string, std::string>>&
     out += key + "=" + value;
   }
   return out;
+}
+
+std::string StepOutcomeText(const StepEvent& e) {
+  if (e.skipped) return "skipped";
+  if (!e.sqlstate.empty()) {
+    std::string text = e.message.empty() ? e.sqlstate : e.sqlstate + " " + e.message;
+    if (e.cancelled_by_deadline) text += " (cancelled at deadline)";
+    return text;
+  }
+  if (e.rows < 0) return "ok";
+  std::string text = fmt::format("{} row{}", e.rows, e.rows == 1 ? "" : "s");
+  if (!e.captured.empty()) {
+    std::string captured;
+    for (const auto& [column, value] : e.captured) {
+      captured += (captured.empty() ? "" : ", ") + column + "=" + value;
+    }
+    text += " (" + captured + ")";
+  }
+  return text;
+}
+
+std::string BlockedByText(const StepEvent& e) {
+  if (!e.lock_wait) return "";
+  std::string text = fmt::format("{}", fmt::join(e.blocked_by, ", "));
+  if (!e.wait_event.empty()) text += text.empty() ? e.wait_event : " (" + e.wait_event + ")";
+  return text;
 }
 
 }  // namespace racelab::internal

@@ -46,6 +46,13 @@ std::string FormatSkewUs(const Percentiles& p, double value);
 std::string Histogram(const std::map<int, int>& counts);
 std::string Histogram(const std::map<std::string, int>& counts);
 
+// What a step returned, on one line: "ok", "1 row (id=1)", "40001 could not serialize …",
+// "skipped". Used by the Markdown timeline, the SVG tooltips and the HTML step table.
+std::string StepOutcomeText(const StepEvent& e);
+
+// "worker.1 (transactionid)": who held the lock a step waited on; empty without a lock wait.
+std::string BlockedByText(const StepEvent& e);
+
 // Lower-case step kind as written in scenario files: "begin", "sql", "await_blocked", …
 std::string_view StepKindName(StepKind kind);
 

@@ -71,33 +71,6 @@ void Row(std::ostream& out, std::initializer_list<std::string> cells) {
   out << '\n';
 }
 
-// What one step returned, for the timeline's "result" column.
-std::string StepOutcome(const StepEvent& e) {
-  if (e.skipped) return "skipped";
-  if (!e.sqlstate.empty()) {
-    std::string text = e.message.empty() ? e.sqlstate : e.sqlstate + " " + e.message;
-    if (e.cancelled_by_deadline) text += " (cancelled at deadline)";
-    return text;
-  }
-  if (e.rows < 0) return "ok";
-  std::string text = fmt::format("{} row{}", e.rows, e.rows == 1 ? "" : "s");
-  if (!e.captured.empty()) {
-    std::string captured;
-    for (const auto& [column, value] : e.captured) {
-      captured += (captured.empty() ? "" : ", ") + column + "=" + value;
-    }
-    text += " (" + captured + ")";
-  }
-  return text;
-}
-
-std::string BlockedBy(const StepEvent& e) {
-  if (!e.lock_wait) return "";
-  std::string text = fmt::format("{}", fmt::join(e.blocked_by, ", "));
-  if (!e.wait_event.empty()) text += text.empty() ? e.wait_event : " (" + e.wait_event + ")";
-  return text;
-}
-
 void WriteTimeline(const ResultSummary& r, std::ostream& out) {
   const TrialVerdict* t = RepresentativeTrial(r);
   if (t == nullptr) return;
@@ -110,8 +83,8 @@ void WriteTimeline(const ResultSummary& r, std::ostream& out) {
       << "|---:|---|---|---|---:|---|\n";
   for (const StepEvent& e : trial.events) {
     std::string step = e.attempt > 1 ? fmt::format("{} (attempt {})", e.step, e.attempt) : e.step;
-    Row(out, {FormatUsAsMs(e.sent_us), e.session, step, StepOutcome(e),
-              e.lock_wait ? FormatMs(e.blocked_ms()) : "", BlockedBy(e)});
+    Row(out, {FormatUsAsMs(e.sent_us), e.session, step, StepOutcomeText(e),
+              e.lock_wait ? FormatMs(e.blocked_ms()) : "", BlockedByText(e)});
   }
   out << '\n';
   for (const BarrierRelease& b : trial.barriers) {

@@ -18,16 +18,10 @@
 #include <string_view>
 
 #include "harness/model/trial_result.h"
+#include "reports/format_util.h"
 #include "reports/xml_writer.h"
 
 namespace racelab::internal {
-
-// What a step returned, on one line: "ok", "1 row (id=1)", "40001 could not serialize …",
-// "skipped". Shared by the timeline's tooltips and the HTML step table.
-std::string StepOutcomeText(const StepEvent& e);
-
-// "worker.1 (transactionid)": who held the lock a step waited on; empty without a lock wait.
-std::string BlockedByText(const StepEvent& e);
 
 // True when `text` has none of & < > " ', so EscapeXml leaves it unchanged: the condition for CSS
 // written as the text of <style>, where the browser does not decode character references.
