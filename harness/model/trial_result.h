@@ -19,6 +19,7 @@ namespace racelab {
 struct StepEvent {
   std::string session;  // label, e.g. "worker.2"
   std::string step;     // step name
+  std::string sql;      // the statement as sent (captures substituted); empty for non-SQL steps
   StepKind kind = StepKind::kSql;
   int attempt = 1;      // transaction attempt (retry), 1-based
   int64_t sent_us = 0;       // when the step started (statement sent)

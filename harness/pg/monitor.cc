@@ -75,7 +75,8 @@ void Monitor::PollLoop() {
   {
     boost::lock_guard<boost::mutex> lock(mu_);
     sql = "SELECT pid, wait_event_type, wait_event, "
-          "CASE WHEN wait_event_type = 'Lock' THEN pg_blocking_pids(pid) END "
+          "CASE WHEN wait_event_type = 'Lock' THEN pg_blocking_pids(pid) END, "
+          "CASE WHEN wait_event_type = 'Lock' THEN query END "
           "FROM pg_stat_activity WHERE pid IN (" + PidList(pids_) + ")";
     origin = origin_;
   }
@@ -97,13 +98,14 @@ void Monitor::PollLoop() {
       return;
     }
     for (const auto& row : res.values) {
-      if (row.size() < 4 || !row[1] || *row[1] != "Lock") continue;
+      if (row.size() < 5 || !row[1] || *row[1] != "Lock") continue;
       LockObservation o;
       o.poll_sent_us = sent;
       o.poll_received_us = received;
       o.pid = std::stoi(row[0].value_or("0"));
       o.wait_event = row[2].value_or("");
       o.blocking_pids = ParseIntArray(row[3].value_or(""));
+      o.query = row[4].value_or("");
       last_seen_poll_[o.pid] = number;
       observations_.push_back(std::move(o));
     }

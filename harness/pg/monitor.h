@@ -1,7 +1,7 @@
 // Monitor: a separate connection that watches the workers' backends — who waits on a lock, on whom.
 //
 // While a trial runs, a monitor thread polls pg_stat_activity every `poll_interval` (default 2 ms):
-//   SELECT pid, wait_event_type, wait_event, pg_blocking_pids(pid) FROM pg_stat_activity
+//   SELECT pid, wait_event_type, wait_event, pg_blocking_pids(pid), query FROM pg_stat_activity
 //   WHERE pid = ANY(<worker pids>)
 // (PostgreSQL docs §28.2.3 pg_stat_activity; §9.26 pg_blocking_pids: "the process IDs of the sessions
 // that are blocking the server process with the specified process ID from acquiring a lock").
@@ -34,6 +34,7 @@ struct LockObservation {
   int pid = 0;
   std::string wait_event;        // e.g. "transactionid", "tuple", "relation", "advisory"
   std::vector<int> blocking_pids;
+  std::string query;             // pg_stat_activity.query: the statement that waits (maybe truncated)
 };
 
 class Monitor {

@@ -17,32 +17,67 @@
 namespace racelab {
 namespace {
 
+// Statements that can wait on a lock. BEGIN and ROLLBACK take no heavyweight lock, so a slow poll that
+// straddles "BEGIN; UPDATE …" is never pinned on the BEGIN (seen on a loaded 2-core machine).
 bool Monitored(const StepEvent& ev) {
   return !ev.skipped && ev.kind != StepKind::kBarrier && ev.kind != StepKind::kSleep &&
-         ev.kind != StepKind::kAwaitBlocked && ev.kind != StepKind::kTerminate;
+         ev.kind != StepKind::kAwaitBlocked && ev.kind != StepKind::kTerminate &&
+         ev.kind != StepKind::kBegin && ev.kind != StepKind::kRollback;
 }
 
+}  // namespace
+
+namespace internal {
+
 // Attributes each lock-wait observation of the monitor to one statement: the poll saw the wait at an
-// instant within [poll_sent, poll_received], so it belongs to the statement of that backend whose
-// [sent, completed] overlaps that window the most (a poll can straddle the end of one statement and
-// the start of the next).
+// instant within [poll_sent, poll_received], so it belongs to a statement of that backend whose
+// [sent, completed] overlaps that window. A poll wholly inside one statement is unambiguous. A poll
+// that straddles the end of one statement and the start of the next (polls take milliseconds on a
+// loaded machine) goes to the overlapping statement that an unambiguous poll also saw waiting, and
+// only failing that to the one it overlaps most — so "UPDATE row 1; UPDATE row 2 (waits)" is never
+// reported as two waits.
 void AttributeLockWaits(const std::vector<LockObservation>& observations,
                         const std::map<int, std::string>& pid_labels,
                         const std::map<std::string, int>& label_pids, std::vector<StepEvent>* events) {
-  std::map<StepEvent*, std::set<std::string>> blockers;
-  for (const auto& o : observations) {
-    StepEvent* best = nullptr;
-    int64_t best_overlap = -1;
+  auto candidates = [&](const LockObservation& o) {
+    std::vector<std::pair<StepEvent*, int64_t>> out;  // (statement, overlap in µs)
     for (auto& ev : *events) {
       auto pid_it = label_pids.find(ev.session);
       if (!Monitored(ev) || pid_it == label_pids.end() || pid_it->second != o.pid) continue;
       int64_t overlap = std::min(o.poll_received_us, ev.completed_us) - std::max(o.poll_sent_us, ev.sent_us);
-      if (overlap > best_overlap) {
-        best = &ev;
+      if (overlap >= 0) out.emplace_back(&ev, overlap);
+    }
+    // The server says which statement was waiting (pg_stat_activity.query, possibly truncated to
+    // track_activity_query_size): when that names some candidates, only they can be the one.
+    std::vector<std::pair<StepEvent*, int64_t>> named;
+    for (const auto& c : out) {
+      if (!o.query.empty() && c.first->sql.compare(0, o.query.size(), o.query) == 0) named.push_back(c);
+    }
+    return named.empty() ? out : named;
+  };
+  auto contains = [](const StepEvent& ev, const LockObservation& o) {
+    return ev.sent_us <= o.poll_sent_us && o.poll_received_us <= ev.completed_us;
+  };
+  std::set<StepEvent*> confirmed;  // seen waiting by a poll wholly inside the statement
+  for (const auto& o : observations) {
+    for (auto& [ev, overlap] : candidates(o)) {
+      if (contains(*ev, o)) confirmed.insert(ev);
+    }
+  }
+  std::map<StepEvent*, std::set<std::string>> blockers;
+  for (const auto& o : observations) {
+    StepEvent* best = nullptr;
+    int64_t best_overlap = -1;
+    bool best_confirmed = false;
+    for (auto& [ev, overlap] : candidates(o)) {
+      bool c = confirmed.count(ev) > 0;
+      if ((c && !best_confirmed) || (c == best_confirmed && overlap > best_overlap)) {
+        best = ev;
         best_overlap = overlap;
+        best_confirmed = c;
       }
     }
-    if (best == nullptr || best_overlap < 0) continue;
+    if (best == nullptr) continue;
     if (!best->lock_wait) {
       best->lock_wait = true;
       best->lock_wait_first_seen_us = o.poll_sent_us;
@@ -57,6 +92,10 @@ void AttributeLockWaits(const std::vector<LockObservation>& observations,
   }
   for (auto& [ev, set] : blockers) ev->blocked_by.assign(set.begin(), set.end());
 }
+
+}  // namespace internal
+
+namespace {
 
 // Barrier releases with the skew of the participants' next sends.
 std::vector<BarrierRelease> Releases(const std::vector<WorkerOutput>& outs) {
@@ -180,7 +219,7 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   if (result.error.empty() && !monitor_error.empty()) result.error = monitor_error;
   std::stable_sort(result.events.begin(), result.events.end(),
                    [](const StepEvent& a, const StepEvent& b) { return a.sent_us < b.sent_us; });
-  AttributeLockWaits(observations, pid_labels, label_pids, &result.events);
+  internal::AttributeLockWaits(observations, pid_labels, label_pids, &result.events);
   result.barriers = Releases(outs);
   result.finals = conns.RunFinals();
   conns.RunTeardown();

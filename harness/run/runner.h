@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@
 #include "harness/run/stop_flag.h"
 
 namespace racelab {
+
+struct LockObservation;  // harness/pg/monitor.h
 
 struct RunOptions {
   std::string conninfo;                 // libpq key=value or URI; PG* environment applies
@@ -55,5 +58,15 @@ class Runner {
   RunOptions options_;
   int item_counter_ = 0;
 };
+
+namespace internal {
+
+// Marks the statements the monitor saw in a lock wait (StepEvent::lock_wait, wait_event, blocked_by,
+// first/last seen) from its observations; `events` are one trial's, sorted by sent_us. Exposed for tests.
+void AttributeLockWaits(const std::vector<LockObservation>& observations,
+                        const std::map<int, std::string>& pid_labels,
+                        const std::map<std::string, int>& label_pids, std::vector<StepEvent>* events);
+
+}  // namespace internal
 
 }  // namespace racelab

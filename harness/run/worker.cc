@@ -182,6 +182,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
 
 void Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql) {
   long ms = step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
+  ev->sql = sql;
   QueryResult r = conn_->Exec(sql, ctx_->DeadlineIn(ms));
   ev->completed_us = ctx_->NowUs();
   ev->rows = r.rows;
