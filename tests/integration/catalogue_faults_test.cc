@@ -18,25 +18,6 @@ constexpr auto kRc = IsolationLevel::kReadCommitted;
 constexpr auto kRr = IsolationLevel::kRepeatableRead;
 constexpr auto kSer = IsolationLevel::kSerializable;
 
-const ResultSummary& At(const ScenarioRun& run, IsolationLevel level) {
-  for (const auto& r : run.results) {
-    if (r.item->isolation == level) return r;
-  }
-  throw std::runtime_error("level not run: " + std::string(IsolationName(level)));
-}
-
-// Every result passed every expectation in all kTrials trials.
-void ExpectAllPass(const ScenarioRun& run, size_t levels) {
-  ASSERT_TRUE(run.error.empty()) << run.error;
-  ASSERT_EQ(run.results.size(), levels);
-  for (const auto& r : run.results) {
-    EXPECT_EQ(r.trials, kTrials) << r.item->scenario;
-    EXPECT_FALSE(r.expectations.empty()) << "a scenario without expectations checks nothing";
-    EXPECT_EQ(r.verdict, Verdict::kPass) << r.item->scenario << " @ " << IsolationName(r.item->isolation)
-                                         << ": " << Failures(r);
-  }
-}
-
 int Count(const std::map<std::string, int>& m, const std::string& key) {
   auto it = m.find(key);
   return it == m.end() ? 0 : it->second;
@@ -65,7 +46,7 @@ void ExpectEverySession(const ResultSummary& r, const std::string& label, const 
 
 TEST(CatalogueFaults, CreateOrRejectMakesTwoActiveRunsBelowSerializable) {
   ScenarioRun run = RunScenario("create-or-reject", kTrials);
-  ExpectAllPass(run, 3);
+  ExpectAllPass(run, kTrials, 3);
   if (run.results.size() != 3) return;
   for (auto level : {kRc, kRr}) {
     const auto& r = At(run, level);
@@ -80,7 +61,7 @@ TEST(CatalogueFaults, CreateOrRejectMakesTwoActiveRunsBelowSerializable) {
 
 TEST(CatalogueFaults, CreateOrRejectUniqueIndexLoserGets23505Or40001AtSerializable) {
   ScenarioRun run = RunScenario("create-or-reject-unique-index", kTrials);
-  ExpectAllPass(run, 3);
+  ExpectAllPass(run, kTrials, 3);
   if (run.results.size() != 3) return;
   for (const auto& r : run.results) EXPECT_EQ(Trials(r.winners, 1), kTrials) << IsolationName(r.item->isolation);
   for (auto level : {kRc, kRr}) {
@@ -95,7 +76,7 @@ TEST(CatalogueFaults, CreateOrRejectUniqueIndexLoserGets23505Or40001AtSerializab
 
 TEST(CatalogueFaults, CreateOrRejectAdvisoryLockFixesReadCommittedOnly) {
   ScenarioRun run = RunScenario("create-or-reject-advisory", kTrials);
-  ExpectAllPass(run, 3);
+  ExpectAllPass(run, kTrials, 3);
   if (run.results.size() != 3) return;
   for (const auto& r : run.results) {
     // b waits on the advisory lock in every trial, at every level.
@@ -117,7 +98,7 @@ TEST(CatalogueFaults, CreateOrRejectAdvisoryLockFixesReadCommittedOnly) {
 
 TEST(CatalogueFaults, CreateOrRejectSerializableLoserGets40001) {
   ScenarioRun run = RunScenario("create-or-reject-serializable", kTrials, {}, {kSer});
-  ExpectAllPass(run, 1);
+  ExpectAllPass(run, kTrials, 1);
   if (run.results.size() != 1) return;
   EXPECT_EQ(Trials(run.results[0].winners, 1), kTrials);
   EXPECT_EQ(Count(run.results[0].sqlstates, "40001"), kTrials);
@@ -128,7 +109,7 @@ TEST(CatalogueFaults, CreateOrRejectSerializableLoserGets40001) {
 
 TEST(CatalogueFaults, CrashBeforeCommitLeavesTheRunQueued) {
   ScenarioRun run = RunScenario("crash-before-commit", kTrials);
-  ExpectAllPass(run, 3);
+  ExpectAllPass(run, kTrials, 3);
   for (const auto& r : run.results) {
     EXPECT_EQ(Trials(r.winners, 0), kTrials) << IsolationName(r.item->isolation);
     EXPECT_EQ(Count(r.sqlstates, "57P01"), kTrials) << IsolationName(r.item->isolation);
@@ -144,7 +125,7 @@ TEST(CatalogueFaults, CrashBeforeCommitLeavesTheRunQueued) {
 
 TEST(CatalogueFaults, CrashAfterCommitTwoReapersRequeueExactlyOnce) {
   ScenarioRun run = RunScenario("crash-after-commit", kTrials, {{"lease_ms", "100"}});
-  ExpectAllPass(run, 3);
+  ExpectAllPass(run, kTrials, 3);
   if (run.results.size() != 3) return;
   for (const auto& r : run.results) {
     EXPECT_EQ(Trials(r.winners, 1), kTrials) << "one reaper requeues: " << IsolationName(r.item->isolation);
@@ -158,7 +139,7 @@ TEST(CatalogueFaults, CrashAfterCommitTwoReapersRequeueExactlyOnce) {
 
 TEST(CatalogueFaults, CrashAfterSideEffectRetryIsANoOp) {
   ScenarioRun run = RunScenario("crash-after-side-effect", kTrials);
-  ExpectAllPass(run, 3);
+  ExpectAllPass(run, kTrials, 3);
   for (const auto& r : run.results) {
     EXPECT_EQ(Trials(r.winners, 1), kTrials) << IsolationName(r.item->isolation);
     EXPECT_EQ(Count(r.sqlstates, "57P01"), kTrials);
@@ -173,7 +154,7 @@ TEST(CatalogueFaults, CrashAfterSideEffectRetryIsANoOp) {
 
 TEST(CatalogueFaults, CrashAfterSideEffectWithoutAKeyDoublesTheEffect) {
   ScenarioRun run = RunScenario("crash-after-side-effect-no-key", kTrials);
-  ExpectAllPass(run, 3);
+  ExpectAllPass(run, kTrials, 3);
   for (const auto& r : run.results) {
     EXPECT_EQ(Count(r.sqlstates, "57P01"), kTrials) << IsolationName(r.item->isolation);
     EXPECT_EQ(r.sqlstates.size(), 1u) << "no error tells anyone about the double charge";
@@ -201,19 +182,19 @@ void ExpectRetriedCleanly(const ResultSummary& r, int workers) {
 
 TEST(CatalogueFaults, CreateOrRejectSerializableRetryEndsCleanly) {
   ScenarioRun run = RunScenario("create-or-reject-serializable-retry", kTrials, {}, {kSer});
-  ExpectAllPass(run, 1);
+  ExpectAllPass(run, kTrials, 1);
   if (run.results.size() == 1) ExpectRetriedCleanly(run.results[0], 2);
 }
 
 TEST(CatalogueFaults, NaiveSelectThenUpdateRetryAtRepeatableReadEndsCleanly) {
   ScenarioRun run = RunScenario("naive-select-then-update-retry", kTrials, {}, {kRr});
-  ExpectAllPass(run, 1);
+  ExpectAllPass(run, kTrials, 1);
   if (run.results.size() == 1) ExpectRetriedCleanly(run.results[0], 2);
 }
 
 TEST(CatalogueFaults, NaiveSelectThenUpdateRetryWithThreeWorkers) {
   ScenarioRun run = RunScenario("naive-select-then-update-retry", kTrials, {{"workers", "3"}}, {kRr});
-  ExpectAllPass(run, 1);
+  ExpectAllPass(run, kTrials, 1);
   if (run.results.size() != 1) return;
   const auto& r = run.results[0];
   EXPECT_EQ(Trials(r.winners, 1), kTrials);

@@ -18,24 +18,6 @@ constexpr IsolationLevel kRc = IsolationLevel::kReadCommitted;
 constexpr IsolationLevel kRr = IsolationLevel::kRepeatableRead;
 constexpr IsolationLevel kSer = IsolationLevel::kSerializable;
 
-const ResultSummary& At(const ScenarioRun& run, IsolationLevel level) {
-  for (const auto& r : run.results) {
-    if (r.item->isolation == level) return r;
-  }
-  throw std::runtime_error("level not run");
-}
-
-void ExpectAllPass(const ScenarioRun& run, size_t levels = 3) {
-  ASSERT_TRUE(run.error.empty()) << run.error;
-  ASSERT_EQ(run.results.size(), levels);
-  for (const auto& r : run.results) {
-    EXPECT_EQ(r.trials, kTrials) << r.item->scenario;
-    EXPECT_FALSE(r.expectations.empty()) << "a scenario without expectations checks nothing";
-    EXPECT_EQ(r.verdict, Verdict::kPass) << r.item->scenario << " @ " << IsolationName(r.item->isolation)
-                                         << ": " << Failures(r);
-  }
-}
-
 int Count(const std::map<int, int>& m, int key) { return m.count(key) ? m.at(key) : 0; }
 int Count(const std::map<std::string, int>& m, const std::string& key) { return m.count(key) ? m.at(key) : 0; }
 
@@ -89,7 +71,7 @@ void ExpectLosers(const ScenarioRun& run, const std::string& step, int losers) {
 
 TEST(CatalogueState, RunStateMachineOneTerminalTransitionWins) {
   ScenarioRun run = RunScenario("run-state-machine", kTrials);
-  ExpectAllPass(run);
+  ExpectAllPass(run, kTrials);
   if (run.results.size() != 3) return;
   for (const auto& r : run.results) {
     EXPECT_EQ(Count(r.winners, 1), kTrials) << IsolationName(r.item->isolation);
@@ -102,7 +84,7 @@ TEST(CatalogueState, RunStateMachineOneTerminalTransitionWins) {
 
 TEST(CatalogueState, RunStateTerminalNothingMovesASucceededRun) {
   ScenarioRun run = RunScenario("run-state-terminal", kTrials);
-  ExpectAllPass(run);
+  ExpectAllPass(run, kTrials);
   for (const auto& r : run.results) {
     EXPECT_TRUE(r.sqlstates.empty()) << IsolationName(r.item->isolation);
     EXPECT_EQ(r.blocked_ms.count, 0u);
@@ -119,7 +101,7 @@ TEST(CatalogueState, RunStateTerminalNothingMovesASucceededRun) {
 
 TEST(CatalogueState, AttemptsReadModifyWriteLosesAnIncrementAtReadCommitted) {
   ScenarioRun run = RunScenario("run-state-attempts-rmw", kTrials);
-  ExpectAllPass(run);
+  ExpectAllPass(run, kTrials);
   if (run.results.size() != 3) return;
   // Read committed: both report 1 row and commit, yet attempts = 1 — the lost update, silently.
   const auto& rc = At(run, kRc);
@@ -141,7 +123,7 @@ TEST(CatalogueState, AttemptsReadModifyWriteLosesAnIncrementAtReadCommitted) {
 
 TEST(CatalogueState, AttemptsReadModifyWriteWithFourWorkersKeepsOne) {
   ScenarioRun run = RunScenario("run-state-attempts-rmw", kTrials, {{"workers", "4"}}, {kRc});
-  ExpectAllPass(run, 1);
+  ExpectAllPass(run, kTrials, 1);
   if (run.results.size() != 1) return;
   EXPECT_EQ(Count(run.results[0].winners, 4), kTrials);
   ExpectFinal(run.results[0], 0, "1");  // three of four increments lost
@@ -149,7 +131,7 @@ TEST(CatalogueState, AttemptsReadModifyWriteWithFourWorkersKeepsOne) {
 
 TEST(CatalogueState, AttemptsAtomicIncrementCountsEveryAttempt) {
   ScenarioRun run = RunScenario("run-state-attempts-atomic", kTrials);
-  ExpectAllPass(run);
+  ExpectAllPass(run, kTrials);
   if (run.results.size() != 3) return;
   for (const auto& r : run.results) ExpectFinal(r, 0, "2");
   EXPECT_TRUE(At(run, kRc).sqlstates.empty());
@@ -160,7 +142,7 @@ TEST(CatalogueState, AttemptsAtomicIncrementCountsEveryAttempt) {
 
 TEST(CatalogueState, VersionedCasSameVersionExactlyOneWins) {
   ScenarioRun run = RunScenario("versioned-cas", kTrials);
-  ExpectAllPass(run);
+  ExpectAllPass(run, kTrials);
   if (run.results.size() != 3) return;
   for (const auto& r : run.results) {
     EXPECT_EQ(Count(r.winners, 1), kTrials) << IsolationName(r.item->isolation);
@@ -173,7 +155,7 @@ TEST(CatalogueState, VersionedCasSameVersionExactlyOneWins) {
 
 TEST(CatalogueState, VersionedCasVersionOnlyLetsCreatedToPaidThrough) {
   ScenarioRun run = RunScenario("versioned-cas-version-only", kTrials);
-  ExpectAllPass(run);
+  ExpectAllPass(run, kTrials);
   for (const auto& r : run.results) {
     EXPECT_EQ(Count(r.winners, 1), kTrials);
     EXPECT_TRUE(r.sqlstates.empty());
@@ -183,7 +165,7 @@ TEST(CatalogueState, VersionedCasVersionOnlyLetsCreatedToPaidThrough) {
 
 TEST(CatalogueState, VersionedCasEdgeGuardRejectsIllegalAndStaleWrites) {
   ScenarioRun run = RunScenario("versioned-cas-edge-guard", kTrials);
-  ExpectAllPass(run);
+  ExpectAllPass(run, kTrials);
   for (const auto& r : run.results) {
     EXPECT_TRUE(r.sqlstates.empty()) << IsolationName(r.item->isolation);
     for (const auto& tv : r.trial_details) {
@@ -198,7 +180,7 @@ TEST(CatalogueState, VersionedCasEdgeGuardRejectsIllegalAndStaleWrites) {
 
 TEST(CatalogueState, ExecutionTokenApproveOneWinnerIssuesTheToken) {
   ScenarioRun run = RunScenario("execution-token-approve", kTrials);
-  ExpectAllPass(run);
+  ExpectAllPass(run, kTrials);
   if (run.results.size() != 3) return;
   for (const auto& r : run.results) {
     EXPECT_EQ(Count(r.winners, 1), kTrials) << IsolationName(r.item->isolation);
@@ -211,7 +193,7 @@ TEST(CatalogueState, ExecutionTokenApproveOneWinnerIssuesTheToken) {
 
 TEST(CatalogueState, ExecutionTokenConsumeOneExecutionAndReplayDoesNothing) {
   ScenarioRun run = RunScenario("execution-token-consume", kTrials);
-  ExpectAllPass(run);
+  ExpectAllPass(run, kTrials);
   if (run.results.size() != 3) return;
   for (const auto& r : run.results) {
     EXPECT_EQ(Count(r.winners, 1), kTrials) << IsolationName(r.item->isolation);
@@ -227,7 +209,7 @@ TEST(CatalogueState, ExecutionTokenConsumeOneExecutionAndReplayDoesNothing) {
 
 TEST(CatalogueState, ExecutionTokenApproveWithThreeApprovers) {
   ScenarioRun run = RunScenario("execution-token-approve", kTrials, {{"approvers", "3"}}, {kRc, kSer});
-  ExpectAllPass(run, 2);
+  ExpectAllPass(run, kTrials, 2);
   if (run.results.size() != 2) return;
   for (const auto& r : run.results) ExpectOnlyWinnerRan(r, "issue");
   EXPECT_EQ(Count(At(run, kSer).sqlstates, "40001"), 2 * kTrials);

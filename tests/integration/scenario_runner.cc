@@ -1,6 +1,9 @@
 #include "tests/integration/scenario_runner.h"
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -47,6 +50,24 @@ ScenarioRun RunScenario(const std::string& name_or_path, int trials,
     run.results.push_back(Summarize(item, std::move(verdicts), s.ok() ? "" : s.message()));
   }
   return run;
+}
+
+const ResultSummary& At(const ScenarioRun& run, IsolationLevel level) {
+  for (const auto& r : run.results) {
+    if (r.item->isolation == level) return r;
+  }
+  throw std::runtime_error("level not run: " + std::string(IsolationName(level)));
+}
+
+void ExpectAllPass(const ScenarioRun& run, int trials, size_t levels) {
+  ASSERT_TRUE(run.error.empty()) << run.error;
+  ASSERT_EQ(run.results.size(), levels);
+  for (const auto& r : run.results) {
+    EXPECT_EQ(r.trials, trials) << r.item->scenario;
+    EXPECT_FALSE(r.expectations.empty()) << "a scenario without expectations checks nothing";
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.item->scenario << " @ " << IsolationName(r.item->isolation)
+                                         << ": " << Failures(r);
+  }
 }
 
 std::string Failures(const ResultSummary& summary) {

@@ -21,6 +21,13 @@ ScenarioRun RunScenario(const std::string& name_or_path, int trials,
                         const std::map<std::string, std::string>& set = {},
                         const std::vector<IsolationLevel>& levels = {});
 
+// The result at `level`; throws std::runtime_error (failing the test) when that level did not run.
+const ResultSummary& At(const ScenarioRun& run, IsolationLevel level);
+
+// Asserts that the run loaded, ran exactly `levels` isolation levels, and that every result passed
+// every expectation in all `trials` trials — and has expectations at all.
+void ExpectAllPass(const ScenarioRun& run, int trials, size_t levels = 3);
+
 // "trial 3: winners = 2; …" for every failed check of every non-passing trial (for assertion text).
 std::string Failures(const ResultSummary& summary);
 
