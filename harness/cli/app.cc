@@ -78,13 +78,19 @@ int Main(int argc, char** argv) {
   run->add_option("--seed", args.seed, "Seed for the worker start order")->capture_default_str();
   run->add_option("--statement-timeout-ms", args.statement_timeout_ms,
                   "Deadline of one statement or wait, in ms; then it is cancelled and the trial is an error")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::Range(1L, 86400000L))->capture_default_str();
   run->add_option("--trial-timeout-ms", args.trial_timeout_ms, "Deadline of one trial, in ms")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::Range(1L, 86400000L))->capture_default_str();
   run->add_option("--connect-timeout-ms", args.connect_timeout_ms, "Deadline of one connection attempt, in ms")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::Range(1L, 86400000L))->capture_default_str();
   run->add_flag("--quiet,-q", args.quiet, "No progress lines on stderr");
 
+  if (argc >= 2 && argv[1][0] != '-' && app.get_subcommands([&](CLI::App* sub) {
+                                          return sub->get_name() == argv[1];
+                                        }).empty()) {
+    std::cerr << "racelab: unknown command '" << argv[1] << "' (expected list, explain or run; see racelab --help)\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -83,6 +83,26 @@ Result<Plan> BuildPlan(const RunArgs& args) {
   return plan;
 }
 
+std::string JoinNames() {
+  std::string out;
+  for (const auto& n : ReporterNames()) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// Creates `dir` if needed and proves a file can be written in it.
+Status CheckWritableDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::Usage(fmt::format("--out {}: cannot create the folder: {}", dir, ec.message()));
+  std::filesystem::path probe = std::filesystem::path(dir) / ".racelab-write-check";
+  std::ofstream f(probe);
+  bool ok = static_cast<bool>(f);
+  f.close();
+  std::filesystem::remove(probe, ec);
+  if (!ok) return Status::Usage(fmt::format("--out {}: cannot write files in this folder", dir));
+  return Status::Ok();
+}
+
 int ExitCodeFor(const Status& s) { return s.code() == StatusCode::kUsage ? 2 : 3; }
 
 }  // namespace
@@ -99,8 +119,16 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     if (!r.ok()) return UsageError("--format: " + r.status().message());
     reporters.push_back(std::move(r.value()));
   }
+  if (reporters.empty()) return UsageError("--format: no format given (valid: " + JoinNames() + ")");
   auto plan = BuildPlan(args);
   if (!plan.ok()) return UsageError(plan.status().message());
+  const bool need_dir = std::any_of(reporters.begin(), reporters.end(),
+                                    [](const auto& r) { return !r->file_name().empty(); });
+  if (need_dir) {
+    // Checked before any trial runs: a run must not end with nowhere to write its reports.
+    Status writable = CheckWritableDir(args.out);
+    if (!writable.ok()) return UsageError(writable.message());
+  }
 
   TargetOptions to{args.dsn, args.pg_bindir, args.connect_timeout_ms, stop};
   if (!args.quiet) std::cerr << (args.dsn.empty() ? "racelab: starting embedded PostgreSQL…\n" : "");
@@ -131,34 +159,40 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   report.target = target.value()->info();
   const auto& items = plan.value().items;
   const bool tty = isatty(STDERR_FILENO) != 0;
+  bool scenario_error = false;  // a scenario's SQL cannot run: exit 2, not 1
   for (size_t i = 0; i < items.size(); ++i) {
     const PlanItem& item = items[i];
     if (stop->stop_requested()) break;
     std::vector<TrialResult> trials;
     int failed = 0;
-    // On a terminal the line is rewritten after every trial; in a log, one line per trial.
+    // On a terminal the line is rewritten after every trial; in a log (CI), one line per result.
+    const std::string head = fmt::format("[{}/{}] {} @ {}", i + 1, items.size(), item.scenario,
+                                         IsolationName(item.isolation));
+    if (!args.quiet && !tty) std::cerr << head << ": " << item.trials << " trials\n";
     auto progress = [&](const PlanItem& it, const TrialResult& t) {
-      if (args.quiet) return;
       if (!t.error.empty()) ++failed;
-      std::cerr << fmt::format("{}[{}/{}] {} @ {}: trial {}/{}{}", tty ? "\r" : "", i + 1, items.size(),
-                               it.scenario, IsolationName(it.isolation), t.index + 1, it.trials,
+      if (args.quiet || !tty) return;
+      std::cerr << fmt::format("\r{}: trial {}/{}{}", head, t.index + 1, it.trials,
                                failed ? fmt::format(" ({} with errors)", failed) : "")
-                << (tty ? "" : "\n") << std::flush;
+                << std::flush;
     };
     Status s = runner.RunItem(item, &trials, progress);
+    if (s.code() == StatusCode::kUsage) scenario_error = true;
     if (!args.quiet && tty) std::cerr << "\n";
     std::vector<TrialVerdict> verdicts;
     for (auto& t : trials) verdicts.push_back(EvaluateTrial(item, std::move(t)));
+    for (const auto& v : verdicts) scenario_error = scenario_error || v.result.scenario_error;
     report.results.push_back(Summarize(item, std::move(verdicts), s.ok() ? "" : s.message()));
     if (!s.ok() && !args.quiet) std::cerr << "racelab: " << item.scenario << ": " << s.message() << "\n";
+    if (!args.quiet && !tty) {
+      std::cerr << fmt::format("{}: {} ({} trials)\n", head, VerdictName(report.results.back().verdict),
+                               report.results.back().trials);
+    }
   }
   Status closed = target.value()->Close();
   if (!closed.ok()) std::cerr << "racelab: " << closed.message() << "\n";
 
   std::error_code ec;
-  bool need_dir = std::any_of(reporters.begin(), reporters.end(), [](const auto& r) { return !r->file_name().empty(); });
-  if (need_dir) std::filesystem::create_directories(args.out, ec);
-  if (ec) std::cerr << "racelab: cannot create " << args.out << ": " << ec.message() << "\n";
   for (const auto& r : reporters) {
     if (r->file_name().empty()) {
       r->Write(report, std::cout);
@@ -179,6 +213,10 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
                                [](const ResultSummary& r) { return r.verdict == Verdict::kError; });
   bool any_fail = std::any_of(report.results.begin(), report.results.end(),
                               [](const ResultSummary& r) { return r.verdict == Verdict::kFail; });
+  if (scenario_error) {
+    std::cerr << "racelab: a scenario's SQL could not run (see the errors above and in the reports)\n";
+    return 2;
+  }
   if (any_error || ec) return 3;
   return any_fail ? 1 : 0;
 }

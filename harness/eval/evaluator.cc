@@ -152,7 +152,8 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
                                                   : got->value ? "'" + *got->value + "'" : "NULL";
     bool ok = got != nullptr && got->error.empty() &&
               (f.equals == "NULL" ? !got->value : got->value && *got->value == f.equals);
-    Add(&checks, fmt::format("{} = '{}'", f.sql, f.equals), ok, fmt::format("{} = {}", f.sql, seen));
+    Add(&checks, fmt::format("final: {} returns '{}'", f.sql, f.equals), ok,
+        fmt::format("final: {} returned {}", f.sql, seen));
   }
   bool all = std::all_of(checks.begin(), checks.end(), [](const Check& c) { return c.passed; });
   v.verdict = !result.error.empty() || result.deadline_exceeded ? Verdict::kError

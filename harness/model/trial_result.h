@@ -76,6 +76,10 @@ struct TrialResult {
   // A harness-level failure: lost connection, setup failed, deadline passed. Makes the trial `error`.
   std::string error;
   bool deadline_exceeded = false;
+  // The scenario itself is broken: its SQL has an error of SQLSTATE class 42 (syntax error or access
+  // rule violation: 42601, 42P01, 42703, …), or a final check or teardown failed. Implies `error`;
+  // the CLI exits 2 (a scenario-file error), not 1 (a race regressed).
+  bool scenario_error = false;
 };
 
 }  // namespace racelab

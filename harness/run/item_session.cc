@@ -90,7 +90,9 @@ Status ItemSession::ResetSchema() {
   if (item_.setup.empty()) return Status::Ok();
   r = control_->Exec(item_.setup, Deadline());
   if (!r.ok()) {
-    return Status::Database(fmt::format("{}: setup failed: {} (SQLSTATE {})", item_.file, r.message, r.sqlstate));
+    std::string msg = fmt::format("{}: setup: {} (SQLSTATE {})", item_.file, r.message, r.sqlstate);
+    // A setup that cannot run is a scenario-file error (exit 2), unless the server failed.
+    return IsScenarioSqlError(r.sqlstate) ? Status::Usage(msg) : Status::Database(msg);
   }
   return Status::Ok();
 }
@@ -115,9 +117,11 @@ std::vector<FinalValue> ItemSession::RunFinals() {
   return out;
 }
 
-void ItemSession::RunTeardown() {
-  if (item_.teardown.empty() || !control_ || !control_->healthy()) return;
-  control_->Exec(item_.teardown, Deadline());
+std::string ItemSession::RunTeardown(bool* scenario_error) {
+  if (item_.teardown.empty() || !control_ || !control_->healthy()) return "";
+  QueryResult r = control_->Exec(item_.teardown, Deadline());
+  if (IsScenarioSqlError(r.sqlstate)) *scenario_error = true;
+  return r.ok() ? "" : fmt::format("teardown failed: {} (SQLSTATE {})", r.message, r.sqlstate);
 }
 
 Status ItemSession::DropSchema() {

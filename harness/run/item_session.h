@@ -23,9 +23,10 @@ class ItemSession {
   Status EnsureConnections();
   // DROP SCHEMA … CASCADE; CREATE SCHEMA; then the item's setup.
   Status ResetSchema();
-  // Final checks then teardown on the control connection.
+  // Final checks then teardown on the control connection. RunTeardown returns the error, or "", and
+  // sets *scenario_error when its SQL cannot run (SQLSTATE class 42).
   std::vector<FinalValue> RunFinals();
-  void RunTeardown();
+  std::string RunTeardown(bool* scenario_error);
   // Drops the schema now. Safe to call twice.
   Status DropSchema();
 

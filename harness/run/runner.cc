@@ -214,6 +214,7 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
     for (auto& ev : o.events) result.events.push_back(std::move(ev));
     result.sessions.push_back(o.session);
     if (o.deadline_exceeded) result.deadline_exceeded = true;
+    if (o.scenario_error) result.scenario_error = true;
     if (result.error.empty() && !o.error.empty()) result.error = o.error;
   }
   if (result.error.empty() && !monitor_error.empty()) result.error = monitor_error;
@@ -222,7 +223,13 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   internal::AttributeLockWaits(observations, pid_labels, label_pids, &result.events);
   result.barriers = Releases(outs);
   result.finals = conns.RunFinals();
-  conns.RunTeardown();
+  for (const auto& f : result.finals) {
+    // A final check that cannot run says nothing about the race: the trial is an error, not a fail.
+    if (!f.error.empty() && result.error.empty()) result.error = "final check '" + f.sql + "' failed: " + f.error;
+    if (IsScenarioSqlError(f.error.substr(0, 5))) result.scenario_error = true;
+  }
+  std::string teardown = conns.RunTeardown(&result.scenario_error);
+  if (!teardown.empty() && result.error.empty()) result.error = teardown;
   return result;
 }
 
@@ -245,7 +252,13 @@ Status Runner::RunItem(const PlanItem& item, std::vector<TrialResult>* trials,
       conns.DropSchema();
       return s;
     }
-    trials->push_back(RunTrial(options_, item, conns, t));
+    TrialResult trial = RunTrial(options_, item, conns, t);
+    if (options_.stop != nullptr && options_.stop->stop_requested()) {
+      // Cut short by the stop request: its events say nothing about the race; not evaluated.
+      conns.DropSchema();
+      return Status::Database(fmt::format("interrupted during trial {}; that trial is not evaluated", t + 1));
+    }
+    trials->push_back(std::move(trial));
     if (on_trial) on_trial(item, trials->back());
   }
   Status dropped = conns.DropSchema();

@@ -63,6 +63,7 @@ struct WorkerOutput {
   std::vector<BarrierMeeting> meetings;
   std::string error;               // harness error (a wait that never ended, a missing capture, …)
   bool deadline_exceeded = false;
+  bool scenario_error = false;     // a step's SQL has a class-42 error (see TrialResult)
 };
 
 }  // namespace racelab

@@ -155,7 +155,10 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       ev.completed_us = ctx_->NowUs();
       if (!seen) {
         std::string why = ctx_->monitor->error();
-        ev.message = fmt::format("'{}' was not seen in a lock wait within {} ms{}", step.target, ms,
+        bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
+        ev.message = fmt::format("'{}' was not seen in a lock wait {}{}", step.target,
+                                 trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
+                                       : fmt::format("within {} ms", ms),
                                  why.empty() ? "" : " (" + why + ")");
         out_.deadline_exceeded = why.empty();
         if (out_.error.empty()) out_.error = fmt::format("{}: await_blocked: {}", session_->label, ev.message);
@@ -190,6 +193,13 @@ void Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& 
   ev->message = r.ok() ? r.command_tag : r.message;
   if (step.kind != StepKind::kCommit && r.ok()) ev->message.clear();
   ev->cancelled_by_deadline = r.cancelled_by_deadline;
+  if (IsScenarioSqlError(r.sqlstate)) {
+    out_.scenario_error = true;
+    if (out_.error.empty()) {
+      out_.error = fmt::format("{}: step '{}' cannot run: {} {} (a bug in the scenario's SQL, not a race outcome)",
+                               session_->label, step.name, r.sqlstate, r.message);
+    }
+  }
   if (r.cancelled_by_deadline) {
     out_.deadline_exceeded = true;
     bool stopped = ctx_->stop != nullptr && ctx_->stop->stop_requested();

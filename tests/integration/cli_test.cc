@@ -136,6 +136,27 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, MalformedScenario,
                            return name;
                          });
 
+TEST(Cli, ScenarioSqlErrorExitsTwoWithTheServerMessage) {
+  TempDir out;
+  ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/bad_sql.yaml", "--trials", "2", "--dsn",
+                                TestConninfo(), "--out", out.path.string(), "--format", "console,junit"},
+                               seconds(60));
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_NE(r.out.find("syntax error at or near \"SELEC\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("error"), std::string::npos) << "verdict error, not fail: " << r.out;
+  EXPECT_EQ(RacelabSchemas(), 0);
+}
+
+TEST(Cli, UnwritableOutOrNoFormatIsAUsageErrorBeforeAnyTrial) {
+  ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--out", "/proc/racelab-forbidden", "--dsn",
+                                "host=/nonexistent"},
+                               seconds(10));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+  r = RunProcess({kBin, "run", "guarded-cas-claim", "--format", "", "--dsn", "host=/nonexistent"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
 TEST(Cli, BadParameterOverrideExitsTwo) {
   ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--set", "workers=abc", "-q"}, seconds(10));
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -179,7 +200,7 @@ TEST(Cli, SigintMidRunStopsCleanly) {
   Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--out",
                 out.path.string()},
                {{"RACELAB_TMPDIR", base.path.string()}});
-  ASSERT_TRUE(p.WaitForStderr("trial 1/20", seconds(120))) << "the run never started a trial";
+  ASSERT_TRUE(p.WaitForStderr("lock-hold-wait @ read committed: 20 trials", seconds(120))) << "the run never started";
   EXPECT_GE(PostgresUnder(base.path), 1) << "the embedded cluster runs during the trial";
   p.Signal(SIGINT);
   ProcessResult r = p.Wait(seconds(60));
@@ -195,7 +216,7 @@ TEST(Cli, OrphanOfAKilledRunIsCleanedByTheNextRun) {
     Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--out",
                   out.path.string()},
                  {{"RACELAB_TMPDIR", base.path.string()}});
-    ASSERT_TRUE(p.WaitForStderr("trial 1/20", seconds(120)));
+    ASSERT_TRUE(p.WaitForStderr("@ read committed: 20 trials", seconds(120)));
     p.Signal(SIGKILL);  // no chance to clean up
     p.Wait(seconds(30));
   }
@@ -214,7 +235,10 @@ TEST(Cli, SigintMidRunAgainstDsnDropsItsSchema) {
   TempDir out;
   Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn", TestConninfo(),
                 "--out", out.path.string()});
-  ASSERT_TRUE(p.WaitForStderr("trial 1/20", seconds(60)));
+  ASSERT_TRUE(p.WaitForStderr("@ read committed: 20 trials", seconds(60)));
+  // Wait until the trial's schema exists, so the signal lands mid-trial.
+  for (int i = 0; i < 300 && RacelabSchemas() < 1; ++i) usleep(100 * 1000);
+  ASSERT_EQ(RacelabSchemas(), 1) << "the run never created its schema";
   p.Signal(SIGINT);
   ProcessResult r = p.Wait(seconds(60));
   EXPECT_EQ(r.exit_code, 130) << r.err;
@@ -254,7 +278,7 @@ TEST(Cli, ServerGoneMidRunIsRecordedAndTheRunEnds) {
   ASSERT_TRUE(cluster.ok()) << cluster.status().message();
   Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=500", "--trials", "20", "--dsn",
                 (*cluster)->conninfo(), "--out", out.path.string(), "--format", "console,json"});
-  ASSERT_TRUE(p.WaitForStderr("trial 2/20", seconds(60)));
+  ASSERT_TRUE(p.WaitForStderr("@ read committed: 20 trials", seconds(60)));
   ASSERT_TRUE((*cluster)->Stop().ok());
   ProcessResult r = p.Wait(seconds(60));
   EXPECT_FALSE(r.timed_out) << "racelab must not hang when its server goes away";

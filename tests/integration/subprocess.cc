@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -20,11 +21,12 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
+// A new empty file of our own (mkstemp); the destructor removes it.
 std::string TempPath(const char* tag) {
-  char tmpl[] = "/tmp/racelab-test-XXXXXX";
-  int fd = mkstemp(tmpl);
+  std::string tmpl = std::string("/tmp/racelab-test-XXXXXX") + tag;
+  int fd = mkstemps(tmpl.data(), static_cast<int>(std::strlen(tag)));
   if (fd >= 0) close(fd);
-  return std::string(tmpl) + tag;
+  return tmpl;
 }
 
 }  // namespace

@@ -111,7 +111,7 @@ TEST(Evaluator, FinalValuesAndHarnessErrors) {
   r.finals.push_back(FinalValue{"SELECT attempts FROM runs", std::string("2"), ""});
   TrialVerdict v = EvaluateTrial(item, r);
   EXPECT_EQ(v.verdict, Verdict::kFail);
-  EXPECT_EQ(v.checks[0].detail, "SELECT attempts FROM runs = '2'");
+  EXPECT_EQ(v.checks[0].detail, "final: SELECT attempts FROM runs returned '2'");
   r.finals[0].value = "1";
   r.error = "worker.1: step 'claim' passed its deadline";
   EXPECT_EQ(EvaluateTrial(item, r).verdict, Verdict::kError) << "a harness error wins over passing checks";
