@@ -81,6 +81,14 @@ VerdictCounts CountVerdicts(const std::vector<const ResultSummary*>& results);
 // "12 results: 11 pass, 1 fail, 0 error" (singular "1 result").
 std::string CountsLine(const VerdictCounts& counts);
 
+// How to read the summary table, one paragraph (Markdown and HTML print it under the table).
+inline constexpr const char* kSummaryLegend =
+    "pass = every trial behaved as the scenario predicts for that level — a reproduced bug included "
+    "(the lesson says which); fail = an expectation did not hold (a regression); error = racelab or the "
+    "server failed. winners 1×20 = 20 trials had 1 winner. SQLSTATEs are summed over all trials. "
+    "blocked = time of the statements the monitor saw in a lock wait. skew = first-to-last send after "
+    "a barrier release, racelab's own precision.";
+
 // Results grouped by scenario name: groups in order of first appearance, report order inside.
 struct ScenarioGroup {
   std::string scenario;

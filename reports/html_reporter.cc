@@ -136,6 +136,7 @@ void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
     xml.EndElement();
   }
   xml.EndElement();
+  Leaf(xml, "p", kSummaryLegend, "legend");
 }
 
 // Barrier releases, final values and failed checks of the representative trial.

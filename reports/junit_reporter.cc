@@ -3,8 +3,9 @@
 // <testsuites> holds one <testsuite> per scenario (order of first appearance) and one <testcase>
 // per ResultSummary (scenario × isolation level × params), named "<scenario> [<isolation>]" with
 // classname "racelab.<scenario>" and time = the sum of its trials' durations in seconds.
-// - verdict fail: one <failure> per failed expectation, message "<text>: failed in K of N trials",
-//   body the expectation's first_failure detail (a generic failure when none is marked failed);
+// - verdict fail: ONE <failure> (many CI tools show only the first), message the failed expectations
+//   "<text>: failed in K of N trials" joined by "; ", body each one with its first_failure detail
+//   (a generic failure when none is marked failed);
 // - verdict error: one <error>, message the harness error, body the failed expectations if any.
 // Counts follow JUnit's meaning: tests = testcases, failures = testcases that failed, errors =
 // testcases in error (a testcase counts once, however many <failure> elements it has).
@@ -33,22 +34,17 @@ void WriteTestcase(const ResultSummary& r, XmlWriter& xml) {
       .Attribute("classname", "racelab." + item.scenario)
       .Attribute("time", FormatUsAsSeconds(TotalDurationUs(r)));
   if (r.verdict == Verdict::kFail) {
-    bool any = false;
+    std::string message, body;
     for (const ExpectationTally& e : r.expectations) {
       if (e.failed == 0) continue;
-      any = true;
-      xml.StartElement("failure")
-          .Attribute("message", FailureMessage(e, r.trials))
-          .Attribute("type", "expectation")
-          .Text(e.first_failure)
-          .EndElement();
+      message += (message.empty() ? "" : "; ") + FailureMessage(e, r.trials);
+      body += FailureMessage(e, r.trials) + "\n" + e.first_failure + "\n";
     }
-    if (!any) {
-      xml.StartElement("failure")
-          .Attribute("message", r.error.empty() ? "verdict fail" : r.error)
-          .Attribute("type", "expectation")
-          .EndElement();
-    }
+    xml.StartElement("failure")
+        .Attribute("message", !message.empty() ? message : r.error.empty() ? "verdict fail" : r.error)
+        .Attribute("type", "expectation");
+    if (!body.empty()) xml.Text(body);
+    xml.EndElement();
   } else if (r.verdict == Verdict::kError) {
     std::string body;
     for (const ExpectationTally& e : r.expectations) {

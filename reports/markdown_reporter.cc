@@ -170,7 +170,7 @@ void WriteSummaryTable(const RunReport& report, std::ostream& out) {
               std::to_string(r.trials), Histogram(r.winners), Histogram(r.sqlstates),
               std::to_string(r.retries), FormatBlockedMs(r.blocked_ms), skew});
   }
-  out << '\n';
+  out << '\n' << kSummaryLegend << "\n\n";
 }
 
 class MarkdownReporter : public Reporter {

@@ -57,12 +57,15 @@ int ListCommand(const std::vector<std::string>& tags) {
   auto loaded = LoadScenarios({}, DefaultScenarioDir());
   if (!loaded.ok()) return UsageError(loaded.status().message());
   auto scenarios = FilterByTags(std::move(loaded.value()), tags);
-  size_t width = 4;
-  for (const auto& s : scenarios) width = std::max(width, s.name.size());
-  std::cout << fmt::format("{:<{}}  {:<22}  {}\n", "NAME", width, "TAGS", "TITLE");
+  size_t width = 4, tag_width = 4;
   for (const auto& s : scenarios) {
-    std::cout << fmt::format("{:<{}}  {:<22}  {}\n", s.name, width, fmt::format("{}", fmt::join(s.tags, ",")),
-                             s.title);
+    width = std::max(width, s.name.size());
+    tag_width = std::max(tag_width, fmt::format("{}", fmt::join(s.tags, ",")).size());
+  }
+  std::cout << fmt::format("{:<{}}  {:<{}}  {}\n", "NAME", width, "TAGS", tag_width, "TITLE");
+  for (const auto& s : scenarios) {
+    std::cout << fmt::format("{:<{}}  {:<{}}  {}\n", s.name, width, fmt::format("{}", fmt::join(s.tags, ",")),
+                             tag_width, s.title);
   }
   std::cout << fmt::format("{} scenario(s) in {}\n", scenarios.size(), DefaultScenarioDir());
   return 0;
