@@ -57,6 +57,17 @@ int Main(int argc, char** argv) {
   std::string explain_name;
   explain->add_option("scenario", explain_name, "Scenario name or file")->required();
 
+  auto* clean = app.add_subcommand(
+      "clean", "Drop racelab schemas left on --dsn by a killed run (use when no racelab runs there); "
+               "remove orphaned embedded clusters");
+  std::string clean_dsn;
+  bool clean_dry_run = false;
+  long clean_timeout_ms = 5000;
+  clean->add_option("--dsn", clean_dsn, "Server to clean (libpq connection string or URI)");
+  clean->add_flag("--dry-run", clean_dry_run, "Only list what would be dropped");
+  clean->add_option("--connect-timeout-ms", clean_timeout_ms, "Deadline of the connection attempt, in ms")
+      ->check(CLI::Range(1L, 86400000L))->capture_default_str();
+
   RunArgs args;
   auto* run = app.add_subcommand("run", "Run scenarios and write reports");
   run->add_option("scenarios", args.selectors,
@@ -88,7 +99,7 @@ int Main(int argc, char** argv) {
   if (argc >= 2 && argv[1][0] != '-' && app.get_subcommands([&](CLI::App* sub) {
                                           return sub->get_name() == argv[1];
                                         }).empty()) {
-    std::cerr << "racelab: unknown command '" << argv[1] << "' (expected list, explain or run; see racelab --help)\n";
+    std::cerr << "racelab: unknown command '" << argv[1] << "' (expected list, explain, run or clean; see racelab --help)\n";
     return 2;
   }
   try {
@@ -100,6 +111,7 @@ int Main(int argc, char** argv) {
   }
   if (list->parsed()) return ListCommand(list_tags);
   if (explain->parsed()) return ExplainCommand(explain_name);
+  if (clean->parsed()) return CleanCommand(clean_dsn, clean_timeout_ms, clean_dry_run);
   args.command_line = JoinArgs(argc, argv, args.dsn);
   return RunCommand(args, &stop);
 }

@@ -231,6 +231,26 @@ TEST(Cli, OrphanOfAKilledRunIsCleanedByTheNextRun) {
   EXPECT_EQ(RunDirsUnder(base.path), 0) << "the next run removed the orphan";
 }
 
+TEST(Cli, CleanDropsTheSchemaOfARunKilledWithSigkill) {
+  TempDir out;
+  {
+    Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn", TestConninfo(),
+                  "--out", out.path.string(), "-q"});
+    for (int i = 0; i < 300 && RacelabSchemas() < 1; ++i) usleep(100 * 1000);
+    ASSERT_EQ(RacelabSchemas(), 1) << "the run never created its schema";
+    p.Signal(SIGKILL);  // no chance to drop it
+    p.Wait(seconds(30));
+  }
+  EXPECT_EQ(RacelabSchemas(), 1) << "a SIGKILLed run leaves its schema";
+  ProcessResult r = RunProcess({kBin, "clean", "--dsn", TestConninfo(), "--dry-run"}, seconds(30));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("would drop schema racelab_"), std::string::npos) << r.out;
+  EXPECT_EQ(RacelabSchemas(), 1) << "--dry-run drops nothing";
+  r = RunProcess({kBin, "clean", "--dsn", TestConninfo()}, seconds(30));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(RacelabSchemas(), 0) << r.out;
+}
+
 TEST(Cli, SigintMidRunAgainstDsnDropsItsSchema) {
   TempDir out;
   Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn", TestConninfo(),
