@@ -14,15 +14,6 @@ std::string_view IsolationName(IsolationLevel level) {
   return "read committed";
 }
 
-std::string_view IsolationShortName(IsolationLevel level) {
-  switch (level) {
-    case IsolationLevel::kReadCommitted: return "rc";
-    case IsolationLevel::kRepeatableRead: return "rr";
-    case IsolationLevel::kSerializable: return "ser";
-  }
-  return "rc";
-}
-
 std::optional<IsolationLevel> ParseIsolation(std::string_view text) {
   std::string norm;
   for (char c : text) {

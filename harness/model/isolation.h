@@ -14,9 +14,6 @@ enum class IsolationLevel { kReadCommitted, kRepeatableRead, kSerializable };
 // "read committed" | "repeatable read" | "serializable".
 std::string_view IsolationName(IsolationLevel level);
 
-// Short form used in compact tables and file names: "rc" | "rr" | "ser".
-std::string_view IsolationShortName(IsolationLevel level);
-
 // Accepts the PostgreSQL spelling, case-insensitive, with ' ', '-' or '_' between words, and the short
 // forms rc, rr, ser. Returns nullopt for anything else.
 std::optional<IsolationLevel> ParseIsolation(std::string_view text);

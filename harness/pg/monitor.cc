@@ -154,9 +154,4 @@ bool Monitor::healthy() {
   return conn_ && conn_->healthy();
 }
 
-int64_t Monitor::polls() {
-  boost::lock_guard<boost::mutex> lock(mu_);
-  return static_cast<int64_t>(poll_number_);
-}
-
 }  // namespace racelab

@@ -62,8 +62,6 @@ class Monitor {
   // The monitor connection is open and idle (call between trials).
   bool healthy();
 
-  // Polls completed in this trial (to report the monitor's own rate).
-  int64_t polls();
 
  private:
   void PollLoop();  // the monitor thread

@@ -176,8 +176,7 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
         outs[i].session.label = item.sessions[i].label;
         outs[i].session.role = item.sessions[i].role;
         outs[i].error = fmt::format("{}: internal error: {}", item.sessions[i].label, e.what());
-        ctx.abort = true;
-        for (auto& [name, b] : ctx.barriers) b->Abort();
+        ctx.Abandon();
       }
     });
   }
@@ -185,21 +184,15 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   result.index = index;
   // Join with the trial deadline (plus the cancel grace); past it, abandon the trial: wake the
   // barriers, cancel every statement, and wait for the workers to notice.
-  auto join_deadline = ctx.deadline + std::chrono::seconds(6);
-  bool joined = true;
-  for (auto* h : handles) {
-    if (!h->try_join_until(boost::chrono::steady_clock::now() +
-                           boost::chrono::microseconds(std::max<int64_t>(
-                               0, std::chrono::duration_cast<std::chrono::microseconds>(
-                                      join_deadline - std::chrono::steady_clock::now())
-                                      .count())))) {
-      joined = false;
-      break;
-    }
-  }
+  const auto join_deadline =
+      boost::chrono::steady_clock::now() +
+      boost::chrono::microseconds(std::chrono::duration_cast<std::chrono::microseconds>(
+                                      ctx.deadline + std::chrono::seconds(6) - std::chrono::steady_clock::now())
+                                      .count());
+  bool joined = std::all_of(handles.begin(), handles.end(),
+                            [&](boost::thread* h) { return h->try_join_until(join_deadline); });
   if (!joined) {
-    ctx.abort = true;
-    for (auto& [name, b] : ctx.barriers) b->Abort();
+    ctx.Abandon();
     for (size_t i = 0; i < item.sessions.size(); ++i) conns.session_conn(i)->Cancel();
     result.deadline_exceeded = true;
     result.error = fmt::format("trial passed its deadline ({} ms) and was abandoned",

@@ -34,6 +34,12 @@ struct TrialContext {
   std::map<std::string, std::vector<int>> role_pids;         // role -> backend pids of its instances
   std::atomic<bool> abort{false};    // set by the runner when the trial is abandoned; workers stop
 
+  // Stops the trial: workers see `abort`, every barrier wakes its waiters. Safe from any thread.
+  void Abandon() {
+    abort = true;
+    for (auto& [name, b] : barriers) b->Abort();
+  }
+
   int64_t NowUs() const {
     return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
                                                                  origin)
