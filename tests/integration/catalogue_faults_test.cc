@@ -13,11 +13,6 @@
 namespace racelab::testing {
 namespace {
 
-constexpr int kTrials = 20;
-constexpr auto kRc = IsolationLevel::kReadCommitted;
-constexpr auto kRr = IsolationLevel::kRepeatableRead;
-constexpr auto kSer = IsolationLevel::kSerializable;
-
 int Count(const std::map<std::string, int>& m, const std::string& key) {
   auto it = m.find(key);
   return it == m.end() ? 0 : it->second;

@@ -13,11 +13,6 @@
 namespace racelab::testing {
 namespace {
 
-constexpr int kTrials = 20;
-constexpr IsolationLevel kRc = IsolationLevel::kReadCommitted;
-constexpr IsolationLevel kRr = IsolationLevel::kRepeatableRead;
-constexpr IsolationLevel kSer = IsolationLevel::kSerializable;
-
 int Count(const ResultSummary& r, const std::string& code) {
   auto it = r.sqlstates.find(code);
   return it == r.sqlstates.end() ? 0 : it->second;

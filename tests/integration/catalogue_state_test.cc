@@ -13,11 +13,6 @@
 namespace racelab::testing {
 namespace {
 
-constexpr int kTrials = 20;
-constexpr IsolationLevel kRc = IsolationLevel::kReadCommitted;
-constexpr IsolationLevel kRr = IsolationLevel::kRepeatableRead;
-constexpr IsolationLevel kSer = IsolationLevel::kSerializable;
-
 int Count(const std::map<int, int>& m, int key) { return m.count(key) ? m.at(key) : 0; }
 int Count(const std::map<std::string, int>& m, const std::string& key) { return m.count(key) ? m.at(key) : 0; }
 

@@ -10,6 +10,12 @@
 
 namespace racelab::testing {
 
+// Trials per scenario and level in the integration tests (the issues ask for at least 20).
+inline constexpr int kTrials = 20;
+inline constexpr IsolationLevel kRc = IsolationLevel::kReadCommitted;
+inline constexpr IsolationLevel kRr = IsolationLevel::kRepeatableRead;
+inline constexpr IsolationLevel kSer = IsolationLevel::kSerializable;
+
 struct ScenarioRun {
   std::vector<PlanItem> items;         // kept alive: summaries point into it
   std::vector<ResultSummary> results;  // one per isolation level

@@ -9,8 +9,6 @@
 namespace racelab::testing {
 namespace {
 
-constexpr int kTrials = 20;
-
 TEST(Scenarios, NaiveSelectThenUpdateDoubleExecutesAtReadCommittedOnly) {
   ScenarioRun run = RunScenario("naive-select-then-update", kTrials);
   ExpectAllPass(run, kTrials);
