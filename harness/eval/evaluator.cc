@@ -130,10 +130,13 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
     Add(&checks, "claims are distinct", dup.empty(), dup);
   }
   if (ex.lock_waits) {
-    long waits = std::count_if(result.events.begin(), result.events.end(),
-                               [](const StepEvent& e) { return e.lock_wait; });
+    std::vector<std::string> waited;  // which statements, so a surprise can be diagnosed
+    for (const auto& e : result.events) {
+      if (e.lock_wait) waited.push_back(fmt::format("{}/{} ({})", e.session, e.step, e.wait_event));
+    }
+    long waits = static_cast<long>(waited.size());
     Add(&checks, fmt::format("statements seen in a lock wait = {}", *ex.lock_waits), waits == *ex.lock_waits,
-        fmt::format("statements seen in a lock wait = {}", waits));
+        fmt::format("statements seen in a lock wait = {} [{}]", waits, fmt::join(waited, ", ")));
   }
   for (const auto& sr : ex.step_rows) {
     long n = 0;

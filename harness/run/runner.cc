@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -29,13 +30,18 @@ bool Monitored(const StepEvent& ev) {
 
 namespace internal {
 
-// Attributes each lock-wait observation of the monitor to one statement: the poll saw the wait at an
+// Attributes each lock-wait observation of the monitor to one statement. The poll saw the wait at an
 // instant within [poll_sent, poll_received], so it belongs to a statement of that backend whose
-// [sent, completed] overlaps that window. A poll wholly inside one statement is unambiguous. A poll
-// that straddles the end of one statement and the start of the next (polls take milliseconds on a
-// loaded machine) goes to the overlapping statement that an unambiguous poll also saw waiting, and
-// only failing that to the one it overlaps most — so "UPDATE row 1; UPDATE row 2 (waits)" is never
-// reported as two waits.
+// [sent, completed] overlaps that window; a poll wholly inside one statement is unambiguous
+// ("confirmed"). A poll that straddles two statements (polls take milliseconds on a loaded machine)
+// is resolved in this order:
+//  1. a confirmed statement wins — "UPDATE row 1; UPDATE row 2 (waits)" is never two waits;
+//  2. then the statement whose text pg_stat_activity.query names. Only a tie-breaker: that text comes
+//     from the backend-status snapshot taken when the view is first read, while wait_event_type is
+//     read live from the process's PGPROC as each row is formed (pg_stat_get_activity in
+//     src/backend/utils/adt/pgstatfuncs.c), so under load the text can still name the previous
+//     statement — seen here: fingerprint-deadlock's a/first pinned in ~5% of trials under ctest -j2;
+//  3. then the largest overlap.
 void AttributeLockWaits(const std::vector<LockObservation>& observations,
                         const std::map<int, std::string>& pid_labels,
                         const std::map<std::string, int>& label_pids, std::vector<StepEvent>* events) {
@@ -47,16 +53,13 @@ void AttributeLockWaits(const std::vector<LockObservation>& observations,
       int64_t overlap = std::min(o.poll_received_us, ev.completed_us) - std::max(o.poll_sent_us, ev.sent_us);
       if (overlap >= 0) out.emplace_back(&ev, overlap);
     }
-    // The server says which statement was waiting (pg_stat_activity.query, possibly truncated to
-    // track_activity_query_size): when that names some candidates, only they can be the one.
-    std::vector<std::pair<StepEvent*, int64_t>> named;
-    for (const auto& c : out) {
-      if (!o.query.empty() && c.first->sql.compare(0, o.query.size(), o.query) == 0) named.push_back(c);
-    }
-    return named.empty() ? out : named;
+    return out;
   };
   auto contains = [](const StepEvent& ev, const LockObservation& o) {
     return ev.sent_us <= o.poll_sent_us && o.poll_received_us <= ev.completed_us;
+  };
+  auto named = [](const StepEvent& ev, const LockObservation& o) {
+    return !o.query.empty() && ev.sql.compare(0, o.query.size(), o.query) == 0;
   };
   std::set<StepEvent*> confirmed;  // seen waiting by a poll wholly inside the statement
   for (const auto& o : observations) {
@@ -67,14 +70,12 @@ void AttributeLockWaits(const std::vector<LockObservation>& observations,
   std::map<StepEvent*, std::set<std::string>> blockers;
   for (const auto& o : observations) {
     StepEvent* best = nullptr;
-    int64_t best_overlap = -1;
-    bool best_confirmed = false;
+    std::tuple<bool, bool, int64_t> best_rank{false, false, -1};  // (confirmed, named, overlap)
     for (auto& [ev, overlap] : candidates(o)) {
-      bool c = confirmed.count(ev) > 0;
-      if ((c && !best_confirmed) || (c == best_confirmed && overlap > best_overlap)) {
+      std::tuple<bool, bool, int64_t> rank{confirmed.count(ev) > 0, named(*ev, o), overlap};
+      if (best == nullptr || rank > best_rank) {
         best = ev;
-        best_overlap = overlap;
-        best_confirmed = c;
+        best_rank = rank;
       }
     }
     if (best == nullptr) continue;

@@ -73,5 +73,32 @@ TEST(LockWaitAttribution, OtherBackendsAreIgnored) {
   EXPECT_FALSE(events[0].lock_wait);
 }
 
+// pg_stat_activity's query text comes from a snapshot taken before wait_event is read, so a straddling
+// poll can carry the previous statement's text; a statement confirmed waiting still wins over it.
+TEST(LockWaitAttribution, AConfirmedWaitBeatsAStaleQueryText) {
+  std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000), Ev("second", StepKind::kSql, 1010, 90000)};
+  events[0].sql = "UPDATE t SET v = 1 WHERE id = 1";
+  events[1].sql = "UPDATE t SET v = 2 WHERE id = 2";
+  std::vector<LockObservation> obs{Obs(900, 1600), Obs(5000, 6000)};
+  obs[0].query = events[0].sql;  // stale text: the snapshot was taken while "first" ran
+  obs[1].query = events[1].sql;
+  internal::AttributeLockWaits(obs, kPidLabels, kLabelPids, &events);
+  EXPECT_FALSE(events[0].lock_wait);
+  EXPECT_TRUE(events[1].lock_wait);
+  EXPECT_EQ(events[1].lock_wait_first_seen_us, 900);
+}
+
+// Between two unconfirmed candidates, the query text decides over the overlap.
+TEST(LockWaitAttribution, QueryTextBreaksTiesBetweenUnconfirmedStatements) {
+  std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000), Ev("second", StepKind::kSql, 1010, 1200)};
+  events[0].sql = "UPDATE t SET v = 1 WHERE id = 1";
+  events[1].sql = "UPDATE t SET v = 2 WHERE id = 2";
+  std::vector<LockObservation> obs{Obs(100, 1100)};  // overlaps "first" far more
+  obs[0].query = events[1].sql;
+  internal::AttributeLockWaits(obs, kPidLabels, kLabelPids, &events);
+  EXPECT_FALSE(events[0].lock_wait);
+  EXPECT_TRUE(events[1].lock_wait);
+}
+
 }  // namespace
 }  // namespace racelab
