@@ -4,7 +4,8 @@
 // retries, blocked p95 ms, skew p95 µs. Column widths are computed from the content (in UTF-8 code points,
 // so "×" and "µ" count as one). Under it, for each result that did not pass, its failed
 // expectations with the first failure's detail (or the harness error). The last line counts
-// verdicts: "12 results: 11 pass, 1 fail, 0 error". Plain text, no colours.
+// verdicts: "12 results: 11 pass, 1 fail, 0 error". Plain text, no colours; every data string goes
+// through SanitizeForTerminal, so no value can send an escape sequence to the terminal.
 
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "harness/model/isolation.h"
+#include "harness/model/terminal_text.h"
 #include "reports/format_util.h"
 #include "reports/reporters.h"
 
@@ -38,13 +40,16 @@ size_t Width(std::string_view text) {
   return width;
 }
 
+// A table cell: control characters escaped, on one line (harness/model/terminal_text.h).
+std::string Cell(std::string_view text) { return SanitizeForTerminal(text, /*keep_newlines=*/false); }
+
 TableRow MakeRow(const ResultSummary& r) {
   const PlanItem& item = ItemOf(r);
-  return {item.scenario,
+  return {Cell(item.scenario),
           std::string(IsolationName(item.isolation)),
           VerdictName(r.verdict),
           Histogram(r.winners),
-          Histogram(r.sqlstates),
+          Cell(Histogram(r.sqlstates)),
           std::to_string(r.retries),
           r.blocked_ms.count == 0 ? std::string(kNone) : FormatMs(r.blocked_ms.p95),
           FormatSkewUs(r.skew_us, r.skew_us.p95)};
@@ -79,13 +84,13 @@ std::string IndentLines(std::string_view text, std::string_view indent) {
 }
 
 void WriteProblems(const ResultSummary& r, std::ostream& out) {
-  out << fmt::format("{}: {}\n", VerdictName(r.verdict), ResultLabel(r));
-  if (!r.error.empty()) out << "  " << IndentLines(r.error, "  ") << '\n';
+  out << fmt::format("{}: {}\n", VerdictName(r.verdict), SanitizeForTerminal(ResultLabel(r), false));
+  if (!r.error.empty()) out << "  " << IndentLines(SanitizeForTerminal(r.error), "  ") << '\n';
   for (const ExpectationTally& e : r.expectations) {
     if (e.failed == 0) continue;
-    out << fmt::format("  - {}: failed in {} of {} trials\n", e.text, e.failed, r.trials);
+    out << fmt::format("  - {}: failed in {} of {} trials\n", SanitizeForTerminal(e.text), e.failed, r.trials);
     if (!e.first_failure.empty()) {
-      out << "    first failure: " << IndentLines(e.first_failure, "      ") << '\n';
+      out << "    first failure: " << IndentLines(SanitizeForTerminal(e.first_failure), "      ") << '\n';
     }
   }
 }

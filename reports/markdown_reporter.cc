@@ -3,10 +3,11 @@
 // Layout: title; target and run lines; one summary table (scenario × isolation level); then one
 // section per scenario, in order of first appearance in the report: title, the `teaches` lesson,
 // file and params, and per result (isolation level) its expectations with passed/failed counts and
-// the representative trial (ResultSummary::representative_trial) as a step timeline. Escaping, in
-// three helpers: Cell for table cells ('|' -> "\|", '<' -> "\<", line breaks -> spaces), Text for
-// other data ('<' -> "\<", so nothing is taken for HTML), Code for inline code (a fence longer than
-// any backtick run inside). The `teaches` paragraph is written as authored: it may use Markdown.
+// the representative trial (ResultSummary::representative_trial) as a step timeline. Escaping by
+// construction, in helpers every value goes through: Text (and Cell) backslash-escape Markdown syntax
+// and put the value on one line; Code writes inline code on one line with a fence longer than any
+// backtick run inside. No value — a final query's result, a --set value, multi-line SQL, a server
+// message — can end its span or paragraph. The `teaches` lesson is Markdown as authored, minus raw HTML.
 // Trials are numbered from 1 in this report ("trial 2 of 20" is TrialResult::index 1).
 
 #include <fmt/format.h>
@@ -23,46 +24,66 @@
 namespace racelab::internal {
 namespace {
 
-// Data text outside code spans: '<' becomes "\<" so that no renderer takes it for an HTML tag.
-std::string Text(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '<') out += '\\';
-    out += c;
-  }
-  return out;
+// A C0 control character (or DEL) as its Unicode control picture, U+2400 + c ("\n" -> "␊",
+// ESC -> "␛", DEL -> "␡"): visible, and never a line break that could end a paragraph or span.
+std::string ControlPicture(unsigned char c) {
+  const unsigned code = c == 0x7F ? 0x2421 : 0x2400 + c;
+  return {static_cast<char>(0xE0 | (code >> 12)), static_cast<char>(0x80 | ((code >> 6) & 0x3F)),
+          static_cast<char>(0x80 | (code & 0x3F))};
 }
 
-// One table cell: Text(), plus '|' escaped and CR/LF turned into spaces.
-std::string Cell(std::string_view text) {
+// Data text outside code spans, escaped by construction: every character Markdown (CommonMark + GFM
+// tables, strikethrough, autolinks, math) could read as syntax is backslash-escaped (CommonMark §2.4:
+// any ASCII punctuation may be), line breaks become spaces and other control characters their control
+// pictures, so a value is one run of literal text: it cannot start a block (no line of its own), open
+// a span, link, image, table cell or HTML tag.
+std::string Text(std::string_view text) {
+  static constexpr std::string_view kSyntax = "\\`*_[]<>!#|~&$";
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '<') {
-      out += "\\<";
-    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
-      continue;  // the '\n' that follows becomes the space
-    } else if (c == '\n' || c == '\r') {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;  // the '\n' becomes the space
+    if (c == '\n' || c == '\r') {
       out += ' ';
+    } else if (c < 0x20 || c == 0x7F) {
+      out += ControlPicture(c);
     } else {
-      out += c;
+      if (kSyntax.find(static_cast<char>(c)) != std::string_view::npos) out += '\\';
+      out += static_cast<char>(c);
     }
   }
   return out;
 }
 
-// Inline code that survives backticks inside `text`: the fence is one longer than its longest run.
+// One table cell: Text() ('|' is escaped there too, as GFM tables require).
+std::string Cell(std::string_view text) { return Text(text); }
+
+// Inline code, escaped by construction: control characters (line breaks included) become their
+// control pictures, so the span is on one line and no blank line can end it; the fence is one
+// backtick longer than the longest backtick run inside, so no backtick can close it (CommonMark §6.1).
 std::string Code(std::string_view text) {
+  std::string body;
   size_t longest = 0, run = 0;
-  for (char c : text) {
+  for (char ch : text) {
+    const unsigned char c = static_cast<unsigned char>(ch);
     run = c == '`' ? run + 1 : 0;
     longest = std::max(longest, run);
+    body += (c < 0x20 || c == 0x7F) ? ControlPicture(c) : std::string(1, ch);
   }
+  if (body.empty()) return "` `";
   const std::string fence(longest + 1, '`');
   const bool pad = longest > 0;
-  return fence + (pad ? " " : "") + std::string(text) + (pad ? " " : "") + fence;
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
+// The `teaches` lesson is Markdown as authored, minus raw HTML: '<' and '&' are escaped.
+std::string Lesson(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '<' || c == '&') out += '\\';
+    out += c;
+  }
+  return out;
 }
 
 void Row(std::ostream& out, std::initializer_list<std::string> cells) {
@@ -125,14 +146,14 @@ void WriteResultSection(const ResultSummary& r, bool show_params, std::ostream& 
 
 void WriteScenarioSection(const ScenarioGroup& group, std::ostream& out) {
   const PlanItem& first = ItemOf(*group.results.front());
-  out << "## " << group.scenario;
+  out << "## " << Text(group.scenario);
   if (!first.title.empty()) out << ": " << Text(first.title);
   out << "\n\n";
   std::string_view teaches = first.teaches;
   while (!teaches.empty() && (teaches.back() == '\n' || teaches.back() == ' ')) {
     teaches.remove_suffix(1);
   }
-  if (!teaches.empty()) out << teaches << "\n\n";
+  if (!teaches.empty()) out << Lesson(teaches) << "\n\n";
   const bool same_params =
       std::all_of(group.results.begin(), group.results.end(),
                   [&](const ResultSummary* r) { return ItemOf(*r).params == first.params; });
@@ -146,10 +167,10 @@ void WriteScenarioSection(const ScenarioGroup& group, std::ostream& out) {
 void WriteHeader(const RunReport& report, std::ostream& out) {
   const TargetInfo& target = report.target;
   out << "# racelab report\n\n";
-  out << fmt::format("Target: {} {}, {}", target.engine, target.server_version,
+  out << fmt::format("Target: {} {}, {}", Text(target.engine), Text(target.server_version),
                      target.embedded ? "embedded" : "external");
   if (!target.embedded && !target.dsn_redacted.empty()) out << ' ' << Code(target.dsn_redacted);
-  if (!target.settings.empty()) out << " (" << FormatParams(target.settings) << ')';
+  if (!target.settings.empty()) out << " (" << Text(FormatParams(target.settings)) << ')';
   out << "\n\n";
   out << fmt::format("Run: racelab {}, {}, seed {}", report.racelab_version, report.created_at,
                      report.seed);

@@ -1,10 +1,12 @@
 // `racelab list` and `racelab explain`: what would run, without connecting (STYLE.md habit 12).
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "harness/cli/app.h"
 #include "harness/loader/catalogue.h"
+#include "harness/model/terminal_text.h"
 
 namespace racelab::cli {
 namespace {
@@ -31,23 +33,23 @@ std::string StepLine(const Step& s) {
   return "";
 }
 
-void PrintExpect(const ExpectSpec& e, const std::string& indent) {
-  if (e.winners) std::cout << indent << "winners = " << *e.winners << "\n";
+void PrintExpect(const ExpectSpec& e, const std::string& indent, std::ostream& out) {
+  if (e.winners) out << indent << "winners = " << *e.winners << "\n";
   if (e.sqlstates) {
-    for (const auto& [code, n] : *e.sqlstates) std::cout << indent << "SQLSTATE " << code << " × " << n << "\n";
-    std::cout << indent << "no other SQLSTATE\n";
+    for (const auto& [code, n] : *e.sqlstates) out << indent << "SQLSTATE " << code << " × " << n << "\n";
+    out << indent << "no other SQLSTATE\n";
   }
-  if (e.distinct_claims.value_or(false)) std::cout << indent << "claims are distinct\n";
-  if (e.lock_waits) std::cout << indent << "statements in a lock wait = " << *e.lock_waits << "\n";
+  if (e.distinct_claims.value_or(false)) out << indent << "claims are distinct\n";
+  if (e.lock_waits) out << indent << "statements in a lock wait = " << *e.lock_waits << "\n";
   for (const auto& r : e.step_rows.value_or(std::vector<StepRowsSpec>{})) {
-    std::cout << indent << r.sessions << " session(s) get " << r.rows << " rows from " << r.step << "\n";
+    out << indent << r.sessions << " session(s) get " << r.rows << " rows from " << r.step << "\n";
   }
   for (const auto& b : e.blocked.value_or(std::vector<BlockedSpec>{})) {
-    std::cout << indent << b.session << "/" << b.step << " blocked" << (b.min_ms ? " ≥ " + *b.min_ms + " ms" : "")
-              << (b.max_ms ? " ≤ " + *b.max_ms + " ms" : "") << (b.by.empty() ? "" : " by " + b.by) << "\n";
+    out << indent << b.session << "/" << b.step << " blocked" << (b.min_ms ? " ≥ " + *b.min_ms + " ms" : "")
+        << (b.max_ms ? " ≤ " + *b.max_ms + " ms" : "") << (b.by.empty() ? "" : " by " + b.by) << "\n";
   }
   for (const auto& f : e.final.value_or(std::vector<FinalCheck>{})) {
-    std::cout << indent << f.sql << " = '" << f.equals << "'\n";
+    out << indent << f.sql << " = '" << f.equals << "'\n";
   }
 }
 
@@ -64,8 +66,10 @@ int ListCommand(const std::vector<std::string>& tags) {
   }
   std::cout << fmt::format("{:<{}}  {:<{}}  {}\n", "NAME", width, "TAGS", tag_width, "TITLE");
   for (const auto& s : scenarios) {
-    std::cout << fmt::format("{:<{}}  {:<{}}  {}\n", s.name, width, fmt::format("{}", fmt::join(s.tags, ",")),
-                             tag_width, s.title);
+    // Names, tags and titles come from scenario files: control characters are shown escaped.
+    std::cout << fmt::format("{:<{}}  {:<{}}  {}\n", SanitizeForTerminal(s.name, false), width,
+                             SanitizeForTerminal(fmt::format("{}", fmt::join(s.tags, ",")), false), tag_width,
+                             SanitizeForTerminal(s.title, false));
   }
   std::cout << fmt::format("{} scenario(s) in {}\n", scenarios.size(), DefaultScenarioDir());
   return 0;
@@ -74,31 +78,33 @@ int ListCommand(const std::vector<std::string>& tags) {
 int ExplainCommand(const std::string& name) {
   auto loaded = LoadScenarios({name}, DefaultScenarioDir());
   if (!loaded.ok()) return UsageError(loaded.status().message());
+  std::ostringstream out;  // printed once, through SanitizeForTerminal: the text comes from scenario files
   for (const auto& s : loaded.value()) {
-    std::cout << s.name << " — " << s.title << "\n" << s.loc.file << "\n\n" << s.teaches << "\n";
-    if (s.teaches.empty() || s.teaches.back() != '\n') std::cout << "\n";
-    std::cout << "Tags: " << fmt::format("{}", fmt::join(s.tags, ", ")) << "\n";
-    std::cout << "Parameters (override with --set NAME=VALUE):\n";
-    for (const auto& [k, v] : s.params) std::cout << "  " << k << " = " << v << "\n";
-    std::cout << "Isolation levels:";
-    for (auto l : s.isolation.empty() ? AllIsolationLevels() : s.isolation) std::cout << " [" << IsolationName(l) << "]";
-    std::cout << "\n\nSessions:\n";
+    out << s.name << " — " << s.title << "\n" << s.loc.file << "\n\n" << s.teaches << "\n";
+    if (s.teaches.empty() || s.teaches.back() != '\n') out << "\n";
+    out << "Tags: " << fmt::format("{}", fmt::join(s.tags, ", ")) << "\n";
+    out << "Parameters (override with --set NAME=VALUE):\n";
+    for (const auto& [k, v] : s.params) out << "  " << k << " = " << v << "\n";
+    out << "Isolation levels:";
+    for (auto l : s.isolation.empty() ? AllIsolationLevels() : s.isolation) out << " [" << IsolationName(l) << "]";
+    out << "\n\nSessions:\n";
     for (const auto& sess : s.sessions) {
-      std::cout << "  " << sess.name << " × " << sess.count << "\n";
-      for (const auto& [k, v] : sess.settings) std::cout << "    SET " << k << " = " << v << "\n";
-      for (const auto& st : sess.steps) std::cout << "    - " << StepLine(st) << "\n";
+      out << "  " << sess.name << " × " << sess.count << "\n";
+      for (const auto& [k, v] : sess.settings) out << "    SET " << k << " = " << v << "\n";
+      for (const auto& st : sess.steps) out << "    - " << StepLine(st) << "\n";
     }
     if (!s.outcome.win_step.empty()) {
-      std::cout << fmt::format("\nA session wins when its step '{}' returns {} row(s){}.\n", s.outcome.win_step,
-                               s.outcome.win_rows, s.outcome.win_committed ? " and it commits" : "");
+      out << fmt::format("\nA session wins when its step '{}' returns {} row(s){}.\n", s.outcome.win_step,
+                         s.outcome.win_rows, s.outcome.win_committed ? " and it commits" : "");
     }
-    std::cout << "\nExpected at every level:\n";
-    PrintExpect(s.expect, "  ");
+    out << "\nExpected at every level:\n";
+    PrintExpect(s.expect, "  ", out);
     for (const auto& [level, e] : s.expect_at) {
-      std::cout << "At " << IsolationName(level) << " (overrides):\n";
-      PrintExpect(e, "  ");
+      out << "At " << IsolationName(level) << " (overrides):\n";
+      PrintExpect(e, "  ", out);
     }
   }
+  std::cout << SanitizeForTerminal(out.str());
   return 0;
 }
 

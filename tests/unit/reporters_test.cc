@@ -276,9 +276,9 @@ TEST(ReporterMarkdownTest, GroupsResultsByScenarioAndEscapesPipes) {
   const size_t rr = md.find("### repeatable read", cas);
   EXPECT_LT(rc, rr);
   EXPECT_LT(rr, naive);
-  // In a table cell: '|' and '<' escaped.
+  // In a table cell: '|', '<' and '&' escaped (reports/markdown_reporter.cc, Text).
   EXPECT_THAT(
-      md, HasSubstr("| final SELECT error FROM runs WHERE id=1 = a\\<b & \"c\" \\| 'd' | 1 | 1 |"));
+      md, HasSubstr("| final SELECT error FROM runs WHERE id=1 = a\\<b \\& \"c\" \\| 'd' | 1 | 1 |"));
 }
 
 // Occurrences of `needle` in `text`.
