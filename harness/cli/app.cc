@@ -1,10 +1,13 @@
 #include "harness/cli/app.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include <iostream>
 
+#include "harness/cli/command_line.h"
 #include "harness/loader/catalogue.h"
-#include "harness/pg/dsn.h"
+#include "harness/model/terminal_text.h"
 
 namespace racelab::cli {
 namespace {
@@ -21,23 +24,17 @@ constexpr const char* kDescription =
     "  racelab run guarded-cas-claim --isolation rc --trials 50 --set workers=8\n"
     "  racelab run --tag locks --dsn postgresql://me@localhost/mydb --out reports/\n\n"
     "Exit codes: 0 all expectations held, 1 an expectation failed, 2 usage or scenario error,\n"
-    "3 database/connection error or deadline passed, 130/143 interrupted.";
-
-std::string JoinArgs(int argc, char** argv, const std::string& dsn) {
-  std::string out;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    if (!dsn.empty() && a == dsn) a = RedactDsn(dsn);
-    if (!dsn.empty()) a = RedactPasswordIn(a, dsn);
-    out += (i ? " " : "") + a;
-  }
-  return out;
-}
+    "3 database/connection error or deadline passed, 130/143 interrupted.\n\n"
+    "Scenario files are code: their SQL runs on the server. racelab runs it as a role it creates for\n"
+    "the run, which owns only the run's schemas (needs CREATEROLE on --dsn; a superuser --dsn is refused\n"
+    "without --allow-superuser; --no-confine runs it with the --dsn role's own rights).\n"
+    "A password on the command line is visible to other users in `ps` and shell history: prefer\n"
+    "PGPASSWORD, ~/.pgpass or a service file (PGSERVICE). racelab never prints a password.";
 
 }  // namespace
 
 int UsageError(const std::string& message) {
-  std::cerr << "racelab: " << message << "\n";
+  std::cerr << "racelab: " << SanitizeForTerminal(message) << "\n";
   return 2;
 }
 
@@ -63,7 +60,9 @@ int Main(int argc, char** argv) {
   std::string clean_dsn;
   bool clean_dry_run = false;
   long clean_timeout_ms = 5000;
-  clean->add_option("--dsn", clean_dsn, "Server to clean (libpq connection string or URI)");
+  clean->add_option("--dsn", clean_dsn,
+                    "Server to clean (libpq connection string or URI; a password here is visible in ps: prefer "
+                    "PGPASSWORD, ~/.pgpass or a service file)");
   clean->add_flag("--dry-run", clean_dry_run, "Only list what would be dropped");
   clean->add_option("--connect-timeout-ms", clean_timeout_ms, "Deadline of the connection attempt, in ms")
       ->check(CLI::Range(1L, 86400000L))->capture_default_str();
@@ -82,7 +81,13 @@ int Main(int argc, char** argv) {
   run->add_option("--set", args.set, "Override a scenario parameter: --set workers=8 (repeatable)");
   run->add_option("--dsn", args.dsn,
                   "libpq connection string or URI of an existing server; racelab works only in schemas it "
-                  "creates and drops (default: an embedded throwaway cluster)");
+                  "creates and drops (default: an embedded throwaway cluster). A password here is visible in "
+                  "ps: prefer PGPASSWORD, ~/.pgpass or a service file");
+  run->add_flag("--allow-superuser", args.allow_superuser,
+                "Accept a --dsn that connects as a superuser (scenario SQL still runs as a generated role)");
+  run->add_flag("--no-confine", args.no_confine,
+                "Run scenario SQL as the --dsn role itself, with all its rights, instead of a generated role "
+                "that owns only racelab's schemas (scenario files are code: use only with files you trust)");
   run->add_option("--pg-bindir", args.pg_bindir, "PostgreSQL binaries for the embedded cluster");
   run->add_option("--out", args.out, "Folder for report files")->capture_default_str();
   run->add_option("--format", args.formats, "Reports: console,json,md,junit,html")->capture_default_str();
@@ -96,23 +101,31 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(1L, 86400000L))->capture_default_str();
   run->add_flag("--quiet,-q", args.quiet, "No progress lines on stderr");
 
+  if (int i = StrayDsnArgument(argc, argv); i > 0) {
+    return UsageError(fmt::format(
+        "argument {} looks like a connection string (not shown: it may contain a password); pass it with --dsn "
+        "to run or clean",
+        i));
+  }
   if (argc >= 2 && argv[1][0] != '-' && app.get_subcommands([&](CLI::App* sub) {
                                           return sub->get_name() == argv[1];
                                         }).empty()) {
-    std::cerr << "racelab: unknown command '" << argv[1] << "' (expected list, explain, run or clean; see racelab --help)\n";
-    return 2;
+    return UsageError("unknown command '" + SanitizeForTerminal(argv[1]) +
+                      "' (expected list, explain, run or clean; see racelab --help)");
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "racelab: " << e.what() << "\nRun 'racelab --help' for usage.\n";
+    // CLI11 echoes arguments ("The following arguments were not expected: …"): redacted first.
+    std::cerr << "racelab: " << SanitizeForTerminal(RedactArguments(e.what(), argc, argv))
+              << "\nRun 'racelab --help' for usage.\n";
     return 2;
   }
   if (list->parsed()) return ListCommand(list_tags);
   if (explain->parsed()) return ExplainCommand(explain_name);
   if (clean->parsed()) return CleanCommand(clean_dsn, clean_timeout_ms, clean_dry_run);
-  args.command_line = JoinArgs(argc, argv, args.dsn);
+  args.command_line = CommandLine(argc, argv);
   return RunCommand(args, &stop);
 }
 

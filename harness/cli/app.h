@@ -28,6 +28,8 @@ struct RunArgs {
   long trial_timeout_ms = 120000;
   long connect_timeout_ms = 5000;
   bool quiet = false;
+  bool no_confine = false;             // run scenario SQL as the --dsn role itself
+  bool allow_superuser = false;        // accept a --dsn that connects as a superuser
   std::string command_line;            // for the report, password redacted
 };
 

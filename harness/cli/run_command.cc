@@ -16,6 +16,7 @@
 #include "harness/eval/evaluator.h"
 #include "harness/loader/catalogue.h"
 #include "harness/loader/planner.h"
+#include "harness/model/terminal_text.h"
 #include "harness/run/runner.h"
 #include "reports/reporter.h"
 
@@ -130,11 +131,11 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     if (!writable.ok()) return UsageError(writable.message());
   }
 
-  TargetOptions to{args.dsn, args.pg_bindir, args.connect_timeout_ms, stop};
+  TargetOptions to{args.dsn, args.pg_bindir, args.connect_timeout_ms, stop, !args.no_confine, args.allow_superuser};
   if (!args.quiet) std::cerr << (args.dsn.empty() ? "racelab: starting embedded PostgreSQL…\n" : "");
   auto target = Target::Open(to);
   if (!target.ok()) {
-    std::cerr << "racelab: " << target.status().message() << "\n";
+    std::cerr << "racelab: " << SanitizeForTerminal(target.status().message()) << "\n";
     return stop->stop_requested() ? 128 + stop->signal_number() : ExitCodeFor(target.status());
   }
   if (!args.quiet && target.value()->ready_ms() >= 0) {
@@ -144,6 +145,8 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
 
   RunOptions ro;
   ro.conninfo = target.value()->conninfo();
+  ro.admin_conninfo = target.value()->scenario_role().empty() ? "" : target.value()->admin_conninfo();
+  ro.scenario_role = target.value()->scenario_role();
   ro.statement_timeout_ms = args.statement_timeout_ms;
   ro.trial_timeout_ms = args.trial_timeout_ms;
   ro.connect_timeout_ms = args.connect_timeout_ms;
@@ -166,8 +169,8 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     std::vector<TrialResult> trials;
     int failed = 0;
     // On a terminal the line is rewritten after every trial; in a log (CI), one line per result.
-    const std::string head = fmt::format("[{}/{}] {} @ {}", i + 1, items.size(), item.scenario,
-                                         IsolationName(item.isolation));
+    const std::string head = fmt::format("[{}/{}] {} @ {}", i + 1, items.size(),
+                                         SanitizeForTerminal(item.scenario, false), IsolationName(item.isolation));
     if (!args.quiet && !tty) std::cerr << head << ": " << item.trials << " trials\n";
     auto progress = [&](const PlanItem& it, const TrialResult& t) {
       if (!t.error.empty()) ++failed;
@@ -183,14 +186,16 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     for (auto& t : trials) verdicts.push_back(EvaluateTrial(item, std::move(t)));
     for (const auto& v : verdicts) scenario_error = scenario_error || v.result.scenario_error;
     report.results.push_back(Summarize(item, std::move(verdicts), s.ok() ? "" : s.message()));
-    if (!s.ok() && !args.quiet) std::cerr << "racelab: " << item.scenario << ": " << s.message() << "\n";
+    if (!s.ok() && !args.quiet) {
+      std::cerr << "racelab: " << SanitizeForTerminal(item.scenario + ": " + s.message()) << "\n";
+    }
     if (!args.quiet && !tty) {
       std::cerr << fmt::format("{}: {} ({} trials)\n", head, VerdictName(report.results.back().verdict),
                                report.results.back().trials);
     }
   }
   Status closed = target.value()->Close();
-  if (!closed.ok()) std::cerr << "racelab: " << closed.message() << "\n";
+  if (!closed.ok()) std::cerr << "racelab: " << SanitizeForTerminal(closed.message()) << "\n";
 
   std::error_code ec;
   for (const auto& r : reporters) {
@@ -202,11 +207,11 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     std::ofstream f(p);
     r->Write(report, f);
     if (!f) {
-      std::cerr << "racelab: cannot write " << p.string() << "\n";
+      std::cerr << "racelab: cannot write " << SanitizeForTerminal(p.string()) << "\n";
       ec = std::make_error_code(std::errc::io_error);
     }
   }
-  if (need_dir && !ec && !args.quiet) std::cerr << "racelab: reports written to " << args.out << "/\n";
+  if (need_dir && !ec && !args.quiet) std::cerr << "racelab: reports written to " << SanitizeForTerminal(args.out) << "/\n";
 
   if (stop->stop_requested()) return 128 + (stop->signal_number() ? stop->signal_number() : SIGINT);
   bool any_error = std::any_of(report.results.begin(), report.results.end(),

@@ -42,6 +42,24 @@ Result<std::unique_ptr<Target>> Target::Open(const TargetOptions& options) {
   QueryResult r = (*conn)->Exec(kSettingsQuery, std::chrono::steady_clock::now() + std::chrono::seconds(10),
                                 /*max_rows=*/100);
   if (!r.ok()) return Status::Database("cannot read server settings: " + r.message);
+  if (!t->info_.embedded && !options.allow_superuser) {
+    QueryResult su = (*conn)->Exec("SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user",
+                                   std::chrono::steady_clock::now() + std::chrono::seconds(10));
+    if (!su.ok()) return Status::Database("cannot read the --dsn role's attributes: " + su.message);
+    if (!su.values.empty() && su.values[0][1].value_or("f") == "t") {
+      return Status::Usage(fmt::format(
+          "--dsn connects as superuser '{}': refused without --allow-superuser. Scenario files are code; connect "
+          "as a role with CREATEROLE (racelab then runs scenario SQL as a role it creates, confined to its "
+          "schemas), or pass --allow-superuser",
+          su.values[0][0].value_or("")));
+    }
+  }
+  conn.value().reset();
+  if (options.confine) {
+    auto role = ScenarioRole::Create(t->conninfo_, options.connect_timeout_ms, options.stop);
+    if (!role.ok()) return role.status();
+    t->role_ = std::move(role.value());
+  }
   for (const auto& row : r.values) {
     std::string name = row[0].value_or(""), value = row[1].value_or("");
     if (name == "server_version") {
@@ -56,10 +74,12 @@ Result<std::unique_ptr<Target>> Target::Open(const TargetOptions& options) {
 Target::~Target() { Close(); }
 
 Status Target::Close() {
-  if (!cluster_) return Status::Ok();
+  Status dropped = role_ ? role_->Drop() : Status::Ok();
+  role_.reset();
+  if (!cluster_) return dropped;
   Status s = cluster_->Stop();
   cluster_.reset();
-  return s;
+  return dropped.ok() ? s : dropped;
 }
 
 }  // namespace racelab::cli

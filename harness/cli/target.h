@@ -8,6 +8,7 @@
 #include "harness/embedded/cluster.h"
 #include "harness/model/status.h"
 #include "harness/model/summary.h"
+#include "harness/run/scenario_role.h"
 #include "harness/run/stop_flag.h"
 
 namespace racelab::cli {
@@ -17,24 +18,34 @@ struct TargetOptions {
   std::string pg_bindir;   // embedded only
   long connect_timeout_ms = 5000;
   const StopFlag* stop = nullptr;
+  bool confine = true;            // run scenario SQL as a generated role (harness/run/scenario_role.h)
+  bool allow_superuser = false;   // accept a --dsn that connects as a superuser
 };
 
 class Target {
  public:
-  // Starts the embedded cluster or checks that the DSN parses (kUsage) and answers (kDatabase), then
-  // reads the server's version and settings. Error messages never contain a password.
+  // Starts the embedded cluster or checks that the DSN parses (kUsage), answers (kDatabase) and is not
+  // a superuser unless allowed (kUsage), then reads the server's version and settings, and (confine)
+  // creates the role scenario SQL runs as. Error messages never contain a password.
   static Result<std::unique_ptr<Target>> Open(const TargetOptions& options);
   ~Target();  // stops the embedded cluster, if any
 
-  const std::string& conninfo() const { return conninfo_; }
+  // Where scenario SQL runs: the generated role's conninfo under confinement, else the admin's.
+  const std::string& conninfo() const { return role_ ? role_->conninfo() : conninfo_; }
+  // The DSN's (or embedded superuser's) conninfo: creates and drops schemas under confinement.
+  const std::string& admin_conninfo() const { return conninfo_; }
+  // The generated role's name, or "" without confinement.
+  std::string scenario_role() const { return role_ ? role_->name() : ""; }
   const TargetInfo& info() const { return info_; }
   // Embedded only: ms until the cluster accepted connections; -1 with --dsn.
   double ready_ms() const { return cluster_ ? cluster_->ready_ms() : -1; }
-  // Stops the embedded cluster now (idempotent).
+  // Drops the generated role, then stops the embedded cluster (idempotent). Call after every
+  // connection made with conninfo() is closed.
   Status Close();
 
  private:
   std::unique_ptr<EmbeddedCluster> cluster_;
+  std::unique_ptr<ScenarioRole> role_;
   std::string conninfo_;
   TargetInfo info_;
 };

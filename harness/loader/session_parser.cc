@@ -30,6 +30,15 @@ void ReadSettings(LoadContext& ctx, const Ref& ref, SessionSpec& session) {
                                    entry.key));
       continue;
     }
+    if (entry.key == "search_path" || entry.key == "role" || entry.key == "session_authorization") {
+      // racelab points search_path at the scenario's own schema and runs it as its own role; changing
+      // either would redirect unqualified names, or the whole session, outside that schema.
+      ctx.reader.Error(entry.key_mark, entry.value.path,
+                       fmt::format("'{}' may not be set: racelab sets search_path to the scenario's own schema "
+                                   "and runs it as its own role; qualify names instead",
+                                   entry.key));
+      continue;
+    }
     std::optional<std::string> value = ctx.reader.Text(entry.value);
     if (!value || !CheckReferences(ctx, entry.value, *value, nullptr)) continue;
     session.settings.emplace_back(entry.key, *value);

@@ -93,7 +93,7 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo
     ps = PQconnectPoll(conn);
   }
   if (PQstatus(conn) != CONNECTION_OK) {
-    std::string msg = RedactPasswordIn(Trim(PQerrorMessage(conn)), conninfo);
+    std::string msg = RedactLibpqMessage(Trim(PQerrorMessage(conn)), conninfo);
     return Status::Database("could not connect to " + RedactDsn(conninfo) + ": " + msg);
   }
   c->backend_pid_ = PQbackendPID(conn);
@@ -128,6 +128,16 @@ void Connection::Cancel() {
   if (cancel_ == nullptr) return;
   char err[256];
   PQcancel(cancel_, err, sizeof err);
+}
+
+std::string Connection::EncryptPassword(const std::string& password, const std::string& user) {
+  if (conn_ == nullptr) return "";
+  // An explicit algorithm: libpq then computes it locally, without querying password_encryption.
+  char* verifier = PQencryptPasswordConn(conn_, password.c_str(), user.c_str(), "scram-sha-256");
+  if (verifier == nullptr) return "";
+  std::string out = verifier;
+  PQfreemem(verifier);
+  return out;
 }
 
 bool Connection::healthy() const {

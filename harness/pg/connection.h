@@ -64,6 +64,10 @@ class Connection {
   // Closes the socket now (the server ends the backend). Safe from the owning thread only.
   void Close();
 
+  // The SCRAM-SHA-256 verifier of `password` for role `user` (PQencryptPasswordConn), so that
+  // CREATE/ALTER ROLE … PASSWORD neither sends nor logs the password itself. Empty on failure.
+  std::string EncryptPassword(const std::string& password, const std::string& user);
+
   int backend_pid() const { return backend_pid_; }
   // Open, not lost, and not inside a failed or unknown transaction state.
   bool healthy() const;

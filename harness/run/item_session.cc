@@ -29,6 +29,7 @@ ItemSession::~ItemSession() {
   monitor_.reset();
   sessions_.clear();  // closing worker connections ends their backends and releases their locks
   DropSchema();
+  control_.reset();  // before the generated role is dropped (harness/run/scenario_role.h)
 }
 
 SteadyTime ItemSession::Deadline() const {
@@ -80,11 +81,35 @@ Status ItemSession::EnsureConnections() {
   return Status::Ok();
 }
 
+Result<Connection*> ItemSession::SchemaConnection() {
+  if (options_.admin_conninfo.empty()) {
+    if (!control_ || !control_->healthy()) {
+      auto c = Open(kControl, false, {});
+      if (!c.ok()) return c.status();
+      control_ = std::move(c.value());
+    }
+    return control_.get();
+  }
+  if (!admin_ || !admin_->healthy()) {
+    auto c = Connection::Open(options_.admin_conninfo, "racelab:admin",
+                              std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.connect_timeout_ms),
+                              nullptr);  // like control: must finish its cleanup after a stop request
+    if (!c.ok()) return c.status();
+    admin_ = std::move(c.value());
+  }
+  return admin_.get();
+}
+
 Status ItemSession::ResetSchema() {
   std::string q = QuoteIdent(schema_);
-  QueryResult r = control_->Exec(
-      fmt::format("DROP SCHEMA IF EXISTS {0} CASCADE; CREATE SCHEMA {0}; SET search_path TO {0};", q),
-      Deadline());
+  auto owner = SchemaConnection();
+  if (!owner.ok()) return owner.status();
+  // Under confinement the schema belongs to the generated role, which can create nothing else.
+  const std::string authorization =
+      options_.scenario_role.empty() ? "" : " AUTHORIZATION " + QuoteIdent(options_.scenario_role);
+  QueryResult r = (*owner)->Exec(fmt::format("DROP SCHEMA IF EXISTS {0} CASCADE; CREATE SCHEMA {0}{1};", q, authorization),
+                                 Deadline());
+  if (r.ok()) r = control_->Exec(fmt::format("SET search_path TO {};", q), Deadline());
   if (!r.ok()) return Status::Database(fmt::format("cannot create schema {}: {} ({})", q, r.message, r.sqlstate));
   schema_created_ = true;
   if (item_.setup.empty()) return Status::Ok();
@@ -126,12 +151,9 @@ std::string ItemSession::RunTeardown(bool* scenario_error) {
 
 Status ItemSession::DropSchema() {
   if (!schema_created_) return Status::Ok();
-  if (!control_ || !control_->healthy()) {
-    auto c = Open(kControl, false, {});
-    if (!c.ok()) return c.status();
-    control_ = std::move(c.value());
-  }
-  QueryResult r = control_->Exec(
+  auto owner = SchemaConnection();
+  if (!owner.ok()) return owner.status();
+  QueryResult r = (*owner)->Exec(
       fmt::format("SET lock_timeout = '{}ms'; DROP SCHEMA IF EXISTS {} CASCADE", kDropDeadlineMs,
                   QuoteIdent(schema_)),
       std::chrono::steady_clock::now() + std::chrono::milliseconds(kDropDeadlineMs + 2000));

@@ -38,11 +38,14 @@ class ItemSession {
   Result<std::unique_ptr<Connection>> Open(const std::string& label, bool with_search_path,
                                            const std::vector<std::pair<std::string, std::string>>& settings);
   SteadyTime Deadline() const;
+  // The connection that creates and drops the schema: admin_ under confinement, else control_.
+  Result<Connection*> SchemaConnection();
 
   const RunOptions& options_;
   const PlanItem& item_;
   const std::string schema_;
   bool schema_created_ = false;
+  std::unique_ptr<Connection> admin_;  // confinement only: creates and drops the schema
   std::unique_ptr<Connection> control_;
   std::unique_ptr<Monitor> monitor_;
   bool monitor_ok_ = false;

@@ -35,6 +35,10 @@ struct RunOptions {
   std::chrono::microseconds monitor_poll{2000};  // the monitor's poll interval
   uint64_t seed = 0;                    // permutes the order in which worker threads are started
   const StopFlag* stop = nullptr;       // may be null
+  // Confinement (harness/run/scenario_role.h): when set, `conninfo` logs in as `scenario_role` and each
+  // item's schema is created (AUTHORIZATION scenario_role) and dropped over `admin_conninfo`.
+  std::string admin_conninfo;
+  std::string scenario_role;
 };
 
 // Called after each trial, from the runner's thread (the CLI prints progress with it).

@@ -1,6 +1,8 @@
 // The racelab binary as a user runs it: exit codes (DESIGN.md contract), error messages, reports,
 // and that nothing is left behind — no schema, no postgres process, no cluster folder — after a run
-// and after SIGINT mid-run. Runs against the test server (--dsn) or racelab's own embedded cluster.
+// and after SIGINT mid-run. Runs against the test server (--dsn) or racelab's own embedded cluster. The
+// test server's role is a superuser: runs against it pass --allow-superuser (confinement_test.cc covers
+// the refusal and a CREATEROLE role).
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 #include <signal.h>
@@ -99,7 +101,7 @@ TEST(Cli, ListAndExplainNeedNoDatabase) {
 TEST(Cli, WrongExpectationExitsOneWithJUnitFailure) {
   TempDir out;
   ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/wrong_expectation.yaml", "--trials", "5",
-                                "--dsn", TestConninfo(), "--out", out.path.string(), "-q"},
+                                "--dsn", TestConninfo(), "--allow-superuser", "--out", out.path.string(), "-q"},
                                seconds(120));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   std::string junit = Slurp(out.path / "racelab.junit.xml");
@@ -139,7 +141,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, MalformedScenario,
 TEST(Cli, ScenarioSqlErrorExitsTwoWithTheServerMessage) {
   TempDir out;
   ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/bad_sql.yaml", "--trials", "2", "--dsn",
-                                TestConninfo(), "--out", out.path.string(), "--format", "console,junit"},
+                                TestConninfo(),
+                                    "--allow-superuser", "--out", out.path.string(), "--format", "console,junit"},
                                seconds(60));
   EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
   EXPECT_NE(r.out.find("syntax error at or near \"SELEC\""), std::string::npos) << r.out;
@@ -235,6 +238,7 @@ TEST(Cli, CleanDropsTheSchemaOfARunKilledWithSigkill) {
   TempDir out;
   {
     Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn", TestConninfo(),
+                  "--allow-superuser",
                   "--out", out.path.string(), "-q"});
     for (int i = 0; i < 300 && RacelabSchemas() < 1; ++i) usleep(100 * 1000);
     ASSERT_EQ(RacelabSchemas(), 1) << "the run never created its schema";
@@ -254,6 +258,7 @@ TEST(Cli, CleanDropsTheSchemaOfARunKilledWithSigkill) {
 TEST(Cli, SigintMidRunAgainstDsnDropsItsSchema) {
   TempDir out;
   Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn", TestConninfo(),
+                "--allow-superuser",
                 "--out", out.path.string()});
   ASSERT_TRUE(p.WaitForStderr("@ read committed: 20 trials", seconds(60)));
   // Wait until the trial's schema exists, so the signal lands mid-trial.
@@ -269,7 +274,8 @@ TEST(Cli, HungStatementIsCancelledAtItsDeadlineAndReported) {
   TempDir out;
   // b waits on a's lock for hold_ms = 5000, but a statement may wait only 300 ms.
   ProcessResult r = RunProcess({kBin, "run", "lock-hold-wait", "--set", "hold_ms=5000", "--isolation", "rc",
-                                "--trials", "1", "--statement-timeout-ms", "300", "--dsn", TestConninfo(), "--out",
+                                "--trials", "1", "--statement-timeout-ms", "300", "--dsn", TestConninfo(),
+                                    "--allow-superuser", "--out",
                                 out.path.string(), "--format", "console,json"},
                                seconds(60));
   EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
@@ -282,7 +288,8 @@ TEST(Cli, HungStatementIsCancelledAtItsDeadlineAndReported) {
 
 TEST(Cli, TrialPastItsDeadlineIsAnErrorNotAHang) {
   ProcessResult r = RunProcess({kBin, "run", "lock-hold-wait", "--set", "hold_ms=20000", "--isolation", "rc",
-                                "--trials", "2", "--trial-timeout-ms", "1000", "--dsn", TestConninfo(), "-q",
+                                "--trials", "2", "--trial-timeout-ms", "1000", "--dsn", TestConninfo(),
+                                    "--allow-superuser", "-q",
                                 "--format", "console"},
                                seconds(60));
   EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
@@ -297,7 +304,7 @@ TEST(Cli, ServerGoneMidRunIsRecordedAndTheRunEnds) {
   auto cluster = EmbeddedCluster::Start(co);
   ASSERT_TRUE(cluster.ok()) << cluster.status().message();
   Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=500", "--trials", "20", "--dsn",
-                (*cluster)->conninfo(), "--out", out.path.string(), "--format", "console,json"});
+                (*cluster)->conninfo(), "--allow-superuser", "--out", out.path.string(), "--format", "console,json"});
   ASSERT_TRUE(p.WaitForStderr("@ read committed: 20 trials", seconds(60)));
   ASSERT_TRUE((*cluster)->Stop().ok());
   ProcessResult r = p.Wait(seconds(60));

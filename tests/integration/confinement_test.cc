@@ -1,0 +1,158 @@
+// Confinement on --dsn and the embedded cluster (harness/run/scenario_role.h): scenario SQL runs as
+// a generated non-superuser role that owns only its schema. Each fixture under
+// tests/fixtures/confine/ tries one way out; the server refuses it (42501), racelab exits 2 with
+// the server's message, and nothing is left behind: no schema, no generated role, public untouched.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "tests/integration/pg_test_env.h"
+#include "tests/integration/subprocess.h"
+
+namespace racelab::testing {
+namespace {
+
+using std::chrono::seconds;
+
+const std::string kBin = RACELAB_BINARY;
+const std::string kFixtures = std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/confine/";
+
+// Runs `sql` as the test server's superuser; returns the first value, or "ERROR: …".
+std::string Query(const std::string& sql) {
+  PGconn* c = PQconnectdb(TestConninfo().c_str());
+  PGresult* r = PQexec(c, sql.c_str());
+  std::string out;
+  if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0) {
+    out = PQgetvalue(r, 0, 0);
+  } else if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
+    out = std::string("ERROR: ") + PQresultErrorMessage(r);
+  }
+  PQclear(r);
+  PQfinish(c);
+  return out;
+}
+
+int GeneratedRoles() {
+  return std::stoi(Query("SELECT count(*) FROM pg_roles WHERE rolname LIKE 'racelab\\_role\\_%'"));
+}
+int RacelabSchemas() {
+  return std::stoi(Query("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'racelab\\_%'"));
+}
+
+// A non-superuser admin with CREATEROLE, as a DBA would give racelab (the test server trusts its
+// socket).
+std::string AdminDsn() {
+  Query(
+      "DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'racelab_f_admin') THEN "
+      "CREATE ROLE racelab_f_admin LOGIN CREATEROLE; END IF; END$$");
+  Query("GRANT CREATE ON DATABASE postgres TO racelab_f_admin");
+  return TestConninfo() + " user=racelab_f_admin";
+}
+
+class Confinement : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Confinement, EscapeAttemptFailsWithAClearErrorAndLeavesNothing) {
+  Query("CREATE TABLE IF NOT EXISTS public.racelab_canary (v int)");
+  Query("TRUNCATE public.racelab_canary");
+  std::filesystem::remove("/tmp/racelab-confine-pwned");
+  // --dsn, then the embedded cluster (which has no public.racelab_canary to write to).
+  std::vector<std::string> targets = {AdminDsn()};
+  if (std::string(GetParam()) != "write_public") targets.push_back("");
+  for (const std::string& dsn : targets) {
+    std::vector<std::string> argv = {kBin,       "run", kFixtures + GetParam() + ".yaml",
+                                     "--trials", "1",   "--format",
+                                     "console",  "-q"};
+    if (!dsn.empty()) argv.insert(argv.end(), {"--dsn", dsn});
+    ProcessResult r = RunProcess(argv, seconds(120));
+    EXPECT_EQ(r.exit_code, 2) << GetParam() << " dsn=" << !dsn.empty() << "\n" << r.err << r.out;
+    // SQLSTATE 42501 insufficient_privilege, with the server's message ("must be owner of schema
+    // public", …).
+    EXPECT_NE(r.out.find("step 'escape' cannot run: 42501 "), std::string::npos) << r.out << r.err;
+  }
+  EXPECT_EQ(Query("SELECT count(*) FROM pg_namespace WHERE nspname = 'public'"), "1");
+  EXPECT_EQ(Query("SELECT count(*) FROM public.racelab_canary"), "0");
+  EXPECT_EQ(Query("SELECT count(*) FROM pg_tables WHERE tablename = 'racelab_pwned'"), "0");
+  EXPECT_FALSE(std::filesystem::exists("/tmp/racelab-confine-pwned"));
+  EXPECT_EQ(GeneratedRoles(), 0);
+  EXPECT_EQ(RacelabSchemas(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, Confinement,
+                         ::testing::Values("drop_public", "write_public", "create_in_public",
+                                           "copy_program", "reset_role"));
+
+TEST(Confinement, ScenarioSqlRunsAsAGeneratedRoleThatOwnsItsSchema) {
+  for (const std::string& dsn : {AdminDsn(), std::string()}) {
+    std::vector<std::string> argv = {
+        kBin, "run", kFixtures + "whoami.yaml", "--trials", "2", "--format", "console", "-q"};
+    if (!dsn.empty()) argv.insert(argv.end(), {"--dsn", dsn});
+    ProcessResult r = RunProcess(argv, seconds(120));
+    EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  }
+  EXPECT_EQ(GeneratedRoles(), 0);
+  EXPECT_EQ(RacelabSchemas(), 0);
+}
+
+TEST(Confinement, SuperuserDsnIsRefusedWithoutAllowSuperuser) {
+  ProcessResult r =
+      RunProcess({kBin, "run", "guarded-cas-claim", "--trials", "1", "--dsn", TestConninfo(), "-q"},
+                 seconds(60));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("superuser 'racelab': refused without --allow-superuser"), std::string::npos)
+      << r.err;
+  r = RunProcess({kBin, "run", "guarded-cas-claim", "--isolation", "rc", "--trials", "1", "--dsn",
+                  TestConninfo(), "--allow-superuser", "--format", "console", "-q"},
+                 seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(GeneratedRoles(), 0);
+}
+
+TEST(Confinement, AdminWithoutCreateroleIsToldWhatToDo) {
+  Query(
+      "DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'racelab_f_plain') THEN "
+      "CREATE ROLE racelab_f_plain LOGIN; END IF; END$$");
+  Query("GRANT CREATE ON DATABASE postgres TO racelab_f_plain");
+  const std::string dsn = TestConninfo() + " user=racelab_f_plain";
+  ProcessResult r = RunProcess(
+      {kBin, "run", "guarded-cas-claim", "--trials", "1", "--dsn", dsn, "-q"}, seconds(60));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("give the --dsn role CREATEROLE, or pass --no-confine"), std::string::npos)
+      << r.err;
+  r = RunProcess({kBin, "run", "guarded-cas-claim", "--isolation", "rc", "--trials", "1", "--dsn",
+                  dsn, "--no-confine", "--format", "console", "-q"},
+                 seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+}
+
+TEST(Confinement, CleanDropsTheRoleOfAKilledRunOnly) {
+  const std::string dsn = AdminDsn();
+  Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn",
+                dsn, "-q", "--format", "console"});
+  // Wait until its role exists and a trial runs, then kill it where it cannot clean up.
+  for (int i = 0; i < 300 && GeneratedRoles() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ProcessResult live = RunProcess({kBin, "clean", "--dsn", dsn, "--dry-run"}, seconds(30));
+  EXPECT_EQ(live.out.find("would drop role"), std::string::npos)
+      << "a running run's role is not a leftover: " << live.out;
+  p.Signal(SIGKILL);
+  p.Wait(seconds(10));
+  ASSERT_EQ(GeneratedRoles(), 1);
+  // Its backends go away asynchronously once the sockets close.
+  ProcessResult r;
+  for (int i = 0; i < 50; ++i) {
+    r = RunProcess({kBin, "clean", "--dsn", dsn}, seconds(30));
+    if (GeneratedRoles() == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(GeneratedRoles(), 0) << r.out << r.err;
+  EXPECT_EQ(RacelabSchemas(), 0) << r.out;
+}
+
+}  // namespace
+}  // namespace racelab::testing
