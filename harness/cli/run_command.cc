@@ -220,6 +220,13 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
                               [](const ResultSummary& r) { return r.verdict == Verdict::kFail; });
   if (scenario_error) {
     std::cerr << "racelab: a scenario's SQL could not run (see the errors above and in the reports)\n";
+    const bool denied = std::any_of(report.results.begin(), report.results.end(),
+                                    [](const ResultSummary& r) { return r.sqlstates.count("42501") > 0; });
+    if (denied && !ro.scenario_role.empty()) {
+      std::cerr << "racelab: 42501 (insufficient privilege): scenario SQL runs as a role racelab creates for the "
+                   "run, which owns only the run's schemas (README, \"Scenario files are code\"); --no-confine "
+                   "runs it with the --dsn role's own rights\n";
+    }
     return 2;
   }
   if (any_error || ec) return 3;

@@ -72,6 +72,7 @@ TEST_P(Confinement, EscapeAttemptFailsWithAClearErrorAndLeavesNothing) {
     // SQLSTATE 42501 insufficient_privilege, with the server's message ("must be owner of schema
     // public", …).
     EXPECT_NE(r.out.find("step 'escape' cannot run: 42501 "), std::string::npos) << r.out << r.err;
+    EXPECT_NE(r.err.find("scenario SQL runs as a role racelab creates for the run"), std::string::npos) << r.err;
   }
   EXPECT_EQ(Query("SELECT count(*) FROM pg_namespace WHERE nspname = 'public'"), "1");
   EXPECT_EQ(Query("SELECT count(*) FROM public.racelab_canary"), "0");
