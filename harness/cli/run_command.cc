@@ -139,7 +139,8 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     return stop->stop_requested() ? 128 + stop->signal_number() : ExitCodeFor(target.status());
   }
   if (!args.quiet && target.value()->ready_ms() >= 0) {
-    std::cerr << fmt::format("racelab: PostgreSQL {} ready in {:.0f} ms\n", target.value()->info().server_version,
+    std::cerr << fmt::format("racelab: PostgreSQL {} ready in {:.0f} ms\n",
+                             SanitizeForTerminal(target.value()->info().server_version, false),
                              target.value()->ready_ms());
   }
 
