@@ -37,7 +37,10 @@ Result<std::unique_ptr<ScenarioRole>> ScenarioRole::Create(const std::string& ad
   const std::string password = RandomHex(16);
   auto admin = Connection::Open(
       admin_conninfo, kRoleAdminApp + role->name_,
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(connect_timeout_ms), stop);
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(connect_timeout_ms),
+      // No stop flag: like the control connection, it must drop the role after SIGINT/SIGTERM; its
+      // own deadlines bound it.
+      nullptr);
   if (!admin.ok()) return admin.status();
   role->admin_ = std::move(admin.value());
   QueryResult who = role->admin_->Exec(

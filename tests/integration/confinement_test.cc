@@ -129,6 +129,20 @@ TEST(Confinement, AdminWithoutCreateroleIsToldWhatToDo) {
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
 }
 
+TEST(Confinement, SigintMidRunDropsTheRoleAndSchema) {
+  const std::string dsn = AdminDsn();
+  Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn", dsn,
+                "--format", "console"});
+  ASSERT_TRUE(p.WaitForStderr("@ read committed: 20 trials", seconds(60)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(GeneratedRoles(), 1);
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(seconds(60));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_EQ(GeneratedRoles(), 0) << r.err;
+  EXPECT_EQ(RacelabSchemas(), 0) << r.err;
+}
+
 TEST(Confinement, CleanDropsTheRoleOfAKilledRunOnly) {
   const std::string dsn = AdminDsn();
   Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn",
