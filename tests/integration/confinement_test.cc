@@ -7,9 +7,11 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
+#include "harness/embedded/cluster.h"
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
 
@@ -127,6 +129,52 @@ TEST(Confinement, AdminWithoutCreateroleIsToldWhatToDo) {
                   dsn, "--no-confine", "--format", "console", "-q"},
                  seconds(120));
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+}
+
+// A server that asks for passwords (scram-sha-256 on its socket, as a DBA would configure it): the
+// generated role logs in with its own random password, and a wrong one-letter password gives libpq's
+// message intact ("password authentication failed"), never "p***ssword ***uthentic***tion".
+TEST(Confinement, PasswordAuthenticatedServer) {
+  char tmpl[] = "/tmp/rlc-XXXXXX";
+  const std::filesystem::path base = mkdtemp(tmpl);
+  std::filesystem::permissions(base, std::filesystem::perms::all);
+  {
+    ClusterOptions co;
+    co.base_dir = (base / "c").string();
+    auto cluster = EmbeddedCluster::Start(co);
+    ASSERT_TRUE(cluster.ok()) << cluster.status().message();
+    const std::string super = (*cluster)->conninfo();
+    PGconn* c = PQconnectdb(super.c_str());
+    ASSERT_EQ(PQstatus(c), CONNECTION_OK);
+    PQclear(PQexec(c, "CREATE ROLE pw_admin LOGIN CREATEROLE PASSWORD 'a'"));
+    PQclear(PQexec(c, "GRANT CREATE ON DATABASE postgres TO pw_admin"));
+    PGresult* hba = PQexec(c, "SHOW hba_file");
+    const std::string hba_file = PQgetvalue(hba, 0, 0);
+    PQclear(hba);
+    std::ofstream(hba_file) << "local all racelab trust\nlocal all all scram-sha-256\n";
+    PQclear(PQexec(c, "SELECT pg_reload_conf()"));
+    PQfinish(c);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the postmaster rereads pg_hba.conf
+
+    ProcessResult ok = RunProcess({kBin, "run", "guarded-cas-claim", "--isolation", "rc", "--trials", "2",
+                                   "--dsn", super + " user=pw_admin password=a", "--format", "console", "-q"},
+                                  seconds(120));
+    EXPECT_EQ(ok.exit_code, 0) << ok.err << ok.out;
+    ProcessResult bad = RunProcess({kBin, "run", "guarded-cas-claim", "--trials", "1", "--dsn",
+                                    super + " user=pw_admin password=b", "-q"},
+                                   seconds(60));
+    EXPECT_EQ(bad.exit_code, 3) << bad.err;
+    EXPECT_NE(bad.err.find("password authentication failed for user \"pw_admin\""), std::string::npos)
+        << bad.err;
+    EXPECT_NE(bad.err.find("password=***"), std::string::npos) << bad.err;
+    EXPECT_EQ(bad.err.find("password=b"), std::string::npos) << bad.err;
+    c = PQconnectdb(super.c_str());
+    PGresult* roles = PQexec(c, "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'racelab\\_role\\_%'");
+    EXPECT_STREQ(PQgetvalue(roles, 0, 0), "0");
+    PQclear(roles);
+    PQfinish(c);
+  }
+  std::filesystem::remove_all(base);
 }
 
 TEST(Confinement, SigintMidRunDropsTheRoleAndSchema) {
