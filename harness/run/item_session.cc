@@ -52,8 +52,15 @@ Result<std::unique_ptr<Connection>> ItemSession::Open(
   if (!sql.empty()) {
     QueryResult r = (*conn)->Exec(sql, Deadline());
     if (!r.ok()) {
-      return Status::Database(fmt::format("{}: {} ({}): settings of session '{}'", item_.file,
-                                          r.message, r.sqlstate, label));
+      // 42501 under confinement: a superuser-only setting the generated role may not SET.
+      const bool denied = r.sqlstate == "42501" && !options_.scenario_role.empty();
+      return Status::Database(fmt::format(
+          "{}: {} ({}): settings of session '{}'{}", item_.file, r.message, r.sqlstate, label,
+          denied ? " (scenario SQL runs as a generated non-superuser role: racelab grants it SET on "
+                   "deadlock_timeout and log_lock_waits on PostgreSQL 15+ when the --dsn role is a "
+                   "superuser or holds SET on them WITH GRANT OPTION; else only a superuser --dsn with "
+                   "--allow-superuser --no-confine can set them)"
+                 : ""));
     }
   }
   return conn;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <random>
+#include <vector>
 
 #include "harness/pg/dsn.h"
 
@@ -70,24 +71,31 @@ Result<std::unique_ptr<ScenarioRole>> ScenarioRole::Create(const std::string& ad
                     r.sqlstate, r.message));
   }
   // From here on the role exists: the destructor drops it on any error.
-  std::string grants;
-  if (!superuser) grants += fmt::format("GRANT {} TO CURRENT_USER;", ident);  // to drop its schemas
-  grants +=
-      fmt::format("GRANT CONNECT, TEMPORARY ON DATABASE {} TO {};", QuoteIdent(database), ident);
-  if (superuser && pg15)
-    grants += fmt::format("GRANT SET ON PARAMETER deadlock_timeout, log_lock_waits TO {};", ident);
-  r = role->admin_->Exec(grants, Deadline());
-  if (!r.ok() && r.sqlstate != "42501") {
-    return Status::Database(fmt::format("cannot grant the generated role {} what it needs: {} ({})",
-                                        role->name_, r.message, r.sqlstate));
-  }
-  if (!r.ok() && !superuser) {
-    // Without membership the admin cannot drop the schemas it creates for the role: try the grant
-    // alone.
+  if (!superuser) {
+    // Membership lets the admin create schemas for the role and drop them (and the role)
+    // afterwards.
     r = role->admin_->Exec(fmt::format("GRANT {} TO CURRENT_USER", ident), Deadline());
     if (!r.ok()) {
       return Status::Database(
           fmt::format("cannot grant the generated role {} to the --dsn role: {} ({})", role->name_,
+                      r.message, r.sqlstate));
+    }
+  }
+  // Best effort, each on its own (42501 when the admin may not grant it): CONNECT and TEMPORARY for
+  // a database that revoked them from PUBLIC; SET on the superuser-only settings scenarios use
+  // (PostgreSQL 15+: a superuser admin, or one a DBA gave SET … WITH GRANT OPTION).
+  std::vector<std::string> optional = {
+      fmt::format("GRANT CONNECT, TEMPORARY ON DATABASE {} TO {}", QuoteIdent(database), ident)};
+  if (pg15) {
+    for (const char* parameter : {"deadlock_timeout", "log_lock_waits"}) {
+      optional.push_back(fmt::format("GRANT SET ON PARAMETER {} TO {}", parameter, ident));
+    }
+  }
+  for (const std::string& grant : optional) {
+    r = role->admin_->Exec(grant, Deadline());
+    if (!r.ok() && r.sqlstate != "42501") {
+      return Status::Database(
+          fmt::format("cannot grant the generated role {} what it needs: {} ({})", role->name_,
                       r.message, r.sqlstate));
     }
   }

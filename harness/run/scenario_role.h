@@ -18,7 +18,8 @@
 // pg_hba.conf must let the generated role log in with a password (scram-sha-256, md5 or password
 // method) from where racelab connects. The embedded cluster uses trust on its private socket.
 // Superuser-only settings a scenario may set (deadlock_timeout, log_lock_waits) are granted with
-// GRANT SET ON PARAMETER when the admin is a superuser and the server is PostgreSQL 15+. Dropped
+// GRANT SET ON PARAMETER on PostgreSQL 15+ when the admin may (a superuser, or one holding SET … WITH
+// GRANT OPTION). Dropped
 // (DROP OWNED BY, DROP ROLE) by Drop() and the destructor; `racelab clean` drops the role of a run
 // killed with SIGKILL (no backend of the role and no admin connection naming it is left).
 // Thread-safety: one thread.

@@ -74,7 +74,9 @@ TEST_P(Confinement, EscapeAttemptFailsWithAClearErrorAndLeavesNothing) {
     // SQLSTATE 42501 insufficient_privilege, with the server's message ("must be owner of schema
     // public", …).
     EXPECT_NE(r.out.find("step 'escape' cannot run: 42501 "), std::string::npos) << r.out << r.err;
-    EXPECT_NE(r.err.find("scenario SQL runs as a role racelab creates for the run"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("scenario SQL runs as a role racelab creates for the run"),
+              std::string::npos)
+        << r.err;
   }
   EXPECT_EQ(Query("SELECT count(*) FROM pg_namespace WHERE nspname = 'public'"), "1");
   EXPECT_EQ(Query("SELECT count(*) FROM public.racelab_canary"), "0");
@@ -132,8 +134,8 @@ TEST(Confinement, AdminWithoutCreateroleIsToldWhatToDo) {
 }
 
 // A server that asks for passwords (scram-sha-256 on its socket, as a DBA would configure it): the
-// generated role logs in with its own random password, and a wrong one-letter password gives libpq's
-// message intact ("password authentication failed"), never "p***ssword ***uthentic***tion".
+// generated role logs in with its own random password, and a wrong one-letter password gives
+// libpq's message intact ("password authentication failed"), never "p***ssword ***uthentic***tion".
 TEST(Confinement, PasswordAuthenticatedServer) {
   char tmpl[] = "/tmp/rlc-XXXXXX";
   const std::filesystem::path base = mkdtemp(tmpl);
@@ -154,22 +156,26 @@ TEST(Confinement, PasswordAuthenticatedServer) {
     std::ofstream(hba_file) << "local all racelab trust\nlocal all all scram-sha-256\n";
     PQclear(PQexec(c, "SELECT pg_reload_conf()"));
     PQfinish(c);
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the postmaster rereads pg_hba.conf
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(500));  // the postmaster rereads pg_hba.conf
 
-    ProcessResult ok = RunProcess({kBin, "run", "guarded-cas-claim", "--isolation", "rc", "--trials", "2",
-                                   "--dsn", super + " user=pw_admin password=a", "--format", "console", "-q"},
-                                  seconds(120));
+    ProcessResult ok =
+        RunProcess({kBin, "run", "guarded-cas-claim", "--isolation", "rc", "--trials", "2", "--dsn",
+                    super + " user=pw_admin password=a", "--format", "console", "-q"},
+                   seconds(120));
     EXPECT_EQ(ok.exit_code, 0) << ok.err << ok.out;
     ProcessResult bad = RunProcess({kBin, "run", "guarded-cas-claim", "--trials", "1", "--dsn",
                                     super + " user=pw_admin password=b", "-q"},
                                    seconds(60));
     EXPECT_EQ(bad.exit_code, 3) << bad.err;
-    EXPECT_NE(bad.err.find("password authentication failed for user \"pw_admin\""), std::string::npos)
+    EXPECT_NE(bad.err.find("password authentication failed for user \"pw_admin\""),
+              std::string::npos)
         << bad.err;
     EXPECT_NE(bad.err.find("password=***"), std::string::npos) << bad.err;
     EXPECT_EQ(bad.err.find("password=b"), std::string::npos) << bad.err;
     c = PQconnectdb(super.c_str());
-    PGresult* roles = PQexec(c, "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'racelab\\_role\\_%'");
+    PGresult* roles =
+        PQexec(c, "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'racelab\\_role\\_%'");
     EXPECT_STREQ(PQgetvalue(roles, 0, 0), "0");
     PQclear(roles);
     PQfinish(c);
@@ -177,10 +183,31 @@ TEST(Confinement, PasswordAuthenticatedServer) {
   std::filesystem::remove_all(base);
 }
 
+// deadlock_timeout is superuser-only (PGC_SUSET): the generated role may SET it only when the admin
+// can grant it (PostgreSQL 15+ GRANT SET ON PARAMETER … WITH GRANT OPTION, or a superuser admin).
+TEST(Confinement, SuperuserOnlySettingsNeedAGrantableSet) {
+  const std::string dsn = AdminDsn();
+  const std::vector<std::string> argv = {kBin,          "run",     "fingerprint-deadlock",
+                                         "--isolation", "rc",      "--trials",
+                                         "1",           "--dsn",   dsn,
+                                         "--format",    "console", "-q"};
+  ProcessResult r = RunProcess(argv, seconds(120));
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_NE(r.out.find("permission denied to set parameter \"deadlock_timeout\" (42501)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("racelab grants it SET on deadlock_timeout"), std::string::npos) << r.out;
+  Query("GRANT SET ON PARAMETER deadlock_timeout TO racelab_f_admin WITH GRANT OPTION");
+  r = RunProcess(argv, seconds(120));
+  Query("REVOKE SET ON PARAMETER deadlock_timeout FROM racelab_f_admin CASCADE");
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(GeneratedRoles(), 0);
+}
+
 TEST(Confinement, SigintMidRunDropsTheRoleAndSchema) {
   const std::string dsn = AdminDsn();
-  Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn", dsn,
-                "--format", "console"});
+  Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn",
+                dsn, "--format", "console"});
   ASSERT_TRUE(p.WaitForStderr("@ read committed: 20 trials", seconds(60)));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   EXPECT_EQ(GeneratedRoles(), 1);
