@@ -36,6 +36,13 @@ struct StepEvent {
   int64_t lock_wait_last_seen_us = 0;
   std::string wait_event;               // e.g. "transactionid", "tuple", "advisory"
   std::vector<std::string> blocked_by;  // labels from pg_blocking_pids(), sorted, unique
+  // Scheduling lateness of this step, µs (>= 0; 0 when it cannot be measured): time a busy machine
+  // added to it, never time the scenario asked for. Statement: the run-queue delay of its backend
+  // during the step (only when the backends are processes of this machine: the embedded cluster) plus
+  // its worker thread's on the answer's path (QueryResult::client_late_us). sleep_ms: how much later
+  // than asked it ended. Barrier: how long after the release (the last arrival) this session resumed.
+  // Other kinds: 0. Run-queue delay comes from Linux /proc/<pid>/schedstat (pg/run_queue_delay.h).
+  int64_t late_us = 0;
   // Time the statement spent blocked, in ms: its elapsed time when it was seen in a lock wait, else 0.
   double blocked_ms() const {
     return lock_wait ? static_cast<double>(completed_us - sent_us) / 1000.0 : 0.0;

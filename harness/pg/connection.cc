@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "harness/pg/dsn.h"
+#include "harness/pg/run_queue_delay.h"
 
 namespace racelab {
 namespace {
@@ -97,6 +98,7 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo
     return Status::Database("could not connect to " + RedactDsn(conninfo) + ": " + msg);
   }
   c->backend_pid_ = PQbackendPID(conn);
+  c->local_backend_ = IsLocalBackend(PQsocket(conn), c->backend_pid_);
   // Server notices (e.g. "drop cascades to …") are not racelab's output: the library never prints.
   PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
   {
@@ -118,8 +120,14 @@ bool Connection::WaitSocket(bool for_write, SteadyTime until, const StopFlag* st
     int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(slice).count()) + 1;
     pollfd pfd{PQsocket(conn_), static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
     if (pfd.fd < 0) return false;
+    const int64_t before = ThreadRunDelayUs();
     int r = poll(&pfd, 1, ms);
     if (r > 0) return true;
+    const int64_t after = before < 0 ? -1 : ThreadRunDelayUs();
+    // The slice ended without data: a stop-flag check, off the answer's path — unless the answer
+    // arrived while this thread waited for the CPU to wake from it (then it is ready right now).
+    if (r == 0 && poll(&pfd, 1, 0) > 0) return true;
+    if (after >= before) idle_poll_delay_us_ += after - before;
   }
 }
 
@@ -165,6 +173,8 @@ QueryResult Connection::Exec(const std::string& sql, SteadyTime deadline, size_t
     return out;
   };
   if (conn_ == nullptr) return lost("connection is closed");
+  const int64_t run_delay_start = ThreadRunDelayUs();
+  idle_poll_delay_us_ = 0;
   if (PQsendQuery(conn_, sql.c_str()) == 0) return lost(Trim(PQerrorMessage(conn_)));
   // Flush the query (non-blocking mode).
   for (int f = PQflush(conn_); f != 0; f = PQflush(conn_)) {
@@ -177,6 +187,10 @@ QueryResult Connection::Exec(const std::string& sql, SteadyTime deadline, size_t
       PGresult* res = PQgetResult(conn_);
       if (res == nullptr) {
         if (PQstatus(conn_) != CONNECTION_OK) return lost(Trim(PQerrorMessage(conn_)));
+        const int64_t run_delay_end = run_delay_start < 0 ? -1 : ThreadRunDelayUs();
+        if (run_delay_end >= run_delay_start) {
+          out.client_late_us = std::max<int64_t>(0, run_delay_end - run_delay_start - idle_poll_delay_us_);
+        }
         return out;
       }
       Absorb(res, max_rows, &out);

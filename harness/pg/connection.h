@@ -9,6 +9,7 @@
 #include <libpq-fe.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,11 @@ struct QueryResult {
   std::string message;                   // primary message (PG_DIAG_MESSAGE_PRIMARY) or libpq's text
   bool cancelled_by_deadline = false;    // racelab sent a cancel request after the deadline/stop
   bool connection_lost = false;
+  // Run-queue delay of the calling thread during Exec (harness/pg/run_queue_delay.h), leaving out the
+  // poll(2) slices that ended without data (the stop-flag checks every kStopPollSlice): the time this
+  // thread was ready to run but had no CPU on the answer's path — how late a busy machine made it. µs;
+  // -1 if unknown.
+  int64_t client_late_us = -1;
 };
 
 class Connection {
@@ -69,6 +75,9 @@ class Connection {
   std::string EncryptPassword(const std::string& password, const std::string& user);
 
   int backend_pid() const { return backend_pid_; }
+  // The backend is a process of this machine (run_queue_delay.h IsLocalBackend): its run-queue delay
+  // can be read. Fixed when the connection opens.
+  bool local_backend() const { return local_backend_; }
   // Open, not lost, and not inside a failed or unknown transaction state.
   bool healthy() const;
   bool in_transaction() const;
@@ -80,6 +89,8 @@ class Connection {
   PGconn* conn_ = nullptr;
   const StopFlag* stop_ = nullptr;
   int backend_pid_ = 0;
+  bool local_backend_ = false;
+  int64_t idle_poll_delay_us_ = 0;  // run-queue delay in poll slices that timed out (owning thread)
   boost::mutex cancel_mu_;
   PGcancel* cancel_ = nullptr;  // guarded by cancel_mu_
 };

@@ -15,7 +15,7 @@ const std::regex kWhen(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=)\s*('([^']*)'|(-
 }  // namespace
 
 Worker::Worker(TrialContext* ctx, const PlannedSession* session, Connection* conn)
-    : ctx_(ctx), session_(session), conn_(conn) {
+    : ctx_(ctx), session_(session), conn_(conn), backend_delay_(conn->local_backend() ? conn->backend_pid() : 0) {
   out_.session.label = session->label;
   out_.session.role = session->role;
   bool has_begin = std::any_of(session->steps.begin(), session->steps.end(),
@@ -68,6 +68,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
     ev.completed_us = ctx_->NowUs();
     if (r == Barrier::WaitResult::kReleased) {
       meeting.released_us = ctx_->ToUs(released);
+      ev.late_us = std::max<int64_t>(0, ev.completed_us - meeting.released_us);  // woke after the release
       out_.meetings.push_back(meeting);  // a failed session never sends again: it adds no skew
     } else if (!failed_) {
       ev.message = r == Barrier::WaitResult::kTimedOut ? "barrier deadline passed" : "trial aborted";
@@ -80,6 +81,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
     return;
   }
   StepEvent ev = NewEvent(step);
+  step_thread_delay_ = ThreadRunDelayUs();
   if (failed_ || stopping) {
     ev.skipped = true;
     ev.completed_us = ev.sent_us;
@@ -137,6 +139,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       SteadyTime until = std::chrono::steady_clock::now() + std::chrono::milliseconds(step.sleep_ms);
       if (!SleepUntil(std::min(until, ctx_->deadline), ctx_->stop)) ev.message = "interrupted";
       ev.completed_us = ctx_->NowUs();
+      ev.late_us = std::max<int64_t>(0, ev.completed_us - ev.sent_us - step.sleep_ms * 1000);  // woke late
       if (until > ctx_->deadline && ev.message.empty()) {
         ev.message = "cut short by the trial deadline";
         out_.deadline_exceeded = true;
@@ -186,8 +189,17 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
 void Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql) {
   long ms = step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
   ev->sql = sql;
+  // Lateness (StepEvent::late_us): this thread's run-queue delay from the step's start to the send,
+  // then Exec's own on the answer's path, plus the backend's over the whole statement.
+  const int64_t thread_at_send = ThreadRunDelayUs();
+  const int64_t backend_before = backend_delay_.ReadUs();
   QueryResult r = conn_->Exec(sql, ctx_->DeadlineIn(ms));
   ev->completed_us = ctx_->NowUs();
+  const int64_t backend_after = backend_before < 0 ? -1 : backend_delay_.ReadUs();
+  const int64_t before_send = thread_at_send >= step_thread_delay_ && step_thread_delay_ >= 0
+                                  ? thread_at_send - step_thread_delay_ : 0;
+  const int64_t backend = backend_after >= backend_before && backend_before >= 0 ? backend_after - backend_before : 0;
+  ev->late_us = before_send + std::max<int64_t>(0, r.client_late_us) + backend;
   ev->rows = r.rows;
   ev->sqlstate = r.sqlstate;
   ev->message = r.ok() ? r.command_tag : r.message;

@@ -18,6 +18,7 @@
 #include "harness/model/plan.h"
 #include "harness/model/trial_result.h"
 #include "harness/pg/connection.h"
+#include "harness/pg/run_queue_delay.h"
 #include "harness/run/trial_context.h"
 
 namespace racelab {
@@ -43,6 +44,8 @@ class Worker {
   TrialContext* ctx_;
   const PlannedSession* session_;
   Connection* conn_;
+  ProcessRunDelay backend_delay_;  // its backend's run-queue delay (local server only)
+  int64_t step_thread_delay_ = -1;  // this thread's run-queue delay when the current step started
   WorkerOutput out_;
   std::map<std::string, std::string> vars_;  // captured values
   std::map<std::string, int> barrier_counts_;  // occurrences met, by barrier name
