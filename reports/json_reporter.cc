@@ -70,6 +70,7 @@ Json EventJson(const StepEvent& e) {
   PutIfSet(j, "wait_event", e.wait_event);
   if (!e.blocked_by.empty()) j["blocked_by"] = e.blocked_by;
   j["blocked_ms"] = RoundMs(e.blocked_ms());
+  j["late_us"] = e.late_us;
   return j;
 }
 
@@ -84,6 +85,7 @@ Json TrialJson(const TrialVerdict& t) {
   for (const Check& c : t.checks) {
     Json cj = {{"text", c.text}, {"passed", c.passed}};
     PutIfSet(cj, "detail", c.detail);
+    cj["widened_by_ms"] = RoundMs(c.widened_by_ms);
     checks.push_back(std::move(cj));
   }
   j["checks"] = std::move(checks);
@@ -148,6 +150,7 @@ Json ResultJson(const ResultSummary& r) {
   for (const ExpectationTally& e : r.expectations) {
     Json ej = {{"text", e.text}, {"passed", e.passed}, {"failed", e.failed}};
     if (e.failed > 0) ej["first_failure"] = e.first_failure;
+    ej["max_widened_by_ms"] = RoundMs(e.max_widened_by_ms);
     expectations.push_back(std::move(ej));
   }
   j["expectations"] = std::move(expectations);

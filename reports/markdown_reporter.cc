@@ -120,9 +120,14 @@ void WriteTimeline(const ResultSummary& r, std::ostream& out) {
   }
   for (const Check& c : t->checks) {
     if (!c.passed) out << fmt::format("- failed: {}: {}\n", Text(c.text), Text(c.detail));
+    if (c.widened_by_ms > 0) {
+      out << fmt::format("- upper bound widened by {} ms of measured lateness: {}\n", FormatMs(c.widened_by_ms),
+                         Text(c.text));
+    }
   }
   if (!trial.barriers.empty() || !trial.finals.empty() ||
-      std::any_of(t->checks.begin(), t->checks.end(), [](const Check& c) { return !c.passed; })) {
+      std::any_of(t->checks.begin(), t->checks.end(),
+                  [](const Check& c) { return !c.passed || c.widened_by_ms > 0; })) {
     out << '\n';
   }
 }
@@ -136,7 +141,11 @@ void WriteResultSection(const ResultSummary& r, bool show_params, std::ostream& 
   if (!r.expectations.empty()) {
     out << "| expectation | passed | failed | first failure |\n|---|---:|---:|---|\n";
     for (const ExpectationTally& e : r.expectations) {
-      Row(out, {e.text, std::to_string(e.passed), std::to_string(e.failed),
+      std::string text = e.max_widened_by_ms > 0
+                             ? fmt::format("{} (widened by at most {} ms in these trials)", e.text,
+                                           FormatMs(e.max_widened_by_ms))
+                             : e.text;
+      Row(out, {text, std::to_string(e.passed), std::to_string(e.failed),
                 e.failed > 0 ? e.first_failure : ""});
     }
     out << '\n';

@@ -46,6 +46,7 @@ ResultSummary Summarize(const PlanItem& item, std::vector<TrialVerdict> trials,
         s.expectations.push_back(std::move(fresh));
       }
       auto& tally = s.expectations[i];
+      tally.max_widened_by_ms = std::max(tally.max_widened_by_ms, t.checks[i].widened_by_ms);
       if (t.checks[i].passed) {
         ++tally.passed;
       } else {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/eval/lateness.h"
+
 namespace racelab {
 namespace {
 
@@ -49,43 +51,77 @@ void CheckSqlstates(const PlanItem& item, const TrialResult& r, std::vector<Chec
   Add(checks, "no other SQLSTATE", others.empty(), "saw " + others);
 }
 
+// `blocked`: each instance of the role ran the step and the monitor saw it in a lock wait (whenever
+// min_ms or by is given, or neither bound is), for at least min_ms, for at most max_ms plus the
+// lateness the machine measurably added to that wait (lateness.h), and blocked by role `by`. A lone
+// max_ms allows "not seen waiting" (0 ms). The text says which of these is checked; the widening of
+// each trial is in Check::widened_by_ms and, on failure, in the detail.
 void CheckBlocked(const PlanItem& item, const TrialResult& r, std::vector<Check>* checks) {
   for (const auto& b : item.expect.blocked) {
-    std::string where = b.session + "/" + b.step;
-    std::string range = b.min_ms && b.max_ms ? fmt::format("in [{}, {}] ms", FormatMs(*b.min_ms), FormatMs(*b.max_ms))
-                        : b.min_ms ? fmt::format(">= {} ms", FormatMs(*b.min_ms))
-                                   : fmt::format("<= {} ms", FormatMs(b.max_ms.value_or(0)));
+    int instances = static_cast<int>(std::count_if(item.sessions.begin(), item.sessions.end(),
+                                                   [&](const PlannedSession& s) { return s.role == b.session; }));
+    std::string where = instances > 1 ? fmt::format("each of the {} {}/{}", instances, b.session, b.step)
+                                      : b.session + "/" + b.step;
+    const bool must_wait = b.min_ms || !b.by.empty() || !b.max_ms;
+    std::string text;
+    if (b.min_ms && b.max_ms) {
+      text = fmt::format("{} was seen in a lock wait and blocked >= {} ms and <= {} ms + measured lateness",
+                         where, FormatMs(*b.min_ms), FormatMs(*b.max_ms));
+    } else if (b.min_ms) {
+      text = fmt::format("{} was seen in a lock wait and blocked >= {} ms", where, FormatMs(*b.min_ms));
+    } else if (b.max_ms) {
+      text = must_wait ? fmt::format("{} was seen in a lock wait and blocked <= {} ms + measured lateness", where,
+                                     FormatMs(*b.max_ms))
+                       : fmt::format("{} blocked <= {} ms + measured lateness (0 ms when not seen in a lock wait)",
+                                     where, FormatMs(*b.max_ms));
+    } else {
+      text = fmt::format("{} was seen in a lock wait", where);
+    }
     bool ok = true, by_ok = true;
+    double widened_ms = 0;
     std::string detail, by_detail;
     for (const auto& s : item.sessions) {
       if (s.role != b.session) continue;
       const StepEvent* ev = LastRun(r, s.label, b.step);
       double ms = ev != nullptr ? ev->blocked_ms() : 0.0;
-      bool this_ok = ev != nullptr && (!b.min_ms || (ev->lock_wait && ms >= *b.min_ms)) &&
-                     (!b.max_ms || ms <= *b.max_ms);
-      if (!this_ok) {
+      LatenessAllowance late = ev != nullptr ? MeasuredLateness(r, *ev) : LatenessAllowance{};
+      double allowance_ms = b.max_ms ? late.total_us() / 1000.0 : 0.0;
+      widened_ms = std::max(widened_ms, allowance_ms);
+      std::string why;
+      if (ev == nullptr) {
+        why = fmt::format("{}/{} did not run", s.label, b.step);
+      } else if (must_wait && !ev->lock_wait) {
+        why = fmt::format("{}/{} was not seen in a lock wait ({} ms elapsed)", s.label, b.step,
+                          FormatMs((ev->completed_us - ev->sent_us) / 1000.0));
+      } else if (b.min_ms && ms < *b.min_ms) {
+        why = fmt::format("{}/{} blocked {} ms < {} ms", s.label, b.step, FormatMs(ms), FormatMs(*b.min_ms));
+      } else if (b.max_ms && ms > *b.max_ms + allowance_ms) {
+        why = fmt::format("{}/{} blocked {} ms > {} ms + {}", s.label, b.step, FormatMs(ms), FormatMs(*b.max_ms),
+                          late.Describe());
+      }
+      if (!why.empty()) {
+        if (ok) detail = why;
         ok = false;
-        if (detail.empty()) {
-          detail = ev == nullptr ? fmt::format("{}/{} did not run", s.label, b.step)
-                   : !ev->lock_wait ? fmt::format("{}/{} was not seen in a lock wait ({} ms elapsed)",
-                                                  s.label, b.step, FormatMs((ev->completed_us - ev->sent_us) / 1000.0))
-                                    : fmt::format("{}/{} blocked {} ms", s.label, b.step, FormatMs(ms));
-        }
       }
       if (!b.by.empty()) {
-        bool by_seen = ev != nullptr && std::any_of(ev->blocked_by.begin(), ev->blocked_by.end(),
-                                                    [&](const std::string& l) {
-                                                      return l == b.by || l.rfind(b.by + ".", 0) == 0;
-                                                    });
+        bool by_seen = ev != nullptr && ev->lock_wait &&
+                       std::any_of(ev->blocked_by.begin(), ev->blocked_by.end(), [&](const std::string& l) {
+                         return l == b.by || l.rfind(b.by + ".", 0) == 0;
+                       });
         if (!by_seen && by_ok) {
           by_ok = false;
-          by_detail = fmt::format("{}/{} blockers seen: [{}]", s.label, b.step,
-                                  ev ? fmt::format("{}", fmt::join(ev->blocked_by, ", ")) : "");
+          by_detail = ev == nullptr      ? fmt::format("{}/{} did not run", s.label, b.step)
+                      : !ev->lock_wait ? fmt::format("{}/{} was not seen in a lock wait", s.label, b.step)
+                                       : fmt::format("{}/{} blockers seen: [{}]", s.label, b.step,
+                                                     fmt::join(ev->blocked_by, ", "));
         }
       }
     }
-    Add(checks, fmt::format("blocked time of {} {}", where, range), ok, detail);
-    if (!b.by.empty()) Add(checks, fmt::format("{} waited on a lock held by {}", where, b.by), by_ok, by_detail);
+    Add(checks, std::move(text), ok, detail);
+    if (b.max_ms) checks->back().widened_by_ms = widened_ms;
+    if (!b.by.empty()) {
+      Add(checks, fmt::format("{} waited on a lock held by {}", where, b.by), by_ok, by_detail);
+    }
   }
 }
 
@@ -127,7 +163,8 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
       auto [it, fresh] = by_claim.emplace(*s.claim, s.label);
       if (!fresh && dup.empty()) dup = fmt::format("{} and {} both claimed {}", it->second, s.label, *s.claim);
     }
-    Add(&checks, "claims are distinct", dup.empty(), dup);
+    // Only winners' claims count when the outcome names a winning step (see the loop above).
+    Add(&checks, oc.win_step.empty() ? "claims are distinct" : "winners' claims are distinct", dup.empty(), dup);
   }
   if (ex.lock_waits) {
     std::vector<std::string> waited;  // which statements, so a surprise can be diagnosed
@@ -155,7 +192,9 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
                                                   : got->value ? "'" + *got->value + "'" : "NULL";
     bool ok = got != nullptr && got->error.empty() &&
               (f.equals == "NULL" ? !got->value : got->value && *got->value == f.equals);
-    Add(&checks, fmt::format("final: {} returns '{}'", f.sql, f.equals), ok,
+    // equals: NULL matches SQL NULL or no row at all (PlannedFinal), not the text 'NULL'.
+    Add(&checks, f.equals == "NULL" ? fmt::format("final: {} returns NULL or no row", f.sql)
+                                    : fmt::format("final: {} returns '{}'", f.sql, f.equals), ok,
         fmt::format("final: {} returned {}", f.sql, seen));
   }
   bool all = std::all_of(checks.begin(), checks.end(), [](const Check& c) { return c.passed; });

@@ -26,6 +26,9 @@ struct Check {
   std::string text;    // stable, human: "winners = 1", "SQLSTATE 40001 count = 1"
   bool passed = false;
   std::string detail;  // what was seen when it failed: "winners = 2"
+  // Only for a `blocked` check with max_ms: how far this trial's measured lateness raised that upper
+  // bound, in ms (the largest over the role's instances; harness/eval/lateness.h). Else 0.
+  double widened_by_ms = 0;
 };
 
 struct TrialVerdict {
@@ -45,6 +48,7 @@ struct ExpectationTally {
   int passed = 0;  // trials in which it held
   int failed = 0;  // trials in which it did not
   std::string first_failure;  // detail of the first failing trial, with its trial number
+  double max_widened_by_ms = 0;  // largest Check::widened_by_ms over the trials
 };
 
 // One PlanItem after all its trials: the "results" entries of the JSON report (DESIGN.md contract).

@@ -71,7 +71,7 @@ TEST(Evaluator, DoubleExecutionFailsWinnersAndDistinctClaims) {
   EXPECT_EQ(v.verdict, Verdict::kFail);
   EXPECT_FALSE(v.checks[0].passed);
   EXPECT_EQ(v.checks[0].detail, "winners = 2 [worker.1, worker.2]");
-  EXPECT_EQ(v.checks[1].text, "claims are distinct");
+  EXPECT_EQ(v.checks[1].text, "winners' claims are distinct");
   EXPECT_FALSE(v.checks[1].passed);
 }
 
@@ -96,7 +96,9 @@ TEST(Evaluator, BlockedTimeNeedsAMonitoredLockWait) {
   r.events[0].lock_wait = true;
   TrialVerdict v = EvaluateTrial(item, r);
   ASSERT_EQ(v.checks.size(), 1u);
-  EXPECT_EQ(v.checks[0].text, "blocked time of worker/claim in [100.000, 500.000] ms");
+  EXPECT_EQ(v.checks[0].text,
+            "each of the 2 worker/claim was seen in a lock wait and blocked >= 100.000 ms and <= 500.000 ms + "
+            "measured lateness");
   EXPECT_FALSE(v.checks[0].passed);
   EXPECT_NE(v.checks[0].detail.find("worker.2/claim was not seen in a lock wait"), std::string::npos)
       << v.checks[0].detail;

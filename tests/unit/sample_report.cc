@@ -30,6 +30,7 @@ StepEvent Blocked(StepEvent e, int64_t first_seen, int64_t last_seen) {
   e.lock_wait_last_seen_us = last_seen;
   e.wait_event = "transactionid";
   e.blocked_by = {"worker.1"};
+  e.late_us = 310;  // its backend waited 0.31 ms for a CPU
   return e;
 }
 
@@ -77,6 +78,8 @@ TrialVerdict CasTrial(int index, int64_t offset, int64_t extra_block, int64_t sk
   r.finals = {FinalValue{"SELECT attempts FROM runs WHERE id=1", "1", ""}};
   t.checks = {{"winners = 1", true, ""},
               {"lock_waits = 1", true, ""},
+              {"each of the 2 worker/claim blocked <= 2.500 ms + measured lateness (0 ms when not seen in a lock wait)",
+               true, "", 0.31},
               {"final SELECT attempts FROM runs WHERE id=1 = 1", true, ""}};
   return t;
 }
@@ -176,6 +179,8 @@ std::unique_ptr<SampleRun> MakeSampleRun() {
   cas.skew_us = Percentiles{21, 29.1, 30, 2};
   cas.expectations = {{"winners = 1", 2, 0, ""},
                       {"lock_waits = 1", 2, 0, ""},
+                      {"each of the 2 worker/claim blocked <= 2.500 ms + measured lateness (0 ms when not seen in a "
+                       "lock wait)", 2, 0, "", 0.31},
                       {"final SELECT attempts FROM runs WHERE id=1 = 1", 2, 0, ""}};
   cas.trial_details = {CasTrial(0, 0, 0, 12), CasTrial(1, 250, 222, 30)};
   cas.representative_trial = 0;

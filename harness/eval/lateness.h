@@ -1,0 +1,38 @@
+// Lateness allowance: how much of one lock wait a busy machine measurably added, so that an upper
+// time bound (`blocked[].max_ms`) is judged on what the scenario asked for, not on the machine's load.
+//
+// The rule (docs/scenario-format.md "Timing bounds on a busy machine"): a statement's wait
+// [sent_us, completed_us] can only have been lengthened by lateness on its own path and on the path of
+// the sessions that held the lock (its `blocked_by`). The allowance is the sum of
+//  - own: the waiting statement's StepEvent::late_us — its backend's run-queue delay (reaching the
+//    lock, a lock_timeout/statement_timeout/deadlock_timeout timer firing late, waking after the
+//    release) and its worker's wake delay when the answer came;
+//  - blockers: for each blocking session, over the steps that overlap the wait: the late_us of those
+//    that are statements (their backends' run-queue delay), of sleeps and barriers that ended inside
+//    the wait (how late they woke); the part of an await_blocked inside the wait (the monitor finding
+//    the wait: the scenario asks for no time there); and racelab's own gaps between one step's end and
+//    the next one's send inside the wait.
+// Time the scenario asks for (sleep_ms, a timeout setting) is never part of it, so a holder that sleeps
+// twice as long still breaks the bound. Lower bounds are not changed: load only lengthens a wait.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "harness/model/trial_result.h"
+
+namespace racelab {
+
+struct LatenessAllowance {
+  int64_t own_us = 0;       // the waiting statement's late_us
+  int64_t blockers_us = 0;  // measured on the blocking sessions' path during the wait
+  int64_t total_us() const { return own_us + blockers_us; }
+  // "12.345 ms measured lateness (own 2.000, blockers' 10.345)".
+  std::string Describe() const;
+};
+
+// The allowance of `waiter` (an event of `result`) as defined above.
+LatenessAllowance MeasuredLateness(const TrialResult& result, const StepEvent& waiter);
+
+}  // namespace racelab
