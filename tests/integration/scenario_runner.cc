@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "harness/eval/evaluator.h"
+#include "harness/eval/lateness.h"
 #include "harness/loader/planner.h"
 #include "harness/loader/scenario_loader.h"
 #include "harness/run/runner.h"
@@ -50,6 +52,17 @@ ScenarioRun RunScenario(const std::string& name_or_path, int trials,
     run.results.push_back(Summarize(item, std::move(verdicts), s.ok() ? "" : s.message()));
   }
   return run;
+}
+
+double MaxBlockedMsLessLateness(const ResultSummary& summary) {
+  double worst = 0;
+  for (const auto& t : summary.trial_details) {
+    for (const auto& ev : t.result.events) {
+      if (!ev.lock_wait) continue;
+      worst = std::max(worst, ev.blocked_ms() - MeasuredLateness(t.result, ev).total_us() / 1000.0);
+    }
+  }
+  return worst;
 }
 
 const ResultSummary& At(const ScenarioRun& run, IsolationLevel level) {
