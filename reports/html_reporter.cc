@@ -160,6 +160,10 @@ void WriteTrialNotes(const TrialVerdict& t, XmlWriter& xml) {
   }
   for (const Check& c : t.checks) {
     if (!c.passed) Leaf(xml, "li", fmt::format("failed: {}: {}", c.text, c.detail), "failed");
+    if (c.widened_by_ms > 0) {
+      Leaf(xml, "li", fmt::format("upper bound widened by {} ms of measured lateness: {}", FormatMs(c.widened_by_ms),
+                                  c.text));
+    }
   }
   xml.EndElement();
 }
@@ -213,7 +217,9 @@ void WriteResultSection(const ResultSummary& r, size_t number, bool show_params,
     for (const ExpectationTally& e : r.expectations) {
       xml.StartElement("tr");
       if (e.failed > 0) xml.Attribute("class", "failed");
-      Leaf(xml, "td", e.text);
+      Leaf(xml, "td", e.max_widened_by_ms > 0 ? fmt::format("{} (widened by at most {} ms in these trials)", e.text,
+                                                           FormatMs(e.max_widened_by_ms))
+                                              : e.text);
       Leaf(xml, "td", std::to_string(e.passed), "num");
       Leaf(xml, "td", std::to_string(e.failed), "num");
       Leaf(xml, "td", e.failed > 0 ? e.first_failure : "");
