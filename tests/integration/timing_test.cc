@@ -57,14 +57,14 @@ class BusyThreads {
 };
 
 // While alive, the calling thread — and every thread it starts, which inherit both — runs on CPU 0 at
-// nice 19, beside busy threads at nice 0 on the same CPU: racelab's workers and monitor wait for the
+// nice 10, beside busy threads at nice 0 on the same CPU: racelab's workers and monitor wait for the
 // CPU at every wake-up, for real.
 class Starved {
  public:
   Starved() : busy_(3, 0) {
     sched_getaffinity(0, sizeof saved_, &saved_);
     BusyThreads::PinCallingThread(0);
-    setpriority(PRIO_PROCESS, 0, 19);  // Linux: the calling thread's nice value
+    setpriority(PRIO_PROCESS, 0, 10);  // Linux: the calling thread's nice value
   }
   ~Starved() {
     setpriority(PRIO_PROCESS, 0, 0);
@@ -104,7 +104,7 @@ TEST(Timing, DoubledHoldFailsEvenUnderLoad) {
   EXPECT_EQ(result["verdict"], "fail");
   for (const auto& e : result["expectations"]) {
     const std::string text = e["text"];
-    if (text.rfind("b/claim was seen in a lock wait and blocked", 0) == 0) {
+    if (text.rfind("b/claim was seen in a lock wait and took", 0) == 0) {
       EXPECT_EQ(e["failed"], 3) << text;
       EXPECT_NE(e["first_failure"].get<std::string>().find("measured lateness"), std::string::npos);
       EXPECT_LT(e["max_widened_by_ms"].get<double>(), 1000) << "the doubled hold is not lateness";
@@ -128,7 +128,7 @@ TEST(Timing, RealLatenessWidensTheBoundAndPasses) {
   ASSERT_EQ(run.results.size(), 1u);
   const ResultSummary& r = run.results[0];
   EXPECT_EQ(r.verdict, Verdict::kPass) << Failures(r);
-  const double max_ms = 405;
+  const double max_ms = 1005;
   int over = 0;
   for (const auto& tv : r.trial_details) {
     const StepEvent* ev = Find(tv.result, "waiter", "second");

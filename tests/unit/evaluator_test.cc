@@ -97,8 +97,8 @@ TEST(Evaluator, BlockedTimeNeedsAMonitoredLockWait) {
   TrialVerdict v = EvaluateTrial(item, r);
   ASSERT_EQ(v.checks.size(), 1u);
   EXPECT_EQ(v.checks[0].text,
-            "each of the 2 worker/claim was seen in a lock wait and blocked >= 100.000 ms and <= 500.000 ms + "
-            "measured lateness");
+            "each of the 2 worker/claim was seen in a lock wait and took >= 100.000 ms and <= 500.000 ms + "
+            "measured lateness, send to answer");
   EXPECT_FALSE(v.checks[0].passed);
   EXPECT_NE(v.checks[0].detail.find("worker.2/claim was not seen in a lock wait"), std::string::npos)
       << v.checks[0].detail;
