@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include "harness/cli/app.h"
+#include "harness/eval/evaluator.h"
 #include "harness/loader/catalogue.h"
+#include "harness/loader/planner.h"
 #include "harness/model/terminal_text.h"
 
 namespace racelab::cli {
@@ -31,26 +33,6 @@ std::string StepLine(const Step& s) {
     }
   }
   return "";
-}
-
-void PrintExpect(const ExpectSpec& e, const std::string& indent, std::ostream& out) {
-  if (e.winners) out << indent << "winners = " << *e.winners << "\n";
-  if (e.sqlstates) {
-    for (const auto& [code, n] : *e.sqlstates) out << indent << "SQLSTATE " << code << " × " << n << "\n";
-    out << indent << "no other SQLSTATE\n";
-  }
-  if (e.distinct_claims.value_or(false)) out << indent << "claims are distinct\n";
-  if (e.lock_waits) out << indent << "statements in a lock wait = " << *e.lock_waits << "\n";
-  for (const auto& r : e.step_rows.value_or(std::vector<StepRowsSpec>{})) {
-    out << indent << r.sessions << " session(s) get " << r.rows << " rows from " << r.step << "\n";
-  }
-  for (const auto& b : e.blocked.value_or(std::vector<BlockedSpec>{})) {
-    out << indent << b.session << "/" << b.step << " blocked" << (b.min_ms ? " ≥ " + *b.min_ms + " ms" : "")
-        << (b.max_ms ? " ≤ " + *b.max_ms + " ms" : "") << (b.by.empty() ? "" : " by " + b.by) << "\n";
-  }
-  for (const auto& f : e.final.value_or(std::vector<FinalCheck>{})) {
-    out << indent << f.sql << " = '" << f.equals << "'\n";
-  }
 }
 
 }  // namespace
@@ -97,11 +79,17 @@ int ExplainCommand(const std::string& name) {
       out << fmt::format("\nA session wins when its step '{}' returns {} row(s){}.\n", s.outcome.win_step,
                          s.outcome.win_rows, s.outcome.win_committed ? " and it commits" : "");
     }
-    out << "\nExpected at every level:\n";
-    PrintExpect(s.expect, "  ", out);
-    for (const auto& [level, e] : s.expect_at) {
-      out << "At " << IsolationName(level) << " (overrides):\n";
-      PrintExpect(e, "  ", out);
+    // Exactly what the evaluator will check, level by level (the base with that level's overrides).
+    PlanOptions options;
+    options.isolation = s.isolation.empty() ? AllIsolationLevels() : s.isolation;
+    auto items = ExpandScenario(s, options);
+    if (!items.ok()) return UsageError(items.status().message());
+    std::string params;
+    for (const auto& [k, v] : s.params) params += fmt::format("{}{} = {}", params.empty() ? "" : ", ", k, v);
+    out << "\nChecked in every trial" << (params.empty() ? "" : " (with " + params + ")") << ":\n";
+    for (const PlanItem& item : items.value()) {
+      out << "  at " << IsolationName(item.isolation) << ":\n";
+      for (const std::string& text : CheckTexts(item)) out << "    " << text << "\n";
     }
   }
   std::cout << SanitizeForTerminal(out.str());

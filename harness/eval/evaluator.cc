@@ -211,4 +211,10 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
   return v;
 }
 
+std::vector<std::string> CheckTexts(const PlanItem& item) {
+  std::vector<std::string> texts;
+  for (const Check& c : EvaluateTrial(item, TrialResult{}).checks) texts.push_back(c.text);
+  return texts;
+}
+
 }  // namespace racelab

@@ -19,6 +19,10 @@ namespace racelab {
 // Fills SessionResult::won and ::claim from PlanItem::outcome, then checks PlanItem::expect.
 TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result);
 
+// The texts of the checks EvaluateTrial makes for `item`, in its order — they do not depend on the
+// trial, so this is exactly what will be checked (`racelab explain` prints it per level).
+std::vector<std::string> CheckTexts(const PlanItem& item);
+
 // p50/p95/max by nearest rank (p95 of 20 values is the 19th smallest).
 Percentiles ComputePercentiles(std::vector<double> values);
 

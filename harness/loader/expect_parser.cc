@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "harness/loader/loader_context.h"
 
@@ -219,34 +220,93 @@ void ReadOutcome(LoadContext& ctx, const Ref& ref) {
   }
 }
 
+namespace {
+
+// True when the evaluator checks something for `e` (harness/eval/evaluator.cc): an empty `sqlstates`
+// still checks "no other SQLSTATE"; `distinct_claims: false` and empty lists check nothing.
+bool HasCheck(const ExpectSpec& e) {
+  return e.winners || e.sqlstates || e.distinct_claims.value_or(false) || e.lock_waits ||
+         (e.step_rows && !e.step_rows->empty()) || (e.blocked && !e.blocked->empty()) ||
+         (e.final && !e.final->empty());
+}
+
+// The base with `over`'s fields replacing it where set — the planner's rule (planner.cc PlanExpect).
+ExpectSpec Merged(ExpectSpec base, const ExpectSpec& over) {
+  if (over.winners) base.winners = over.winners;
+  if (over.sqlstates) base.sqlstates = over.sqlstates;
+  if (over.distinct_claims) base.distinct_claims = over.distinct_claims;
+  if (over.lock_waits) base.lock_waits = over.lock_waits;
+  if (over.step_rows) base.step_rows = over.step_rows;
+  if (over.blocked) base.blocked = over.blocked;
+  if (over.final) base.final = over.final;
+  return base;
+}
+
+constexpr const char* kCheckKeys =
+    "winners, sqlstates, distinct_claims: true, lock_waits, step_rows, blocked or final";
+
+// Every level the scenario runs checks something: a trial with no check would pass whatever happened.
+void CheckEveryLevel(LoadContext& ctx, const Ref& expect, const std::map<IsolationLevel, Ref>& at) {
+  for (IsolationLevel level : ctx.scenario.isolation) {
+    auto it = ctx.scenario.expect_at.find(level);
+    ExpectSpec spec = it == ctx.scenario.expect_at.end() ? ctx.scenario.expect
+                                                         : Merged(ctx.scenario.expect, it->second);
+    if (HasCheck(spec)) continue;
+    auto ref = at.find(level);
+    if (ref != at.end()) {
+      ctx.reader.Error(ref->second, fmt::format("leaves nothing to check at {}: a trial there would pass "
+                                                "whatever happened (keep or set one of {})",
+                                                IsolationName(level), kCheckKeys));
+    } else {
+      ctx.reader.Error(expect, fmt::format("nothing to check at {}: a trial there would pass whatever "
+                                           "happened (set one of {})",
+                                           IsolationName(level), kCheckKeys));
+    }
+  }
+}
+
+}  // namespace
+
+void ReportNoExpect(LoadContext& ctx, const Ref& top) {
+  ctx.reader.Error(top.mark, "expect",
+                   fmt::format("no expect: a trial would pass whatever happened (add expect: with one "
+                               "of {})",
+                               kCheckKeys));
+}
+
 void ReadExpect(LoadContext& ctx, const Ref& ref) {
+  size_t errors_before = ctx.reader.error_count();
   std::vector<std::string_view> keys = ExpectKeys();
   keys.push_back("at");
   std::optional<Fields> f = ctx.reader.Map(ref, keys);
   if (!f) return;
   ctx.scenario.expect = ReadExpectFields(ctx, *f);
-  const Ref* at = f->Get("at");
-  if (at == nullptr) return;
-  std::optional<Fields> levels = ctx.reader.Map(*at, {});
-  if (!levels) return;
-  for (const Fields::Entry& entry : levels->entries) {
-    std::optional<IsolationLevel> level = ParseIsolation(entry.key);
-    if (!level) {
-      ctx.reader.Error(entry.key_mark, entry.value.path,
-                       fmt::format("unknown isolation level '{}' (expected read committed, "
-                                   "repeatable read, serializable, or rc, rr, ser)",
-                                   entry.key));
-      continue;
+  std::map<IsolationLevel, Ref> at_refs;
+  if (const Ref* at = f->Get("at")) {
+    std::optional<Fields> levels = ctx.reader.Map(*at, {});
+    for (size_t i = 0; levels && i < levels->entries.size(); ++i) {
+      const Fields::Entry& entry = levels->entries[i];
+      std::optional<IsolationLevel> level = ParseIsolation(entry.key);
+      if (!level) {
+        ctx.reader.Error(entry.key_mark, entry.value.path,
+                         fmt::format("unknown isolation level '{}' (expected read committed, "
+                                     "repeatable read, serializable, or rc, rr, ser)",
+                                     entry.key));
+        continue;
+      }
+      if (ctx.scenario.expect_at.count(*level) != 0) {
+        ctx.reader.Error(
+            entry.key_mark, entry.value.path,
+            fmt::format("isolation level '{}' has two overrides", IsolationName(*level)));
+        continue;
+      }
+      std::optional<Fields> override_fields = ctx.reader.Map(entry.value, ExpectKeys());
+      if (override_fields) ctx.scenario.expect_at[*level] = ReadExpectFields(ctx, *override_fields);
+      at_refs.emplace(*level, Ref{entry.value.node, entry.key_mark, entry.value.path});
     }
-    if (ctx.scenario.expect_at.count(*level) != 0) {
-      ctx.reader.Error(
-          entry.key_mark, entry.value.path,
-          fmt::format("isolation level '{}' has two overrides", IsolationName(*level)));
-      continue;
-    }
-    std::optional<Fields> override_fields = ctx.reader.Map(entry.value, ExpectKeys());
-    if (override_fields) ctx.scenario.expect_at[*level] = ReadExpectFields(ctx, *override_fields);
   }
+  // Only on a well-formed expect: a field that failed to read would look like a missing check.
+  if (ctx.reader.error_count() == errors_before) CheckEveryLevel(ctx, ref, at_refs);
 }
 
 }  // namespace racelab::internal

@@ -67,7 +67,10 @@ std::vector<Step> ReadSteps(LoadContext& ctx, const Ref& ref, size_t role);
 
 // expect_parser.cc: `outcome` and `expect`; REQUIRES: sessions have been read.
 void ReadOutcome(LoadContext& ctx, const Ref& ref);
+// ReadExpect also checks that every level in ctx.scenario.isolation is left with a check (REQUIRES:
+// isolation has been read). ReportNoExpect reports a file without `expect`.
 void ReadExpect(LoadContext& ctx, const Ref& ref);
+void ReportNoExpect(LoadContext& ctx, const Ref& top);
 
 // A hint for a YAML syntax error at 1-based `line` of `text`, or "".
 std::string SyntaxHint(const std::string& text, int line);

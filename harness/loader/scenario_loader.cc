@@ -120,7 +120,11 @@ void ReadScenario(LoadContext& ctx, const YAML::Node& root) {
     CheckSessionLinks(ctx);
   }
   if (const Ref* ref = fields->Get("outcome")) ReadOutcome(ctx, *ref);
-  if (const Ref* ref = fields->Get("expect")) ReadExpect(ctx, *ref);
+  if (const Ref* ref = fields->Get("expect")) {
+    ReadExpect(ctx, *ref);
+  } else if (!ctx.reader.has_errors()) {  // after a typo such as `expectt:` that error says it all
+    ReportNoExpect(ctx, top);
+  }
 }
 
 }  // namespace

@@ -98,6 +98,30 @@ TEST(Cli, ListAndExplainNeedNoDatabase) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// Per level exactly the checks that run there: a list cleared at one level is not shown there, and a
+// level left with nothing to check is a load error with file and line.
+TEST(Cli, ExplainShowsTheChecksOfEachLevel) {
+  ProcessResult r = RunProcess({kBin, "explain", kSrc + "/tests/fixtures/explain_override.yaml"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Checked in every trial (with workers = 2):\n"
+                       "  at read committed:\n"
+                       "    sessions whose claim returned 0 rows = 1\n"
+                       "  at repeatable read:\n"
+                       "    sessions whose claim returned 0 rows = 1\n"
+                       "  at serializable:\n"
+                       "    winners = 1\n"
+                       "    SQLSTATE 40001 count = 1\n"
+                       "    no other SQLSTATE\n"),
+            std::string::npos)
+      << r.out;
+  std::string bad = kSrc + "/tests/fixtures/bad/level_without_check.yaml";
+  r = RunProcess({kBin, "explain", bad}, seconds(10));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find(bad + ":21:5: expect.at.serializable: leaves nothing to check at serializable"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(Cli, WrongExpectationExitsOneWithJUnitFailure) {
   TempDir out;
   ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/wrong_expectation.yaml", "--trials", "5",
@@ -132,7 +156,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, MalformedScenario,
                          ::testing::Values(BadFile{"bad_yaml.yaml", "invalid YAML"}, BadFile{"unknown_key.yaml", "cont"},
                                            BadFile{"unknown_step.yaml", "steps["},
                                            BadFile{"missing_barrier_partner.yaml", "barrier"},
-                                           BadFile{"bad_param.yaml", "run_id"}),
+                                           BadFile{"bad_param.yaml", "run_id"},
+                                           BadFile{"level_without_check.yaml", "expect.at.serializable"}),
                          [](const ::testing::TestParamInfo<BadFile>& info) {
                            std::string name = fs::path(info.param.file).stem().string();
                            return name;

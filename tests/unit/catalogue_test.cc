@@ -19,7 +19,7 @@ using ::testing::StartsWith;
 
 std::string ScenarioText(const std::string& name, const std::string& tags) {
   return "name: " + name + "\ntitle: T\nteaches: L\ntags: [" + tags +
-         "]\nsessions:\n  - name: solo\n    steps: [begin, commit]\n";
+         "]\nsessions:\n  - name: solo\n    steps: [begin, commit]\nexpect: { sqlstates: {} }\n";
 }
 
 class CatalogueTest : public ::testing::Test {

@@ -248,6 +248,28 @@ TEST(ScenarioErrorsTest, ConditionsAndCodes) {
                          "'begin' step"));
 }
 
+TEST(ScenarioErrorsTest, EveryLevelMustCheckSomething) {
+  // An override that empties the only list at one level.
+  EXPECT_THAT(ErrorOf(With({{15, "expect: { step_rows: [ { step: claim, rows: 1, sessions: 1 } ],\n"
+                                 "          at: { serializable: { step_rows: [] } } }"}})),
+              StartsWith("t.yaml:16:17: expect.at.serializable: leaves nothing to check at serializable: a "
+                         "trial there would pass whatever happened"));
+  // ...is fine when the scenario does not run that level, or the base keeps another check.
+  EXPECT_EQ(ErrorOf(With({{3, "teaches: L\nisolation: [rc, rr]"},
+                          {15, "expect: { step_rows: [ { step: claim, rows: 1, sessions: 1 } ],\n"
+                               "          at: { serializable: { step_rows: [] } } }"}})),
+            "(loaded without error)");
+  EXPECT_EQ(ErrorOf(With({{15, "expect: { winners: 1, at: { serializable: { final: [], blocked: [] } } }"}})),
+            "(loaded without error)");
+  EXPECT_EQ(ErrorOf(With({{15, "expect: { sqlstates: {} }"}})), "(loaded without error)");
+  // Nothing at all, at every level.
+  std::string msg = ErrorOf(With({{15, "expect: { step_rows: [], distinct_claims: false }"}}));
+  EXPECT_THAT(msg, StartsWith("t.yaml:15:9: expect: nothing to check at read committed"));
+  EXPECT_THAT(msg, HasSubstr("\nt.yaml:15:9: expect: nothing to check at serializable"));
+  EXPECT_THAT(ErrorOf(With({{15, ""}})), StartsWith("t.yaml:1:1: expect: no expect: a trial would pass "
+                                                   "whatever happened"));
+}
+
 TEST(ScenarioErrorsTest, ReportsEveryErrorInFileOrder) {
   std::string msg = ErrorOf(With({{7, "    cont: 2"}, {14, "outcome: { win: { step: clam } }"}}));
   EXPECT_THAT(msg, StartsWith("t.yaml:7:5: sessions[0].cont: unknown key"));
@@ -271,6 +293,7 @@ TEST(ScenarioErrorsTest, BadFixtureFiles) {
       {"bad_expr.yaml", ":21:50: expect.step_rows[0].sessions: '${workers} -' is not a number"},
       {"duplicate_step.yaml", ":18:15: sessions[0].steps[3].name: duplicate step name 'claim'"},
       {"unknown_outcome_step.yaml", ":18:25: outcome.win.step: unknown step 'clam'"},
+      {"level_without_check.yaml", ":21:5: expect.at.serializable: leaves nothing to check at serializable"},
   };
   for (const Fixture& f : kFixtures) {
     std::string path = std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/bad/" + f.file;

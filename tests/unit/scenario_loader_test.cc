@@ -191,6 +191,7 @@ teaches: Nothing much.
 sessions:
   - name: solo
     steps: [begin, { sql: SELECT 1 }, commit]
+expect: { lock_waits: 0 }
 )",
                                         "m.yaml");
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -215,6 +216,7 @@ sessions:
   - name: solo
     retry: { on: 40001 }
     steps: [begin, { sql: SELECT 1 AS one, capture: one }, commit]
+expect: { lock_waits: 0 }
 )",
                                         "s.yaml");
   ASSERT_TRUE(r.ok()) << r.status().message();
