@@ -2,21 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "harness/run/session_reset.h"
+
 namespace racelab::internal {
 namespace {
 
 constexpr long kDropDeadlineMs = 15000;
 constexpr const char* kControl = "control";
-
-std::string SetStatement(const std::string& name, const std::string& value) {
-  // SET takes an identifier and a literal; quote the literal (PostgreSQL docs §4.1.2.1).
-  std::string lit = "'";
-  for (char c : value) {
-    if (c == '\'') lit.push_back('\'');
-    lit.push_back(c);
-  }
-  return fmt::format("SET {} = {}", name, lit + "'");
-}
 
 }  // namespace
 
@@ -36,52 +28,30 @@ SteadyTime ItemSession::Deadline() const {
   return std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.statement_timeout_ms);
 }
 
-Result<std::unique_ptr<Connection>> ItemSession::Open(
-    const std::string& label, bool with_search_path,
-    const std::vector<std::pair<std::string, std::string>>& settings) {
-  auto conn = Connection::Open(options_.conninfo, "racelab:" + label,
-                               std::chrono::steady_clock::now() +
-                                   std::chrono::milliseconds(options_.connect_timeout_ms),
-                               // The control connection must finish its cleanup after a stop
-                               // request: only its deadlines bound it.
-                               label == kControl ? nullptr : options_.stop);
-  if (!conn.ok()) return conn.status();
-  std::string sql;
-  if (with_search_path) sql += "SET search_path TO " + QuoteIdent(schema_) + ";";
-  for (const auto& [name, value] : settings) sql += SetStatement(name, value) + ";";
-  if (!sql.empty()) {
-    QueryResult r = (*conn)->Exec(sql, Deadline());
-    if (!r.ok()) {
-      // 42501 under confinement: a superuser-only setting the generated role may not SET.
-      const bool denied = r.sqlstate == "42501" && !options_.scenario_role.empty();
-      return Status::Database(fmt::format(
-          "{}: {} ({}): settings of session '{}'{}", item_.file, r.message, r.sqlstate, label,
-          denied ? " (scenario SQL runs as a generated non-superuser role: racelab grants it SET on "
-                   "deadlock_timeout and log_lock_waits on PostgreSQL 15+ when the --dsn role is a "
-                   "superuser or holds SET on them WITH GRANT OPTION; else only a superuser --dsn with "
-                   "--allow-superuser --no-confine can set them)"
-                 : ""));
-    }
-  }
-  return conn;
+Result<std::unique_ptr<Connection>> ItemSession::Open(const std::string& label) {
+  return Connection::Open(options_.conninfo, "racelab:" + label,
+                          std::chrono::steady_clock::now() +
+                              std::chrono::milliseconds(options_.connect_timeout_ms),
+                          // The control connection must finish its cleanup after a stop
+                          // request: only its deadlines bound it.
+                          label == kControl ? nullptr : options_.stop);
 }
 
 Status ItemSession::EnsureConnections() {
   if (!control_ || !control_->healthy()) {
-    auto c = Open(kControl, false, {});
+    auto c = Open(kControl);
     if (!c.ok()) return c.status();
     control_ = std::move(c.value());
   }
   if (!monitor_ || !monitor_->healthy()) {
-    auto c = Open("monitor", false, {});
+    auto c = Open("monitor");
     if (!c.ok()) return c.status();
     monitor_ = std::make_unique<Monitor>(std::move(c.value()), options_.monitor_poll);
   }
   for (size_t i = 0; i < sessions_.size(); ++i) {
     auto& conn = sessions_[i];
     if (conn && conn->healthy()) continue;
-    const PlannedSession& s = item_.sessions[i];
-    auto c = Open(s.label, true, s.settings);
+    auto c = Open(item_.sessions[i].label);
     if (!c.ok()) return c.status();
     conn = std::move(c.value());
   }
@@ -91,7 +61,7 @@ Status ItemSession::EnsureConnections() {
 Result<Connection*> ItemSession::SchemaConnection() {
   if (options_.admin_conninfo.empty()) {
     if (!control_ || !control_->healthy()) {
-      auto c = Open(kControl, false, {});
+      auto c = Open(kControl);
       if (!c.ok()) return c.status();
       control_ = std::move(c.value());
     }
@@ -105,6 +75,30 @@ Result<Connection*> ItemSession::SchemaConnection() {
     admin_ = std::move(c.value());
   }
   return admin_.get();
+}
+
+Status ItemSession::StartSessionsClean() {
+  for (size_t i = 0; i < sessions_.size(); ++i) {
+    const PlannedSession& s = item_.sessions[i];
+    SessionStart start{s.label, schema_, s.settings, ""};
+    if (!options_.scenario_role.empty()) {  // a superuser-only setting the generated role may not SET
+      start.denied_hint =
+          "scenario SQL runs as a generated non-superuser role: racelab grants it SET on "
+          "deadlock_timeout and log_lock_waits on PostgreSQL 15+ when the --dsn role is a "
+          "superuser or holds SET on them WITH GRANT OPTION; else only a superuser --dsn with "
+          "--allow-superuser --no-confine can set them";
+    }
+    bool lost = false;
+    Status st = StartClean(sessions_[i].get(), start, Deadline(), item_.file, &lost);
+    if (lost) {  // ended while idle (e.g. terminated from outside after its last step): reopen once
+      auto c = Open(s.label);
+      if (!c.ok()) return c.status();
+      sessions_[i] = std::move(c.value());
+      st = StartClean(sessions_[i].get(), start, Deadline(), item_.file, &lost);
+    }
+    if (!st.ok()) return st;
+  }
+  return Status::Ok();
 }
 
 Status ItemSession::ResetSchema() {

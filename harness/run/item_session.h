@@ -21,6 +21,9 @@ class ItemSession {
 
   // Opens whatever is not open and healthy: control, monitor, one connection per session instance.
   Status EnsureConnections();
+  // Before each trial: every session connection starts clean (harness/run/session_reset.h) with the
+  // schema and its `settings`; a connection found lost is reopened once.
+  Status StartSessionsClean();
   // DROP SCHEMA … CASCADE; CREATE SCHEMA; then the item's setup.
   Status ResetSchema();
   // Final checks then teardown on the control connection. RunTeardown returns the error, or "", and
@@ -35,8 +38,7 @@ class ItemSession {
   const std::string& schema() const { return schema_; }
 
  private:
-  Result<std::unique_ptr<Connection>> Open(const std::string& label, bool with_search_path,
-                                           const std::vector<std::pair<std::string, std::string>>& settings);
+  Result<std::unique_ptr<Connection>> Open(const std::string& label);
   SteadyTime Deadline() const;
   // The connection that creates and drops the schema: admin_ under confinement, else control_.
   Result<Connection*> SchemaConnection();

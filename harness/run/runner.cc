@@ -241,6 +241,7 @@ Status Runner::RunItem(const PlanItem& item, std::vector<TrialResult>* trials,
       return Status::Database("interrupted");
     }
     Status s = conns.EnsureConnections();
+    if (s.ok()) s = conns.StartSessionsClean();  // nothing of the last trial is seen in this one
     if (s.ok()) s = conns.ResetSchema();
     if (!s.ok()) {
       conns.DropSchema();

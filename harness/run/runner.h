@@ -3,10 +3,11 @@
 // Per PlanItem: a control connection, one connection per session instance, and a monitor connection
 // (all with application_name "racelab:<label>"), and one schema of its own,
 // racelab_<pid>_<n> (quoted), dropped at the end — racelab touches nothing else on the server.
-// Per trial: DROP/CREATE the schema, run `setup`, start one thread per session (Boost.Thread) in an
-// order permuted by the seed, meet at barriers, join with the trial deadline, then run the `final`
-// queries and `teardown` on the control connection. A lost worker connection is reopened for the next
-// trial. Everything waits with a deadline (RunOptions), then cancels, then reports.
+// Per trial: every session connection starts clean (DISCARD ALL, then search_path and the session's
+// `settings`; session_reset.h), DROP/CREATE the schema, run `setup`, start one thread per session
+// (Boost.Thread) in an order permuted by the seed, meet at barriers, join with the trial deadline, then
+// run the `final` queries and `teardown` on the control connection. A lost worker connection is
+// reopened for the next trial. Everything waits with a deadline (RunOptions), then cancels, then reports.
 // Thread-safety: a Runner runs one PlanItem at a time, from one thread.
 #pragma once
 
