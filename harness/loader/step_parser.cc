@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "harness/loader/loader_context.h"
+#include "harness/model/condition.h"
 
 namespace racelab::internal {
 namespace {
@@ -53,63 +54,40 @@ std::string UnknownStep(const std::string& word) {
                      JoinNames(KindNames()));
 }
 
-// `when` after param substitution: NAME (==|!=) ('text' | number). Returns "" or what is wrong.
-std::string CheckWhenSyntax(const std::string& text, std::string* name) {
-  size_t i = 0;
-  auto skip = [&] {
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  };
-  auto is_ident = [&](size_t k, bool first) {
-    unsigned char c = static_cast<unsigned char>(text[k]);
-    return std::isalpha(c) || c == '_' || (!first && std::isdigit(c));
-  };
-  skip();
-  size_t start = i;
-  while (i < text.size() && is_ident(i, i == start)) ++i;
-  *name = text.substr(start, i - start);
-  if (name->empty()) return "expected a captured name first";
-  skip();
-  if (text.compare(i, 2, "==") != 0 && text.compare(i, 2, "!=") != 0) {
-    return "expected == or != after the name";
-  }
-  i += 2;
-  skip();
-  if (i < text.size() && text[i] == '\'') {
-    size_t close = text.find('\'', i + 1);  // no escapes: the text may not contain a quote
-    if (close == std::string::npos) return "unterminated 'text'";
-    i = close + 1;
-  } else {
-    size_t number = i;
-    if (i < text.size() && text[i] == '-') ++i;
-    size_t digits = i;
-    while (i < text.size() &&
-           (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
-      ++i;
-    }
-    if (i == digits) return "expected 'quoted text' or a number after the operator";
-    if (std::count(text.begin() + number, text.begin() + i, '.') > 1) return "bad number";
-  }
-  skip();
-  if (i != text.size()) return fmt::format("unexpected '{}' at the end", text.substr(i));
-  return "";
-}
-
+// `when` (harness/model/condition.h): the syntax after param substitution, then the names — a capture
+// of an earlier step of this session, or (rows(STEP)) an earlier sql step of this session.
 void ReadWhen(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& captures,
-              Step& step) {
+              const std::vector<Step>& earlier, Step& step) {
   std::optional<std::string> when = ctx.reader.Text(ref);
   if (!when || !CheckReferences(ctx, ref, *when, &captures)) return;
-  std::string name;
-  std::string problem = CheckWhenSyntax(SubstituteParams(*when, ctx.defaults), &name);
-  if (!problem.empty()) {
-    ctx.reader.Error(ref, fmt::format("bad condition '{}': {} (expected NAME == 'text' or "
-                                      "NAME != number, e.g. status == 'queued')",
+  step.when = *when;
+  std::string problem;
+  std::optional<WhenCondition> c = ParseWhen(SubstituteParams(*when, ctx.defaults), &problem);
+  if (!c) {
+    ctx.reader.Error(ref, fmt::format("bad condition '{}': {} (expected NAME == 'text', NAME != number, "
+                                      "defined(NAME), !defined(NAME) or rows(STEP) > number, e.g. "
+                                      "status == 'queued')",
                                       *when, problem));
-  } else if (std::find(captures.begin(), captures.end(), name) == captures.end()) {
+    return;
+  }
+  if (c->kind == WhenCondition::Kind::kRows) {
+    auto it = std::find_if(earlier.begin(), earlier.end(), [&](const Step& s) {
+      return s.kind == StepKind::kSql && s.name == c->name;
+    });
+    if (it == earlier.end()) {
+      std::vector<std::string> names;
+      for (const Step& s : earlier) {
+        if (s.kind == StepKind::kSql) names.push_back(s.name);
+      }
+      ctx.reader.Error(ref, fmt::format("rows({}): not an earlier sql step of this session (earlier sql "
+                                        "steps: {})",
+                                        c->name, JoinNames(names)));
+    }
+  } else if (std::find(captures.begin(), captures.end(), c->name) == captures.end()) {
     ctx.reader.Error(ref, fmt::format("'{}' is not captured by an earlier step of this session "
                                       "(captured so far: {})",
-                                      name, JoinNames(captures)));
+                                      c->name, JoinNames(captures)));
   }
-  step.when = *when;
 }
 
 void ReadCapture(LoadContext& ctx, const Ref& ref, Step& step) {
@@ -170,7 +148,8 @@ void ReadKindValue(LoadContext& ctx, const KindInfo& info, const Ref& ref,
 
 // Reads one step written as a mapping.
 void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::string>& captures,
-                 size_t role, Step& step, std::string* keyword, std::optional<Ref>* name_ref) {
+                 const std::vector<Step>& earlier, size_t role, Step& step, std::string* keyword,
+                 std::optional<Ref>* name_ref) {
   std::optional<Fields> fields = ctx.reader.Map(item, {});
   if (!fields) return;
   if (const Ref* r = fields->Get("name")) *name_ref = *r;  // even for an unknown kind: no cascade
@@ -210,7 +189,7 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
   }
   ReadKindValue(ctx, *info, *fields->Get(info->key), captures, role, step);
   if (const Ref* r = fields->Get("when"); r && info->kind == StepKind::kSql) {
-    ReadWhen(ctx, *r, captures, step);
+    ReadWhen(ctx, *r, captures, earlier, step);
   }
   if (const Ref* r = fields->Get("capture"); r && info->kind == StepKind::kSql) {
     ReadCapture(ctx, *r, step);
@@ -257,7 +236,7 @@ std::vector<Step> ReadSteps(LoadContext& ctx, const Ref& ref, size_t role) {
         keyword = std::string(info->key);
       }
     } else if (item.node.IsMap()) {
-      ReadStepMap(ctx, item, captures, role, step, &keyword, &name_ref);
+      ReadStepMap(ctx, item, captures, steps, role, step, &keyword, &name_ref);
     } else {
       ctx.reader.Error(item, fmt::format("expected a step such as 'begin' or 'sql: ...', found {}",
                                          Describe(item.node)));

@@ -134,6 +134,7 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
                      int index) {
   TrialContext ctx;
   ctx.item = &item;
+  ctx.trial = index;
   ctx.statement_timeout_ms = options.statement_timeout_ms;
   ctx.trial_timeout_ms = options.trial_timeout_ms;
   ctx.stop = options.stop;

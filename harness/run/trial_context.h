@@ -24,6 +24,7 @@ namespace racelab {
 
 struct TrialContext {
   const PlanItem* item = nullptr;
+  int trial = 0;                     // 0-based index of the trial in its PlanItem
   SteadyTime origin;                 // trial start: t = 0 µs
   SteadyTime deadline;               // the whole trial must end by then
   long statement_timeout_ms = 30000; // default deadline of one statement/wait

@@ -1,18 +1,15 @@
 #include "harness/run/worker.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <regex>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "harness/model/condition.h"
+
 namespace racelab {
-namespace {
-
-const std::regex kCaptureRef(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
-const std::regex kWhen(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=)\s*('([^']*)'|(-?[0-9.]+))\s*$)");
-
-}  // namespace
 
 Worker::Worker(TrialContext* ctx, const PlannedSession* session, Connection* conn)
     : ctx_(ctx), session_(session), conn_(conn), backend_delay_(conn->local_backend() ? conn->backend_pid() : 0) {
@@ -85,6 +82,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
   if (failed_ || stopping) {
     ev.skipped = true;
     ev.completed_us = ev.sent_us;
+    Unset(step, "was skipped (the session had failed)");
     out_.events.push_back(std::move(ev));
     return;
   }
@@ -119,17 +117,17 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       out_.session.committed = false;
       break;
     case StepKind::kSql: {
-      if (!step.when.empty() && !WhenHolds(step.when)) {
+      std::optional<bool> run = step.when.empty() ? true : EvalWhen(step, &ev);
+      if (!run) break;  // an unset ${capture}: a scenario error, already recorded
+      if (!*run) {
         ev.skipped = true;
         ev.completed_us = ctx_->NowUs();
+        Unset(step, "was skipped (its when was false)");
         break;
       }
       std::string sql, missing;
       if (!Substitute(step.sql, &sql, &missing)) {
-        ev.completed_us = ctx_->NowUs();
-        ev.message = fmt::format("${{{}}} has no value: no earlier step captured it", missing);
-        if (out_.error.empty()) out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);
-        Fail(ev);
+        UnsetUsed(step, &ev, missing);
         break;
       }
       ExecSql(step, &ev, sql);
@@ -225,15 +223,60 @@ void Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& 
                                          session_->label, step.name, ms);
     }
   }
-  if (r.ok() && !r.values.empty()) {
-    for (const auto& col : step.capture) {
-      auto it = std::find(r.columns.begin(), r.columns.end(), col);
-      if (it == r.columns.end()) continue;
-      const auto& v = r.values[0][it - r.columns.begin()];
-      vars_[col] = v.value_or("NULL");
-      ev->captured[col] = v.value_or("NULL");
-    }
+  rows_[step.name] = r.ok() ? std::max(0L, r.rows) : 0;
+  if (step.capture.empty()) return;
+  if (!r.ok()) {
+    Unset(step, fmt::format("failed with SQLSTATE {}", r.sqlstate));
+    return;
   }
+  for (const auto& col : step.capture) {
+    if (std::find(r.columns.begin(), r.columns.end(), col) != r.columns.end()) continue;
+    out_.scenario_error = true;  // the step can never capture it: the scenario's fault
+    if (out_.error.empty()) {
+      out_.error = fmt::format("{}: step '{}' captures '{}' but its result has no such column (columns: {}); "
+                               "alias one with AS",
+                               session_->label, step.name, col,
+                               r.columns.empty() ? "none" : fmt::format("{}", fmt::join(r.columns, ", ")));
+    }
+    Unset(step, fmt::format("returned no column '{}'", col));
+    return;
+  }
+  if (r.values.empty()) {
+    Unset(step, "returned 0 rows");
+    return;
+  }
+  for (const auto& col : step.capture) {
+    const auto& v = r.values[0][std::find(r.columns.begin(), r.columns.end(), col) - r.columns.begin()];
+    vars_[col] = v.value_or("NULL");
+    unset_.erase(col);
+    ev->captured[col] = v.value_or("NULL");
+  }
+}
+
+void Worker::Unset(const PlannedStep& step, const std::string& why) {
+  if (step.kind == StepKind::kSql) rows_[step.name] = 0;
+  for (const auto& col : step.capture) {
+    vars_.erase(col);  // a value from an earlier attempt (retry) must not survive an empty read
+    unset_[col] = UnsetCapture{step.name, why};
+  }
+}
+
+void Worker::UnsetUsed(const PlannedStep& step, StepEvent* ev, const std::string& name) {
+  auto it = unset_.find(name);
+  std::string why = it == unset_.end() ? "no earlier step captured it"
+                                       : fmt::format("step '{}' {}", it->second.step, it->second.why);
+  std::string guard = it == unset_.end()
+                          ? fmt::format("when: \"defined({})\"", name)
+                          : fmt::format("when: \"defined({})\" or when: \"rows({}) > 0\"", name, it->second.step);
+  ev->completed_us = ctx_->NowUs();
+  ev->message = fmt::format("${{{}}} is unset: {}", name, why);
+  out_.scenario_error = true;
+  if (out_.error.empty()) {
+    out_.error = fmt::format("{}: step '{}' in trial {} uses ${{{}}}, which is unset: {} (a scenario error: "
+                             "guard the step with {})",
+                             session_->label, step.name, ctx_->trial + 1, name, why, guard);
+  }
+  Fail(*ev);
 }
 
 // Decides what a failed step does next: retry the transaction, go on, or fail the session.
@@ -267,35 +310,50 @@ void Worker::Fail(const StepEvent& ev) {
   in_txn_ = false;
 }
 
-bool Worker::WhenHolds(const std::string& text) const {
-  std::string condition, missing;
-  if (!Substitute(text, &condition, &missing)) return false;  // ${capture} never captured
-  std::smatch m;
-  if (!std::regex_match(condition, m, kWhen)) return false;  // the loader validated the syntax
-  auto it = vars_.find(m[1].str());
-  if (it == vars_.end()) return false;  // never captured: the step does not run
-  bool is_text = m[4].matched;
-  bool equal = is_text ? it->second == m[4].str()
-                    : std::abs(std::atof(it->second.c_str()) - std::atof(m[5].str().c_str())) < 1e-9;
-  return m[2].str() == "==" ? equal : !equal;
+std::optional<bool> Worker::EvalWhen(const PlannedStep& step, StepEvent* ev) {
+  std::string problem;
+  std::optional<WhenCondition> c = ParseWhen(step.when, &problem);
+  if (!c) {  // the loader checked the syntax: a broken invariant
+    throw std::logic_error(fmt::format("step '{}': bad condition '{}': {}", step.name, step.when, problem));
+  }
+  switch (c->kind) {
+    case WhenCondition::Kind::kDefined:
+      return (vars_.count(c->name) > 0) != c->negated;
+    case WhenCondition::Kind::kRows: {
+      auto it = rows_.find(c->name);
+      return CompareNumbers(it == rows_.end() ? 0.0 : static_cast<double>(it->second), c->op, c->number);
+    }
+    case WhenCondition::Kind::kCompare:
+      break;
+  }
+  auto it = vars_.find(c->name);
+  if (it == vars_.end()) return false;  // unset: no comparison holds (like SQL's NULL)
+  bool equal = false;
+  if (c->is_text) {
+    std::string literal, missing;
+    if (!Substitute(c->literal, &literal, &missing)) {
+      UnsetUsed(step, ev, missing);
+      return std::nullopt;
+    }
+    equal = it->second == literal;
+  } else {
+    double value = 0;
+    const std::string& v = it->second;
+    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
+    equal = ec == std::errc() && ptr == v.data() + v.size() && CompareNumbers(value, "==", c->number);
+  }
+  return c->op == "==" ? equal : !equal;
 }
 
 bool Worker::Substitute(const std::string& sql, std::string* out, std::string* missing) const {
-  out->clear();
-  auto begin = std::sregex_iterator(sql.begin(), sql.end(), kCaptureRef);
-  size_t last = 0;
-  for (auto it = begin; it != std::sregex_iterator(); ++it) {
-    auto v = vars_.find((*it)[1].str());
-    if (v == vars_.end()) {
-      *missing = (*it)[1].str();
-      return false;
-    }
-    out->append(sql, last, it->position() - last);
-    out->append(v->second);
-    last = it->position() + it->length();
-  }
-  out->append(sql, last, std::string::npos);
-  return true;
+  return SubstituteRefs(
+      sql,
+      [this](const std::string& name) -> std::optional<std::string> {
+        auto it = vars_.find(name);
+        if (it == vars_.end()) return std::nullopt;
+        return it->second;
+      },
+      out, missing);
 }
 
 }  // namespace racelab

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "harness/model/plan.h"
@@ -36,8 +37,15 @@ class Worker {
   void ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql);
   void Fail(const StepEvent& ev);
   void HandleError(const PlannedStep& step, const StepEvent& ev);
-  bool WhenHolds(const std::string& condition) const;
+  // The step's `when`: true/false, or nullopt when it used an unset ${capture} (recorded as a scenario
+  // error; the session has failed).
+  std::optional<bool> EvalWhen(const PlannedStep& step, StepEvent* ev);
+  // Replaces ${capture}s with their values; false (with *missing) at the first unset one.
   bool Substitute(const std::string& sql, std::string* out, std::string* missing) const;
+  // The step ran without a value for its captures (0 rows, skipped, failed): they become unset.
+  void Unset(const PlannedStep& step, const std::string& why);
+  // `step` needed ${name}, which is unset: a scenario error naming the step, the trial and why.
+  void UnsetUsed(const PlannedStep& step, StepEvent* ev, const std::string& name);
   StepEvent NewEvent(const PlannedStep& step) const;
   void NoteNextSend(int64_t sent_us);
 
@@ -48,6 +56,12 @@ class Worker {
   int64_t step_thread_delay_ = -1;  // this thread's run-queue delay when the current step started
   WorkerOutput out_;
   std::map<std::string, std::string> vars_;  // captured values
+  struct UnsetCapture {
+    std::string step;  // the step that should have captured it
+    std::string why;   // "returned 0 rows", "was skipped (its when was false)", …
+  };
+  std::map<std::string, UnsetCapture> unset_;  // captures whose step ran but left them unset
+  std::map<std::string, long> rows_;           // rows of each sql step's last run (0: skipped/failed)
   std::map<std::string, int> barrier_counts_;  // occurrences met, by barrier name
   std::map<size_t, bool> barrier_met_;        // step index -> met (for retries)
   bool failed_ = false;

@@ -1,16 +1,33 @@
-// Issue 6 item 4 on a real PostgreSQL (the embedded cluster): every trial starts with clean sessions
-// (nothing of trial N is visible in trial N+1).
+// Issue 6 items 4 and 6 on a real PostgreSQL (the embedded cluster): every trial starts with clean
+// sessions (nothing of trial N is visible in trial N+1), and a read that returns 0 rows leaves its
+// captures unset.
 // Each leaked-state fixture passes its first trial on any code; the later trials are the test.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
+#include "tests/integration/pg_test_env.h"
 #include "tests/integration/scenario_runner.h"
+#include "tests/integration/subprocess.h"
 
 namespace racelab::testing {
 namespace {
 
 constexpr int kLeakTrials = 5;
+
+// A fresh folder for a CLI run's reports, removed afterwards.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/rlt-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
 
 std::string Fixture(const std::string& file) {
   return std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/clean_trials/" + file;
@@ -66,6 +83,46 @@ TEST(SessionReset, TempTablePreparedStatementAndHeldCursorDoNotOutliveTheTrial) 
     EXPECT_FALSE(t.result.scenario_error);
     for (const auto& e : t.result.events) EXPECT_EQ(e.sqlstate, "") << e.step << ": " << e.message;
   }
+}
+
+// --- Captures may be empty -------------------------------------------------------------------------
+
+TEST(EmptyCapture, GuardedEmptyReadPasses) {
+  ScenarioRun run = RunScenario(Fixture("empty_read.yaml"), kLeakTrials, {}, {kRc});
+  ExpectAllPass(run, kLeakTrials, 1);
+  if (run.results.size() != 1) return;
+  for (const StepEvent* e : EveryTrial(run.results[0], "second", "pull")) {
+    EXPECT_EQ(e->rows, 0);
+    EXPECT_TRUE(e->captured.empty());
+  }
+  for (const StepEvent* e : EveryTrial(run.results[0], "second", "mark")) EXPECT_TRUE(e->skipped);
+  for (const StepEvent* e : EveryTrial(run.results[0], "first", "mark")) EXPECT_EQ(e->rows, 1);
+}
+
+TEST(EmptyCapture, UnguardedUseIsAScenarioErrorNamingStepTrialAndZeroRows) {
+  ScenarioRun run = RunScenario(Fixture("empty_read.yaml"), 2, {{"guard", "rows(pull) >= 0"}}, {kRc});
+  ASSERT_TRUE(run.error.empty()) << run.error;
+  ASSERT_EQ(run.results.size(), 1u);
+  ASSERT_EQ(run.results[0].trial_details.size(), 2u);
+  for (const auto& t : run.results[0].trial_details) {
+    EXPECT_EQ(t.verdict, Verdict::kError);
+    EXPECT_TRUE(t.result.scenario_error);
+    EXPECT_EQ(t.result.error,
+              fmt::format("second: step 'mark' in trial {} uses ${{id}}, which is unset: step 'pull' returned 0 "
+                          "rows (a scenario error: guard the step with when: \"defined(id)\" or when: "
+                          "\"rows(pull) > 0\")",
+                          t.result.index + 1));
+  }
+}
+
+TEST(EmptyCapture, CliExitsTwo) {
+  TempDir out;
+  ProcessResult p = RunProcess({RACELAB_BINARY, "run", Fixture("empty_read.yaml"), "--trials", "1", "--set",
+                                "guard=rows(pull) >= 0", "--dsn", TestConninfo(), "--out", out.path.string(),
+                                "--format", "console"},
+                               std::chrono::seconds(120));
+  EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
+  EXPECT_NE(p.out.find("step 'pull' returned 0 rows"), std::string::npos) << p.out;
 }
 
 }  // namespace

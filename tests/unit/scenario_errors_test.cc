@@ -248,6 +248,26 @@ TEST(ScenarioErrorsTest, ConditionsAndCodes) {
                          "'begin' step"));
 }
 
+TEST(ScenarioErrorsTest, DefinedAndRowsConditions) {
+  const std::pair<int, std::string> read = {9, "      - { sql: SELECT 1 AS s, capture: s, name: read }"};
+  for (const char* when : {"defined(s)", "!defined(s)", "rows(read) == 0", "rows(read) >= 1"}) {
+    EXPECT_EQ(ErrorOf(With({read, {12, std::string("        name: claim\n        when: \"") + when + "\""}})),
+              "(loaded without error)")
+        << when;
+  }
+  EXPECT_THAT(ErrorOf(With({read, {12, "        name: claim\n        when: \"defined(id)\""}})),
+              StartsWith("t.yaml:13:15: sessions[0].steps[2].when: 'id' is not captured by an earlier step "
+                         "of this session (captured so far: s)"));
+  EXPECT_THAT(ErrorOf(With({read, {12, "        name: claim\n        when: \"rows(claim) > 0\""}})),
+              StartsWith("t.yaml:13:15: sessions[0].steps[2].when: rows(claim): not an earlier sql step of "
+                         "this session (earlier sql steps: read)"));
+  EXPECT_THAT(ErrorOf(With({{12, "        name: claim\n        when: \"rows(begin1) > 0\""}})),
+              StartsWith("t.yaml:13:15: sessions[0].steps[2].when: rows(begin1): not an earlier sql step"));
+  EXPECT_THAT(ErrorOf(With({read, {12, "        name: claim\n        when: \"!s == 1\""}})),
+              StartsWith("t.yaml:13:15: sessions[0].steps[2].when: bad condition '!s == 1': '!' goes only "
+                         "before defined(NAME)"));
+}
+
 TEST(ScenarioErrorsTest, EveryLevelMustCheckSomething) {
   // An override that empties the only list at one level.
   EXPECT_THAT(ErrorOf(With({{15, "expect: { step_rows: [ { step: claim, rows: 1, sessions: 1 } ],\n"
