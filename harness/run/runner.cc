@@ -215,6 +215,12 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   if (result.error.empty() && !monitor_error.empty()) result.error = monitor_error;
   std::stable_sort(result.events.begin(), result.events.end(),
                    [](const StepEvent& a, const StepEvent& b) { return a.sent_us < b.sent_us; });
+  std::vector<internal::OwnTermination> own;
+  for (const auto& o : outs) own.insert(own.end(), o.terminated.begin(), o.terminated.end());
+  // A session lost to something outside the scenario: the root cause, named before its consequences.
+  if (std::string fault = internal::OutsideFault(result.events, label_pids, own); !fault.empty()) {
+    result.error = result.error.empty() ? fault : fault + "; then: " + result.error;
+  }
   internal::AttributeLockWaits(observations, pid_labels, label_pids, &result.events);
   result.barriers = Releases(outs);
   result.finals = conns.RunFinals();

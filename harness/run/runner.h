@@ -6,8 +6,9 @@
 // Per trial: every session connection starts clean (DISCARD ALL, then search_path and the session's
 // `settings`; session_reset.h), DROP/CREATE the schema, run `setup`, start one thread per session
 // (Boost.Thread) in an order permuted by the seed, meet at barriers, join with the trial deadline, then
-// run the `final` queries and `teardown` on the control connection. A lost worker connection is
-// reopened for the next trial. Everything waits with a deadline (RunOptions), then cancels, then reports.
+// run the `final` queries and `teardown` on the control connection. A session lost to something
+// outside the scenario makes the trial an error (faults.h). A lost worker connection is reopened for
+// the next trial. Everything waits with a deadline (RunOptions), then cancels, then reports.
 // Thread-safety: a Runner runs one PlanItem at a time, from one thread.
 #pragma once
 

@@ -18,6 +18,7 @@
 #include "harness/pg/connection.h"
 #include "harness/pg/monitor.h"
 #include "harness/run/barrier.h"
+#include "harness/run/faults.h"
 #include "harness/run/stop_flag.h"
 
 namespace racelab {
@@ -71,6 +72,7 @@ struct WorkerOutput {
   std::string error;               // harness error (a wait that never ended, a missing capture, …)
   bool deadline_exceeded = false;
   bool scenario_error = false;     // a step's SQL has a class-42 error (see TrialResult)
+  std::vector<internal::OwnTermination> terminated;  // backends this session's terminate steps ended
 };
 
 }  // namespace racelab

@@ -168,8 +168,10 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       break;
     }
     case StepKind::kTerminate: {
-      std::string err = ctx_->monitor->Terminate(ctx_->role_pids.at(step.target),
-                                                 ctx_->DeadlineIn(ctx_->statement_timeout_ms));
+      const std::vector<int>& pids = ctx_->role_pids.at(step.target);
+      // Recorded before the call: the target's next statement may fail before the call returns.
+      for (int pid : pids) out_.terminated.push_back({pid, ev.sent_us});
+      std::string err = ctx_->monitor->Terminate(pids, ctx_->DeadlineIn(ctx_->statement_timeout_ms));
       ev.completed_us = ctx_->NowUs();
       if (!err.empty()) {
         ev.message = err;

@@ -1,14 +1,18 @@
-// Issue 6 items 4 and 6 on a real PostgreSQL (the embedded cluster): every trial starts with clean
-// sessions (nothing of trial N is visible in trial N+1), and a read that returns 0 rows leaves its
-// captures unset.
+// Issue 6 items 4, 6 and 8 on a real PostgreSQL (the embedded cluster): every trial starts with clean
+// sessions (nothing of trial N is visible in trial N+1), a read that returns 0 rows leaves its captures
+// unset, and a session lost to something outside the scenario makes the trial an `error`.
 // Each leaked-state fixture passes its first trial on any code; the later trials are the test.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <string>
+#include <thread>
 
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/scenario_runner.h"
@@ -83,6 +87,111 @@ TEST(SessionReset, TempTablePreparedStatementAndHeldCursorDoNotOutliveTheTrial) 
     EXPECT_FALSE(t.result.scenario_error);
     for (const auto& e : t.result.events) EXPECT_EQ(e.sqlstate, "") << e.step << ": " << e.message;
   }
+}
+
+// --- Faults are not behaviour -------------------------------------------------------------------
+
+// Plays an operator outside the scenario (outside_terminate.yaml): holds advisory lock 4242, so that
+// `holder` waits for it; once `victim` waits on holder's row lock and holder waits for 4242, it
+// terminates victim's backend with pg_terminate_backend, then releases 4242. Once only.
+class Operator {
+ public:
+  Operator() {
+    std::promise<void> ready;
+    std::future<void> started = ready.get_future();
+    thread_ = std::thread([this, &ready] { Run(&ready); });
+    started.wait();
+  }
+  ~Operator() {
+    if (thread_.joinable()) thread_.join();
+  }
+  // Waits for the operator to finish; true when it terminated victim.
+  bool Terminated() {
+    if (thread_.joinable()) thread_.join();
+    return terminated_;
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  void Run(std::promise<void>* ready) {
+    PGconn* c = PQconnectdb(TestConninfo().c_str());
+    Exec(c, "SELECT pg_advisory_lock(4242)");
+    ready->set_value();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (error_.empty() && std::chrono::steady_clock::now() < deadline) {
+      std::string pid = Exec(c,
+                             "SELECT v.pid FROM pg_stat_activity v, pg_stat_activity h "
+                             "WHERE v.application_name = 'racelab:victim' AND v.wait_event_type = 'Lock' "
+                             "AND h.application_name = 'racelab:holder' AND h.wait_event = 'advisory'");
+      if (!pid.empty()) {
+        terminated_ = Exec(c, "SELECT pg_terminate_backend(" + pid + ", 10000)") == "t";
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    if (!terminated_ && error_.empty()) error_ = "victim was never seen waiting";
+    Exec(c, "SELECT pg_advisory_unlock(4242)");
+    PQfinish(c);
+  }
+  // First column of the first row, "" if none; records an error.
+  std::string Exec(PGconn* c, const std::string& sql) {
+    PGresult* r = PQexec(c, sql.c_str());
+    std::string out;
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+      error_ = sql + ": " + PQerrorMessage(c);
+    } else if (PQntuples(r) > 0) {
+      out = PQgetvalue(r, 0, 0);
+    }
+    PQclear(r);
+    return out;
+  }
+
+  std::thread thread_;
+  std::atomic<bool> terminated_{false};
+  std::string error_;
+};
+
+TEST(OutsideFault, WithoutTheOperatorTheFixturePasses) {
+  ScenarioRun run = RunScenario(Fixture("outside_terminate.yaml"), 2, {}, {kRc});
+  ExpectAllPass(run, 2, 1);
+}
+
+TEST(OutsideFault, BackendTerminatedFromOutsideIsAnErrorNotAFail) {
+  Operator op;
+  ScenarioRun run = RunScenario(Fixture("outside_terminate.yaml"), 2, {}, {kRc});
+  ASSERT_TRUE(op.Terminated()) << op.error();
+  ASSERT_TRUE(run.error.empty()) << run.error;
+  ASSERT_EQ(run.results.size(), 1u);
+  const ResultSummary& r = run.results[0];
+  EXPECT_EQ(r.verdict, Verdict::kError) << Failures(r);
+  ASSERT_EQ(r.trial_details.size(), 2u);
+  const TrialVerdict& faulted = r.trial_details[0];
+  EXPECT_EQ(faulted.verdict, Verdict::kError);
+  EXPECT_FALSE(faulted.result.scenario_error);
+  EXPECT_EQ(faulted.result.error.rfind("infrastructure fault, not a race outcome: session 'victim' lost its "
+                                       "backend in step 'wait' (57P01 terminating connection due to "
+                                       "administrator command)",
+                                       0),
+            0u)
+      << faulted.result.error;
+  // The next trial reopened victim's connection and ran clean.
+  EXPECT_EQ(r.trial_details[1].verdict, Verdict::kPass) << r.trial_details[1].result.error;
+}
+
+TEST(OutsideFault, OwnTerminateStepIsBehaviour) {
+  ScenarioRun run = RunScenario(Fixture("own_terminate.yaml"), kLeakTrials, {}, {kRc});
+  ExpectAllPass(run, kLeakTrials, 1);
+}
+
+TEST(OutsideFault, CliExitsThreeAndNamesTheFault) {
+  Operator op;
+  TempDir out;
+  ProcessResult p = RunProcess({RACELAB_BINARY, "run", Fixture("outside_terminate.yaml"), "--trials", "1",
+                                "--dsn", TestConninfo(), "--out", out.path.string(), "--format", "console"},
+                               std::chrono::seconds(120));
+  ASSERT_TRUE(op.Terminated()) << op.error();
+  EXPECT_EQ(p.exit_code, 3) << p.out << p.err;
+  EXPECT_NE(p.out.find("infrastructure fault"), std::string::npos) << p.out;
 }
 
 // --- Captures may be empty -------------------------------------------------------------------------

@@ -1,0 +1,59 @@
+// harness/run/faults.h and session_reset.h, the parts that need no server: which lost sessions are an
+// infrastructure fault, and the SQL each session runs to start a trial.
+#include <gtest/gtest.h>
+
+#include "harness/run/faults.h"
+#include "harness/run/session_reset.h"
+
+namespace racelab::internal {
+namespace {
+
+StepEvent Lost(const std::string& session, const std::string& sqlstate, int64_t completed_us) {
+  StepEvent ev;
+  ev.session = session;
+  ev.step = "wait";
+  ev.sqlstate = sqlstate;
+  ev.message = "terminating connection due to administrator command";
+  ev.completed_us = completed_us;
+  return ev;
+}
+
+const std::map<std::string, int> kPids = {{"a", 100}, {"b", 200}};
+
+TEST(FaultsTest, SessionLostCodes) {
+  for (const char* code : {"57P01", "57P02", "57P03", "57P04", "08006", "08003", "08000"}) {
+    EXPECT_TRUE(IsSessionLost(code)) << code;
+  }
+  for (const char* code : {"", "40001", "40P01", "55P03", "57014", "57P05", "25P03", "42601"}) {
+    EXPECT_FALSE(IsSessionLost(code)) << code;
+  }
+}
+
+TEST(FaultsTest, OutsideTerminateIsAFault) {
+  std::string fault = OutsideFault({Lost("b", "57P01", 500)}, kPids, {});
+  EXPECT_EQ(fault,
+            "infrastructure fault, not a race outcome: session 'b' lost its backend in step 'wait' (57P01 "
+            "terminating connection due to administrator command), and no terminate step of the scenario "
+            "ended it — an operator, a connection pooler or the server did");
+  EXPECT_NE(OutsideFault({Lost("a", "08006", 500)}, kPids, {}), "");
+}
+
+TEST(FaultsTest, OwnTerminateIsBehaviour) {
+  std::vector<OwnTermination> own = {{200, 400}};  // racelab ended b's backend at 400 µs
+  EXPECT_EQ(OutsideFault({Lost("b", "57P01", 500), Lost("b", "08006", 600)}, kPids, own), "");
+  // ...but not a's, and not b's loss before the terminate step began.
+  EXPECT_NE(OutsideFault({Lost("a", "57P01", 500)}, kPids, own), "");
+  EXPECT_NE(OutsideFault({Lost("b", "57P01", 300)}, kPids, own), "");
+  // Other errors are behaviour.
+  EXPECT_EQ(OutsideFault({Lost("a", "40001", 500), Lost("a", "", 600)}, kPids, {}), "");
+}
+
+TEST(SessionResetTest, StartSqlSetsSearchPathThenSettingsInOrder) {
+  SessionStart start{"worker.2", "racelab_1_2", {{"lock_timeout", "200ms"}, {"application_name", "it's"}}};
+  EXPECT_EQ(SessionStartSql(start),
+            "SET search_path TO \"racelab_1_2\";SET lock_timeout = '200ms';"
+            "SET application_name = 'it''s';");
+}
+
+}  // namespace
+}  // namespace racelab::internal
