@@ -3,9 +3,9 @@
 //
 // session_start/discard_all — StartClean (harness/run/session_reset.h): DISCARD ALL, then
 //   search_path and two settings; what racelab runs per session per trial.
-// session_start/reconnect   — the alternative: open a new connection, then search_path and settings.
-// round_trip/select_1       — one `SELECT 1`, for scale.
-// Each iteration first leaves some state to clean (a SET and a session advisory lock).
+// session_start/reconnect   — the alternative: open a new connection, then search_path and
+// settings. round_trip/select_1       — one `SELECT 1`, for scale. Each iteration first leaves some
+// state to clean (a SET and a session advisory lock).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -22,9 +22,12 @@ namespace {
 
 std::string g_conninfo;  // set once in main() before any benchmark runs
 
-SteadyTime In(int seconds) { return std::chrono::steady_clock::now() + std::chrono::seconds(seconds); }
+SteadyTime In(int seconds) {
+  return std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+}
 
-const SessionStart kStart{"bench", "racelab_bench_reset", {{"lock_timeout", "200ms"}, {"statement_timeout", "30s"}}, ""};
+const SessionStart kStart{
+    "bench", "racelab_bench_reset", {{"lock_timeout", "200ms"}, {"statement_timeout", "30s"}}, ""};
 
 std::unique_ptr<Connection> Connect(benchmark::State& state) {
   auto c = Connection::Open(g_conninfo, "racelab:bench", In(10), nullptr);
@@ -87,7 +90,8 @@ int main(int argc, char** argv) {
     cluster = std::move(started.value());
     g_conninfo = cluster->conninfo();
   }
-  benchmark::RegisterBenchmark("session_start/discard_all", DiscardAll)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("session_start/discard_all", DiscardAll)
+      ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("session_start/reconnect", Reconnect)->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("round_trip/select_1", Select1)->Unit(benchmark::kMicrosecond);
   benchmark::RunSpecifiedBenchmarks();

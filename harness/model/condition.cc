@@ -40,10 +40,12 @@ class Scanner {
   // [A-Za-z_][A-Za-z0-9_]*; with `step_name`, [A-Za-z][A-Za-z0-9_-]*.
   std::string Name(bool step_name) {
     size_t start = pos_;
-    if (pos_ < text_.size() && (step_name ? std::isalpha(static_cast<unsigned char>(text_[pos_])) != 0
-                                          : IsIdentStart(text_[pos_]))) {
+    if (pos_ < text_.size() &&
+        (step_name ? std::isalpha(static_cast<unsigned char>(text_[pos_])) != 0
+                   : IsIdentStart(text_[pos_]))) {
       ++pos_;
-      while (pos_ < text_.size() && (IsIdentChar(text_[pos_]) || (step_name && text_[pos_] == '-'))) ++pos_;
+      while (pos_ < text_.size() && (IsIdentChar(text_[pos_]) || (step_name && text_[pos_] == '-')))
+        ++pos_;
     }
     return std::string(text_.substr(start, pos_ - start));
   }
@@ -60,7 +62,8 @@ class Scanner {
     size_t start = pos_;
     if (!integer && pos_ < text_.size() && text_[pos_] == '-') ++pos_;
     size_t digits = pos_;
-    while (pos_ < text_.size() && (IsDigit(text_[pos_]) || (!integer && text_[pos_] == '.'))) ++pos_;
+    while (pos_ < text_.size() && (IsDigit(text_[pos_]) || (!integer && text_[pos_] == '.')))
+      ++pos_;
     if (pos_ == digits) {
       pos_ = start;
       return false;
@@ -156,8 +159,8 @@ std::optional<WhenCondition> ParseWhen(std::string_view text, std::string* error
   s.SkipSpace();
   if (!s.AtEnd()) {
     std::string_view rest = s.Rest();
-    return Fail(error, "unexpected '" + std::string(rest.substr(0, 40)) + (rest.size() > 40 ? "…" : "") +
-                           "' at the end");
+    return Fail(error, "unexpected '" + std::string(rest.substr(0, 40)) +
+                           (rest.size() > 40 ? "…" : "") + "' at the end");
   }
   return c;
 }

@@ -8,8 +8,8 @@
 //   defined(NAME) | !defined(NAME)                                      was NAME captured?
 //   rows(STEP) OP INTEGER, OP one of == != < <= > >=                    rows of an earlier step
 // NAME is [A-Za-z_][A-Za-z0-9_]*, STEP [A-Za-z][A-Za-z0-9_-]*; spaces are allowed between tokens.
-// 'text' has no escapes (it may not contain a quote) and may hold ${capture} references; a number is
-// -?[0-9.]+ with at most one '.'.
+// 'text' has no escapes (it may not contain a quote) and may hold ${capture} references; a
+// number is -?[0-9.]+ with at most one '.'.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -27,8 +27,8 @@ struct WhenCondition {
     kRows,     // rows(STEP) op integer
   };
   Kind kind = Kind::kCompare;
-  std::string name;     // kCompare, kDefined: the capture; kRows: the step
-  std::string op;       // "==", "!=" (kCompare); any of == != < <= > >= (kRows); "" (kDefined)
+  std::string name;      // kCompare, kDefined: the capture; kRows: the step
+  std::string op;        // "==", "!=" (kCompare); any of == != < <= > >= (kRows); "" (kDefined)
   bool negated = false;  // kDefined only
   bool is_text = false;  // kCompare: the literal was 'quoted text'
   std::string literal;   // kCompare: the text between the quotes, or the number as written
@@ -42,9 +42,9 @@ std::optional<WhenCondition> ParseWhen(std::string_view text, std::string* error
 // True when `value op number` holds for an op of WhenCondition (== != < <= > >=).
 bool CompareNumbers(double value, const std::string& op, double number);
 
-// Replaces each ${NAME} (NAME = [A-Za-z_][A-Za-z0-9_]*) in `text` with lookup(NAME), as raw text; any
-// other "${" is left as written. Returns false, with *missing = NAME, at the first NAME lookup() has no
-// value for (nullopt); *out is then incomplete.
+// Replaces each ${NAME} (NAME = [A-Za-z_][A-Za-z0-9_]*) in `text` with lookup(NAME), as raw text;
+// any other "${" is left as written. Returns false, with *missing = NAME, at the first NAME
+// lookup() has no value for (nullopt); *out is then incomplete.
 bool SubstituteRefs(std::string_view text,
                     const std::function<std::optional<std::string>(const std::string&)>& lookup,
                     std::string* out, std::string* missing);

@@ -1,8 +1,8 @@
 #include "harness/run/faults.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace racelab::internal {
 
@@ -11,7 +11,8 @@ bool IsSessionLost(const std::string& sqlstate) {
          sqlstate.rfind("08", 0) == 0;
 }
 
-std::string OutsideFault(const std::vector<StepEvent>& events, const std::map<std::string, int>& label_pids,
+std::string OutsideFault(const std::vector<StepEvent>& events,
+                         const std::map<std::string, int>& label_pids,
                          const std::vector<OwnTermination>& own) {
   for (const StepEvent& ev : events) {
     if (!IsSessionLost(ev.sqlstate)) continue;
@@ -21,10 +22,11 @@ std::string OutsideFault(const std::vector<StepEvent>& events, const std::map<st
                   return t.pid == pid->second && t.at_us <= ev.completed_us;
                 });
     if (ours) continue;
-    return fmt::format("infrastructure fault, not a race outcome: session '{}' lost its backend in step '{}' "
-                       "({} {}), and no terminate step of the scenario ended it — an operator, a connection "
-                       "pooler or the server did",
-                       ev.session, ev.step, ev.sqlstate, ev.message);
+    return fmt::format(
+        "infrastructure fault, not a race outcome: session '{}' lost its backend in step '{}' "
+        "({} {}), and no terminate step of the scenario ended it — an operator, a connection "
+        "pooler or the server did",
+        ev.session, ev.step, ev.sqlstate, ev.message);
   }
   return "";
 }

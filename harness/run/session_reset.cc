@@ -35,8 +35,8 @@ Status StartClean(Connection* conn, const SessionStart& start, SteadyTime deadli
   *connection_lost = false;
   auto failed = [&](const char* what, const QueryResult& r) {
     *connection_lost = r.connection_lost;
-    return Status::Database(fmt::format("{}: session '{}': {} before the trial: {} ({})", file, start.label,
-                                        what, r.message, r.sqlstate));
+    return Status::Database(fmt::format("{}: session '{}': {} before the trial: {} ({})", file,
+                                        start.label, what, r.message, r.sqlstate));
   };
   if (conn->in_transaction()) {
     QueryResult r = conn->Exec("ROLLBACK", deadline);
@@ -46,8 +46,8 @@ Status StartClean(Connection* conn, const SessionStart& start, SteadyTime deadli
   if (!r.ok()) return failed("DISCARD ALL", r);
   r = conn->Exec(SessionStartSql(start), deadline);
   if (r.ok()) return Status::Ok();
-  std::string what = fmt::format("{}: {} ({}): settings of session '{}'", file, r.message, r.sqlstate,
-                                 start.label);
+  std::string what = fmt::format("{}: {} ({}): settings of session '{}'", file, r.message,
+                                 r.sqlstate, start.label);
   if (IsSettingError(r.sqlstate)) return Status::Usage(what);
   *connection_lost = r.connection_lost;
   if (r.sqlstate == "42501" && !start.denied_hint.empty()) what += " (" + start.denied_hint + ")";

@@ -1,7 +1,8 @@
-// Issue 6 items 4, 6 and 8 on a real PostgreSQL (the embedded cluster): every trial starts with clean
-// sessions (nothing of trial N is visible in trial N+1), a read that returns 0 rows leaves its captures
-// unset, and a session lost to something outside the scenario makes the trial an `error`.
-// Each leaked-state fixture passes its first trial on any code; the later trials are the test.
+// Issue 6 items 4, 6 and 8 on a real PostgreSQL (the embedded cluster): every trial starts with
+// clean sessions (nothing of trial N is visible in trial N+1), a read that returns 0 rows leaves
+// its captures unset, and a session lost to something outside the scenario makes the trial an
+// `error`. Each leaked-state fixture passes its first trial on any code; the later trials are the
+// test.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
@@ -57,7 +58,8 @@ TEST(SessionReset, SessionAdvisoryLockIsReleasedBetweenTrials) {
   ExpectAllPass(run, kLeakTrials, 1);
   if (run.results.size() != 1) return;
   // Lock 1 was free at the start of every trial, and b saw it taken only after a took it.
-  for (const StepEvent* e : EveryTrial(run.results[0], "b", "before")) EXPECT_EQ(e->rows, 1) << e->sql;
+  for (const StepEvent* e : EveryTrial(run.results[0], "b", "before"))
+    EXPECT_EQ(e->rows, 1) << e->sql;
   for (const StepEvent* e : EveryTrial(run.results[0], "b", "try")) {
     EXPECT_EQ(e->rows, 1) << "pg_try_advisory_lock(1) answered t";
     EXPECT_EQ(e->sqlstate, "");
@@ -69,7 +71,8 @@ TEST(SessionReset, SetInOneTrialDoesNotApplyInTheNextAndSettingsAreReapplied) {
   ExpectAllPass(run, kLeakTrials, 1);
   if (run.results.size() != 1) return;
   for (const char* label : {"holder", "waiter"}) {
-    for (const StepEvent* e : EveryTrial(run.results[0], label, "fresh")) EXPECT_EQ(e->rows, 1) << label;
+    for (const StepEvent* e : EveryTrial(run.results[0], label, "fresh"))
+      EXPECT_EQ(e->rows, 1) << label;
   }
   // The waiter's UPDATE waited for the holder's commit and succeeded: no 55P03 from a leaked 50 ms.
   for (const StepEvent* e : EveryTrial(run.results[0], "waiter", "touch")) {
@@ -91,9 +94,9 @@ TEST(SessionReset, TempTablePreparedStatementAndHeldCursorDoNotOutliveTheTrial) 
 
 // --- Faults are not behaviour -------------------------------------------------------------------
 
-// Plays an operator outside the scenario (outside_terminate.yaml): holds advisory lock 4242, so that
-// `holder` waits for it; once `victim` waits on holder's row lock and holder waits for 4242, it
-// terminates victim's backend with pg_terminate_backend, then releases 4242. Once only.
+// Plays an operator outside the scenario (outside_terminate.yaml): holds advisory lock 4242, so
+// that `holder` waits for it; once `victim` waits on holder's row lock and holder waits for 4242,
+// it terminates victim's backend with pg_terminate_backend, then releases 4242. Once only.
 class Operator {
  public:
   Operator() {
@@ -119,10 +122,11 @@ class Operator {
     ready->set_value();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (error_.empty() && std::chrono::steady_clock::now() < deadline) {
-      std::string pid = Exec(c,
-                             "SELECT v.pid FROM pg_stat_activity v, pg_stat_activity h "
-                             "WHERE v.application_name = 'racelab:victim' AND v.wait_event_type = 'Lock' "
-                             "AND h.application_name = 'racelab:holder' AND h.wait_event = 'advisory'");
+      std::string pid =
+          Exec(c,
+               "SELECT v.pid FROM pg_stat_activity v, pg_stat_activity h "
+               "WHERE v.application_name = 'racelab:victim' AND v.wait_event_type = 'Lock' "
+               "AND h.application_name = 'racelab:holder' AND h.wait_event = 'advisory'");
       if (!pid.empty()) {
         terminated_ = Exec(c, "SELECT pg_terminate_backend(" + pid + ", 10000)") == "t";
         break;
@@ -168,10 +172,11 @@ TEST(OutsideFault, BackendTerminatedFromOutsideIsAnErrorNotAFail) {
   const TrialVerdict& faulted = r.trial_details[0];
   EXPECT_EQ(faulted.verdict, Verdict::kError);
   EXPECT_FALSE(faulted.result.scenario_error);
-  EXPECT_EQ(faulted.result.error.rfind("infrastructure fault, not a race outcome: session 'victim' lost its "
-                                       "backend in step 'wait' (57P01 terminating connection due to "
-                                       "administrator command)",
-                                       0),
+  EXPECT_EQ(faulted.result.error.rfind(
+                "infrastructure fault, not a race outcome: session 'victim' lost its "
+                "backend in step 'wait' (57P01 terminating connection due to "
+                "administrator command)",
+                0),
             0u)
       << faulted.result.error;
   // The next trial reopened victim's connection and ran clean.
@@ -186,15 +191,17 @@ TEST(OutsideFault, OwnTerminateStepIsBehaviour) {
 TEST(OutsideFault, CliExitsThreeAndNamesTheFault) {
   Operator op;
   TempDir out;
-  ProcessResult p = RunProcess({RACELAB_BINARY, "run", Fixture("outside_terminate.yaml"), "--trials", "1",
-                                "--dsn", TestConninfo(), "--out", out.path.string(), "--format", "console"},
-                               std::chrono::seconds(120));
+  ProcessResult p = RunProcess(
+      {RACELAB_BINARY, "run", Fixture("outside_terminate.yaml"), "--trials", "1", "--dsn",
+       TestConninfo(), "--allow-superuser", "--out", out.path.string(), "--format", "console"},
+      std::chrono::seconds(120));
   ASSERT_TRUE(op.Terminated()) << op.error();
   EXPECT_EQ(p.exit_code, 3) << p.out << p.err;
   EXPECT_NE(p.out.find("infrastructure fault"), std::string::npos) << p.out;
 }
 
-// --- Captures may be empty -------------------------------------------------------------------------
+// --- Captures may be empty
+// -------------------------------------------------------------------------
 
 TEST(EmptyCapture, GuardedEmptyReadPasses) {
   ScenarioRun run = RunScenario(Fixture("empty_read.yaml"), kLeakTrials, {}, {kRc});
@@ -209,27 +216,31 @@ TEST(EmptyCapture, GuardedEmptyReadPasses) {
 }
 
 TEST(EmptyCapture, UnguardedUseIsAScenarioErrorNamingStepTrialAndZeroRows) {
-  ScenarioRun run = RunScenario(Fixture("empty_read.yaml"), 2, {{"guard", "rows(pull) >= 0"}}, {kRc});
+  ScenarioRun run =
+      RunScenario(Fixture("empty_read.yaml"), 2, {{"guard", "rows(pull) >= 0"}}, {kRc});
   ASSERT_TRUE(run.error.empty()) << run.error;
   ASSERT_EQ(run.results.size(), 1u);
   ASSERT_EQ(run.results[0].trial_details.size(), 2u);
   for (const auto& t : run.results[0].trial_details) {
     EXPECT_EQ(t.verdict, Verdict::kError);
     EXPECT_TRUE(t.result.scenario_error);
-    EXPECT_EQ(t.result.error,
-              fmt::format("second: step 'mark' in trial {} uses ${{id}}, which is unset: step 'pull' returned 0 "
-                          "rows (a scenario error: guard the step with when: \"defined(id)\" or when: "
-                          "\"rows(pull) > 0\")",
-                          t.result.index + 1));
+    EXPECT_EQ(
+        t.result.error,
+        fmt::format(
+            "second: step 'mark' in trial {} uses ${{id}}, which is unset: step 'pull' returned 0 "
+            "rows (a scenario error: guard the step with when: \"defined(id)\" or when: "
+            "\"rows(pull) > 0\")",
+            t.result.index + 1));
   }
 }
 
 TEST(EmptyCapture, CliExitsTwo) {
   TempDir out;
-  ProcessResult p = RunProcess({RACELAB_BINARY, "run", Fixture("empty_read.yaml"), "--trials", "1", "--set",
-                                "guard=rows(pull) >= 0", "--dsn", TestConninfo(), "--out", out.path.string(),
-                                "--format", "console"},
-                               std::chrono::seconds(120));
+  ProcessResult p =
+      RunProcess({RACELAB_BINARY, "run", Fixture("empty_read.yaml"), "--trials", "1", "--set",
+                  "guard=rows(pull) >= 0", "--dsn", TestConninfo(), "--allow-superuser", "--out",
+                  out.path.string(), "--format", "console"},
+                 std::chrono::seconds(120));
   EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
   EXPECT_NE(p.out.find("step 'pull' returned 0 rows"), std::string::npos) << p.out;
 }

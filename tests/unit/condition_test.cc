@@ -1,12 +1,12 @@
-// harness/model/condition.h: the `when` grammar and ${capture} substitution, shared by the loader and
-// the worker. Linear scanners: a 50,000-character condition or reference neither recurses nor crashes
-// (the std::regex they replace overflowed the stack on such input, issue 7 item 1).
+// harness/model/condition.h: the `when` grammar and ${capture} substitution, shared by the loader
+// and the worker. Linear scanners: a 50,000-character condition or reference neither recurses nor
+// crashes (the std::regex they replace overflowed the stack on such input, issue 7 item 1).
+#include "harness/model/condition.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
-
-#include "harness/model/condition.h"
 
 namespace racelab {
 namespace {
@@ -95,7 +95,8 @@ std::optional<std::string> Lookup(const std::string& name) {
 
 TEST(ConditionTest, SubstituteRefs) {
   std::string out, missing;
-  ASSERT_TRUE(SubstituteRefs("UPDATE t SET x = 1 WHERE id = ${id} AND s = '${s}'", Lookup, &out, &missing));
+  ASSERT_TRUE(
+      SubstituteRefs("UPDATE t SET x = 1 WHERE id = ${id} AND s = '${s}'", Lookup, &out, &missing));
   EXPECT_EQ(out, "UPDATE t SET x = 1 WHERE id = 7 AND s = 'it's'");
   // Not a reference: left as written (as the old regex did).
   ASSERT_TRUE(SubstituteRefs("$${1x} ${ id} ${} ${id", Lookup, &out, &missing));
@@ -114,7 +115,8 @@ TEST(ConditionTest, HugeInputIsLinearAndDoesNotCrash) {
   ASSERT_TRUE(SubstituteRefs(many, Lookup, &out, &missing));
   EXPECT_EQ(out, std::string(10000, '7'));
   EXPECT_EQ(Parse(name + " == '" + std::string(50000, 'x') + "'").literal.size(), 50000u);
-  EXPECT_EQ(Parse("rows(p) == " + std::string(50000, '1').substr(0, 15)).kind, WhenCondition::Kind::kRows);
+  EXPECT_EQ(Parse("rows(p) == " + std::string(50000, '1').substr(0, 15)).kind,
+            WhenCondition::Kind::kRows);
   std::string error;
   EXPECT_FALSE(ParseWhen(std::string(50000, '('), &error).has_value());
   EXPECT_FALSE(ParseWhen("s == " + std::string(50000, '9') + "x", &error).has_value());

@@ -1,8 +1,9 @@
-// harness/run/faults.h and session_reset.h, the parts that need no server: which lost sessions are an
-// infrastructure fault, and the SQL each session runs to start a trial.
+// harness/run/faults.h and session_reset.h, the parts that need no server: which lost sessions are
+// an infrastructure fault, and the SQL each session runs to start a trial.
+#include "harness/run/faults.h"
+
 #include <gtest/gtest.h>
 
-#include "harness/run/faults.h"
 #include "harness/run/session_reset.h"
 
 namespace racelab::internal {
@@ -31,10 +32,12 @@ TEST(FaultsTest, SessionLostCodes) {
 
 TEST(FaultsTest, OutsideTerminateIsAFault) {
   std::string fault = OutsideFault({Lost("b", "57P01", 500)}, kPids, {});
-  EXPECT_EQ(fault,
-            "infrastructure fault, not a race outcome: session 'b' lost its backend in step 'wait' (57P01 "
-            "terminating connection due to administrator command), and no terminate step of the scenario "
-            "ended it — an operator, a connection pooler or the server did");
+  EXPECT_EQ(
+      fault,
+      "infrastructure fault, not a race outcome: session 'b' lost its backend in step 'wait' "
+      "(57P01 "
+      "terminating connection due to administrator command), and no terminate step of the scenario "
+      "ended it — an operator, a connection pooler or the server did");
   EXPECT_NE(OutsideFault({Lost("a", "08006", 500)}, kPids, {}), "");
 }
 
@@ -49,7 +52,8 @@ TEST(FaultsTest, OwnTerminateIsBehaviour) {
 }
 
 TEST(SessionResetTest, StartSqlSetsSearchPathThenSettingsInOrder) {
-  SessionStart start{"worker.2", "racelab_1_2", {{"lock_timeout", "200ms"}, {"application_name", "it's"}}};
+  SessionStart start{
+      "worker.2", "racelab_1_2", {{"lock_timeout", "200ms"}, {"application_name", "it's"}}};
   EXPECT_EQ(SessionStartSql(start),
             "SET search_path TO \"racelab_1_2\";SET lock_timeout = '200ms';"
             "SET application_name = 'it''s';");
