@@ -15,6 +15,8 @@
 #include <string>
 #include <thread>
 
+#include "harness/eval/evaluator.h"
+#include "harness/run/runner.h"
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/scenario_runner.h"
 #include "tests/integration/subprocess.h"
@@ -243,6 +245,57 @@ TEST(EmptyCapture, CliExitsTwo) {
                  std::chrono::seconds(120));
   EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
   EXPECT_NE(p.out.find("step 'pull' returned 0 rows"), std::string::npos) << p.out;
+}
+
+TEST(EmptyCapture, RetryForgetsTheEarlierAttemptsCapture) {
+  ScenarioRun run = RunScenario(Fixture("retry_forgets.yaml"), 3, {}, {kRc});
+  ExpectAllPass(run, 3, 1);
+  if (run.results.size() != 1) return;
+  for (const auto& t : run.results[0].trial_details) {
+    int uses = 0;
+    for (const auto& e : t.result.events) {
+      if (e.step != "use") continue;
+      ++uses;
+      EXPECT_EQ(e.attempt, 2);
+      EXPECT_TRUE(e.skipped) << "ran with a stale id: " << e.sql;
+    }
+    EXPECT_EQ(uses, 1) << "attempt 1 failed before use";
+  }
+}
+
+// The worker's `when` and ${capture} scanners are linear (issue 7 item 1: the std::regex they
+// replace recursed per character, and a 50,000-character condition crashed the worker with
+// SIGSEGV). Built as a plan, not a file: the loader's own length limits do not apply to what
+// reaches the worker here.
+TEST(EmptyCapture, HugeWhenAndManyReferencesRunInTheWorker) {
+  PlanItem item;
+  item.scenario = "huge-when";
+  item.file = "(built in clean_trials_test)";
+  item.trials = 1;
+  PlannedSession a;
+  a.role = a.label = "a";
+  PlannedStep read;
+  read.name = "read";
+  read.sql = "SELECT 'x' AS s";
+  read.capture = {"s"};
+  PlannedStep use;
+  use.name = "use";
+  use.when = "s != '" + std::string(50000, 'y') + "'";
+  std::string refs;
+  for (int i = 0; i < 10000; ++i) refs += "${s}";
+  use.sql = "SELECT 1 AS one WHERE length('" + refs + "') = 10000";
+  a.steps = {read, use};
+  item.sessions = {a};
+  item.expect.step_rows = {{"use", 1, 1}};
+  RunOptions ro;
+  ro.conninfo = TestConninfo();
+  Runner runner(ro);
+  std::vector<TrialResult> trials;
+  Status s = runner.RunItem(item, &trials);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(trials.size(), 1u);
+  TrialVerdict v = EvaluateTrial(item, trials[0]);
+  EXPECT_EQ(v.verdict, Verdict::kPass) << v.result.error;
 }
 
 }  // namespace
