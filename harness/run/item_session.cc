@@ -103,6 +103,12 @@ Status ItemSession::StartSessionsClean() {
 
 Status ItemSession::ResetSchema() {
   std::string q = QuoteIdent(schema_);
+  // The control connection runs `setup`, `final` and `teardown`: it starts each trial clean too (a
+  // temporary table or session lock of the last trial's setup is gone), with the trial's search_path.
+  bool lost = false;
+  Status clean = StartClean(control_.get(), SessionStart{kControl, schema_, {}, ""}, Deadline(),
+                            item_.file, &lost);
+  if (!clean.ok()) return clean;
   auto owner = SchemaConnection();
   if (!owner.ok()) return owner.status();
   // Under confinement the schema belongs to the generated role, which can create nothing else.
@@ -110,7 +116,6 @@ Status ItemSession::ResetSchema() {
       options_.scenario_role.empty() ? "" : " AUTHORIZATION " + QuoteIdent(options_.scenario_role);
   QueryResult r = (*owner)->Exec(fmt::format("DROP SCHEMA IF EXISTS {0} CASCADE; CREATE SCHEMA {0}{1};", q, authorization),
                                  Deadline());
-  if (r.ok()) r = control_->Exec(fmt::format("SET search_path TO {};", q), Deadline());
   if (!r.ok()) return Status::Database(fmt::format("cannot create schema {}: {} ({})", q, r.message, r.sqlstate));
   schema_created_ = true;
   if (item_.setup.empty()) return Status::Ok();

@@ -24,7 +24,8 @@ class ItemSession {
   // Before each trial: every session connection starts clean (harness/run/session_reset.h) with the
   // schema and its `settings`; a connection found lost is reopened once.
   Status StartSessionsClean();
-  // DROP SCHEMA … CASCADE; CREATE SCHEMA; then the item's setup.
+  // The control connection starts clean (session_reset.h); DROP SCHEMA … CASCADE; CREATE SCHEMA;
+  // then the item's setup on the control connection.
   Status ResetSchema();
   // Final checks then teardown on the control connection. RunTeardown returns the error, or "", and
   // sets *scenario_error when its SQL cannot run (SQLSTATE class 42).

@@ -94,6 +94,11 @@ TEST(SessionReset, TempTablePreparedStatementAndHeldCursorDoNotOutliveTheTrial) 
   }
 }
 
+TEST(SessionReset, ControlConnectionStartsCleanForSetup) {
+  ScenarioRun run = RunScenario(Fixture("leak_setup.yaml"), kLeakTrials, {}, {kRc});
+  ExpectAllPass(run, kLeakTrials, 1);
+}
+
 // --- Faults are not behaviour -------------------------------------------------------------------
 
 // Plays an operator outside the scenario (outside_terminate.yaml): holds advisory lock 4242, so
