@@ -181,7 +181,10 @@ std::string StepOutcomeText(const StepEvent& e) {
 std::string BlockedByText(const StepEvent& e) {
   if (!e.lock_wait) return "";
   std::string text = fmt::format("{}", fmt::join(e.blocked_by, ", "));
-  if (!e.wait_event.empty()) text += text.empty() ? e.wait_event : " (" + e.wait_event + ")";
+  std::string how = e.wait_event;
+  const std::string source = e.lock_wait_source == "server_log" ? "server log" : e.lock_wait_source;
+  if (!source.empty()) how += (how.empty() ? "" : ", ") + ("seen by " + source);
+  if (!how.empty()) text += text.empty() ? how : " (" + how + ")";
   return text;
 }
 

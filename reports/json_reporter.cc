@@ -64,10 +64,16 @@ Json EventJson(const StepEvent& e) {
   j["cancelled_by_deadline"] = e.cancelled_by_deadline;
   j["lock_wait"] = e.lock_wait;
   if (e.lock_wait) {
-    j["lock_wait_first_seen_us"] = e.lock_wait_first_seen_us;
-    j["lock_wait_last_seen_us"] = e.lock_wait_last_seen_us;
+    j["lock_wait_source"] = e.lock_wait_source;
+    j["lock_wait_start_us"] = e.lock_wait_start_us;
+    j["lock_wait_us"] = e.lock_wait_us;
+    if (e.lock_wait_last_seen_us > 0) {
+      j["lock_wait_first_seen_us"] = e.lock_wait_first_seen_us;
+      j["lock_wait_last_seen_us"] = e.lock_wait_last_seen_us;
+    }
   }
   PutIfSet(j, "wait_event", e.wait_event);
+  PutIfSet(j, "lock_mode", e.lock_mode);
   if (!e.blocked_by.empty()) j["blocked_by"] = e.blocked_by;
   j["blocked_ms"] = RoundMs(e.blocked_ms());
   j["late_us"] = e.late_us;

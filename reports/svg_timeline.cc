@@ -149,6 +149,7 @@ std::string Tooltip(const StepEvent& e) {
                   FormatUsAsMs(e.sent_us), FormatUsAsMs(e.completed_us), StepOutcomeText(e));
   if (e.lock_wait) {
     text += fmt::format(" · blocked {} ms", FormatMs(e.blocked_ms()));
+    if (e.lock_wait_source == "server_log") text += " from " + FormatUsAsMs(e.lock_wait_start_us) + " ms";
     const std::string by = BlockedByText(e);
     if (!by.empty()) text += " by " + by;
   }
@@ -264,18 +265,30 @@ void WriteLaneSteps(const Lane& lane, double lane_y, double scale, XmlWriter& xm
         std::max(kMinBarWidth, static_cast<double>(e.completed_us - e.sent_us) * scale);
     const double y = lane_y + kBarTop;
     const std::string_view outcome = OutcomeClass(e);
-    const bool lock = e.lock_wait && !e.skipped;
+    // The server's record places the wait inside the bar (its own start and duration); a poll only
+    // says the statement waited at some point, so its whole bar is the wait.
+    const bool placed = e.lock_wait && !e.skipped && e.lock_wait_source == "server_log";
+    const bool lock = e.lock_wait && !e.skipped && !placed;
     xml.StartElement("g");
     xml.StartElement("title").Text(Tooltip(e)).EndElement();
     Rect(xml, x, y, w, kBarHeight, fmt::format("bar {}", lock ? "b-lock" : outcome));
     if (lock && w >= 3 * kCapWidth) {
       Rect(xml, x + w - kCapWidth, y, kCapWidth, kBarHeight, fmt::format("bar {}", outcome));
     }
+    bool on_lock = lock;  // the label sits mostly on the wait's colour
+    if (placed) {
+      const double wx = kPlotLeft + static_cast<double>(std::max(e.lock_wait_start_us, e.sent_us)) * scale;
+      const double end = kPlotLeft + static_cast<double>(std::min(e.lock_wait_start_us + e.lock_wait_us,
+                                                                  e.completed_us)) * scale;
+      const double ww = std::max(kMinBarWidth, end - wx);
+      Rect(xml, wx, y, ww, kBarHeight, "bar b-lock");
+      on_lock = ww >= w / 2;
+    }
     // The label: inside the bar, else in the gap before the lane's next step, else none.
     const double inside = w - (lock ? kCapWidth : 0) - 8;
     const double next_x = i + 1 < lane.steps.size() ? bar_x(*lane.steps[i + 1]) : kWidth;
     const double outside = next_x - (x + w) - 8;
-    const bool dark = !lock && (outcome == "b-rows" || outcome == "b-error");
+    const bool dark = !on_lock && (outcome == "b-rows" || outcome == "b-error");
     for (const std::string& label : LabelCandidates(e)) {
       const double width = TextWidth(label);
       if (width <= inside) {

@@ -153,6 +153,7 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   ro.connect_timeout_ms = args.connect_timeout_ms;
   ro.seed = args.seed;
   ro.stop = stop;
+  ro.server_log_path = target.value()->server_log_path();
   Runner runner(ro);
 
   RunReport report;

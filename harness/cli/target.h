@@ -37,6 +37,8 @@ class Target {
   // The generated role's name, or "" without confinement.
   std::string scenario_role() const { return role_ ? role_->name() : ""; }
   const TargetInfo& info() const { return info_; }
+  // Embedded only: the server's jsonlog with its lock waits (docs/lock-waits.md); empty with --dsn.
+  std::string server_log_path() const { return cluster_ ? cluster_->server_log_path() : ""; }
   // Embedded only: ms until the cluster accepted connections; -1 with --dsn.
   double ready_ms() const { return cluster_ ? cluster_->ready_ms() : -1; }
   // Drops the generated role, then stops the embedded cluster (idempotent). Call after every

@@ -22,6 +22,7 @@
 #include "harness/embedded/pg_binaries.h"
 #include "harness/embedded/process.h"
 #include "harness/embedded/template.h"
+#include "harness/embedded/catalogs.h"
 
 namespace racelab {
 namespace {
@@ -39,7 +40,7 @@ constexpr size_t kMaxSocketPath = 107;  // sizeof(sockaddr_un::sun_path) - 1
 // Settings the server must not take from the caller: they would move it out of its run folder.
 bool Reserved(const std::string& name) {
   for (const char* r : {"unix_socket_directories", "data_directory", "config_file", "hba_file",
-                        "ident_file", "external_pid_file"}) {
+                        "ident_file", "external_pid_file", "log_directory"}) {
     if (name == r) return true;
   }
   return false;
@@ -52,7 +53,19 @@ Result<Settings> MergeSettings(const Settings& extra) {
                      {"fsync", "off"},
                      {"synchronous_commit", "off"},
                      {"full_page_writes", "off"},
-                     {"max_connections", "200"}};
+                     {"max_connections", "200"},
+                     // Every lock wait of 1 ms or more in the server's own record (docs/lock-waits.md):
+                     // the deadlock check runs after deadlock_timeout and, with log_lock_waits, logs
+                     // the wait and its end. Scenarios whose outcome depends on when deadlocks are
+                     // found set deadlock_timeout in their sessions' settings.
+                     {"log_lock_waits", "on"},
+                     {"deadlock_timeout", "1ms"},
+                     {"logging_collector", "on"},
+                     {"log_destination", "jsonlog"},
+                     {"log_filename", "server.log"},  // jsonlog goes to server.json beside it
+                     {"log_rotation_age", "0"},
+                     {"log_rotation_size", "0"},
+                     {"log_timezone", "UTC"}};
   for (const auto& [raw_name, value] : extra) {
     std::string name = raw_name;
     std::transform(name.begin(), name.end(), name.begin(),
@@ -162,7 +175,7 @@ Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(const ClusterOpt
   if (Status s = internal::CopyTreeAs(tmpl->data_dir, data_dir, *user); !s.ok()) return s;
 
   internal::SpawnOptions spawn;
-  spawn.argv = {bins->postgres(), "-D", data_dir, "-k", *run_dir};
+  spawn.argv = {bins->postgres(), "-D", data_dir, "-k", *run_dir, "-c", "log_directory=" + *run_dir};
   for (const auto& [name, value] : *settings) {
     spawn.argv.push_back("-c");
     spawn.argv.push_back(name + "=" + value);
@@ -176,6 +189,11 @@ Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(const ClusterOpt
   cluster->conninfo_ = "host=" + ConninfoValue(*run_dir) + " port=" + ConninfoValue(port) +
                        " user=racelab dbname=postgres";
   if (Status s = cluster->WaitReady(options.ready_timeout_ms); !s.ok()) return s;
+  if (SettingValue(*settings, "logging_collector") == "on" &&
+      SettingValue(*settings, "log_destination").find("jsonlog") != std::string::npos) {
+    cluster->server_log_path_ = *run_dir + "/server.json";
+  }
+  if (Status s = internal::KeepCatalogsUntruncated(cluster->conninfo_); !s.ok()) return s;
   cluster->ready_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return cluster;
 }

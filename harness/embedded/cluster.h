@@ -5,9 +5,11 @@
 //   newest /usr/lib/postgresql/*/bin.
 // - initdb once into a cached template (<base_dir>/template-<major>), copied per run into
 //   <base_dir>/run-<racelab pid>-<n>/data; started with a private Unix socket in the run folder
-//   (listen_addresses=''), fsync, synchronous_commit and full_page_writes off, max_connections=200.
+//   (listen_addresses=''), fsync, synchronous_commit and full_page_writes off, max_connections=200,
+//   log_lock_waits on with deadlock_timeout 1ms, jsonlog to <run folder>/server.json (see
+//   server_log_path()). Its catalogs are never truncated by vacuum (harness/embedded/catalogs.h).
 //   The run folder also holds owner.pid (the owning racelab process) and postgres.log (server
-//   output).
+//   output until the logging collector starts).
 // - When racelab runs as root, initdb and postgres run as an unprivileged user (`postgres` if it
 //   exists, else `nobody`): PostgreSQL refuses to run as root. The base folder's parents must be
 //   enterable by that user (/tmp is).
@@ -71,6 +73,10 @@ class EmbeddedCluster {
   double ready_ms() const { return ready_ms_; }
   // Whether Start() had to run initdb (no cached template).
   bool ran_initdb() const { return ran_initdb_; }
+  // The server's structured log (jsonlog, log_timezone UTC) in the run folder, where it records
+  // every lock wait longer than deadlock_timeout (1 ms by default; docs/lock-waits.md); empty when
+  // the settings turned jsonlog off.
+  const std::string& server_log_path() const { return server_log_path_; }
   // Settings racelab started the server with (for the report's target.settings).
   const std::vector<std::pair<std::string, std::string>>& settings() const { return settings_; }
 
@@ -80,7 +86,7 @@ class EmbeddedCluster {
   // `timeout_ms` passes.
   Status WaitReady(int timeout_ms);
 
-  std::string conninfo_, bindir_, run_dir_;
+  std::string conninfo_, bindir_, run_dir_, server_log_path_;
   pid_t postmaster_pid_ = -1;
   double ready_ms_ = 0;
   bool ran_initdb_ = false;

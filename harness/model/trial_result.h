@@ -30,12 +30,31 @@ struct StepEvent {
   std::string sqlstate;      // empty on success; "08006" for a lost connection
   std::string message;       // server's primary message, unstable parts not removed
   bool cancelled_by_deadline = false;  // racelab sent PQcancel after the statement's deadline
-  // From the monitor: was this statement seen waiting on a lock (wait_event_type = 'Lock')?
+  // Lock waits (docs/lock-waits.md). `lock_wait`: the statement waited on a heavyweight lock, as the
+  // source named by `lock_wait_source` saw it:
+  //   "server_log" the server's own record (log_lock_waits, embedded cluster): start and duration
+  //                are the server's, for every wait longer than the session's deadlock_timeout;
+  //   "poll"       racelab's monitor saw it in pg_stat_activity (wait_event_type = 'Lock').
   bool lock_wait = false;
+  std::string lock_wait_source;         // "server_log" | "poll"; empty when !lock_wait
+  // When the (first) wait began, µs since trial start, within [sent_us, completed_us]. server_log:
+  // the server's wait start, mapped from its wall clock (±0.5 ms; the log's timestamps have ms
+  // resolution). poll: sent_us (a poll cannot tell when the wait began).
+  int64_t lock_wait_start_us = 0;
+  // Time spent waiting, in µs. server_log: the sum of the server's own durations ("acquired …
+  // after X ms"); a wait that ended in an error (lock_timeout, deadlock victim, cancel) without a
+  // logged duration counts until the statement completed. poll: completed_us - sent_us (an upper
+  // bound: the whole statement).
+  int64_t lock_wait_us = 0;
+  // Polls that saw the wait (0 when none did), clipped to [sent_us, completed_us].
   int64_t lock_wait_first_seen_us = 0;
   int64_t lock_wait_last_seen_us = 0;
-  std::string wait_event;               // e.g. "transactionid", "tuple", "advisory"
-  std::vector<std::string> blocked_by;  // labels from pg_blocking_pids(), sorted, unique
+  std::string wait_event;               // lock type of the first wait: "transactionid", "tuple", "relation", "advisory", …
+  std::string lock_mode;                // server_log only: the requested mode, e.g. "ShareLock"
+  // Who held the lock: session labels, "racelab:control"/"racelab:monitor" for racelab's own
+  // connections, "(autovacuum worker)" and the like for other backends, "(other backend)" when
+  // unknown; sorted, unique. server_log: the holders the server listed; poll: pg_blocking_pids().
+  std::vector<std::string> blocked_by;
   // Scheduling lateness of this step, µs (>= 0; 0 when it cannot be measured): time a busy machine
   // added to it, never time the scenario asked for. Statement: the run-queue delay of its backend
   // during the step (only when the backends are processes of this machine: the embedded cluster) plus
@@ -43,10 +62,8 @@ struct StepEvent {
   // than asked it ended. Barrier: how long after the release (the last arrival) this session resumed.
   // Other kinds: 0. Run-queue delay comes from Linux /proc/<pid>/schedstat (pg/run_queue_delay.h).
   int64_t late_us = 0;
-  // Time the statement spent blocked, in ms: its elapsed time when it was seen in a lock wait, else 0.
-  double blocked_ms() const {
-    return lock_wait ? static_cast<double>(completed_us - sent_us) / 1000.0 : 0.0;
-  }
+  // Time the statement spent blocked, in ms: lock_wait_us / 1000 when lock_wait, else 0.
+  double blocked_ms() const { return lock_wait ? static_cast<double>(lock_wait_us) / 1000.0 : 0.0; }
 };
 
 struct BarrierRelease {

@@ -154,4 +154,9 @@ bool Monitor::healthy() {
   return conn_ && conn_->healthy();
 }
 
+int Monitor::backend_pid() {
+  boost::lock_guard<boost::mutex> conn_lock(conn_mu_);
+  return conn_ ? conn_->backend_pid() : 0;
+}
+
 }  // namespace racelab

@@ -62,6 +62,9 @@ class Monitor {
   // The monitor connection is open and idle (call between trials).
   bool healthy();
 
+  // The monitor connection's backend pid (to name it when it holds a lock someone waits for).
+  int backend_pid();
+
 
  private:
   void PollLoop();  // the monitor thread

@@ -35,6 +35,7 @@ class ItemSession {
   Status DropSchema();
 
   Connection* session_conn(size_t i) { return sessions_[i].get(); }
+  Connection* control() { return control_.get(); }
   Monitor* monitor() { return monitor_.get(); }
   const std::string& schema() const { return schema_; }
 

@@ -12,89 +12,12 @@
 #include <fmt/format.h>
 
 #include "harness/run/item_session.h"
+#include "harness/pg/server_log.h"
+#include "harness/run/lock_waits.h"
 #include "harness/run/trial_context.h"
 #include "harness/run/worker.h"
 
 namespace racelab {
-namespace {
-
-// Statements that can wait on a lock. BEGIN and ROLLBACK take no heavyweight lock, so a slow poll that
-// straddles "BEGIN; UPDATE …" is never pinned on the BEGIN (seen on a loaded 2-core machine).
-bool Monitored(const StepEvent& ev) {
-  return !ev.skipped && ev.kind != StepKind::kBarrier && ev.kind != StepKind::kSleep &&
-         ev.kind != StepKind::kAwaitBlocked && ev.kind != StepKind::kTerminate &&
-         ev.kind != StepKind::kBegin && ev.kind != StepKind::kRollback;
-}
-
-}  // namespace
-
-namespace internal {
-
-// Attributes each lock-wait observation of the monitor to one statement. The poll saw the wait at an
-// instant within [poll_sent, poll_received], so it belongs to a statement of that backend whose
-// [sent, completed] overlaps that window; a poll wholly inside one statement is unambiguous
-// ("confirmed"). A poll that straddles two statements (polls take milliseconds on a loaded machine)
-// is resolved in this order:
-//  1. a confirmed statement wins — "UPDATE row 1; UPDATE row 2 (waits)" is never two waits;
-//  2. then the statement whose text pg_stat_activity.query names. Only a tie-breaker: that text comes
-//     from the backend-status snapshot taken when the view is first read, while wait_event_type is
-//     read live from the process's PGPROC as each row is formed (pg_stat_get_activity in
-//     src/backend/utils/adt/pgstatfuncs.c), so under load the text can still name the previous
-//     statement — seen here: fingerprint-deadlock's a/first pinned in ~5% of trials under ctest -j2;
-//  3. then the largest overlap.
-void AttributeLockWaits(const std::vector<LockObservation>& observations,
-                        const std::map<int, std::string>& pid_labels,
-                        const std::map<std::string, int>& label_pids, std::vector<StepEvent>* events) {
-  auto candidates = [&](const LockObservation& o) {
-    std::vector<std::pair<StepEvent*, int64_t>> out;  // (statement, overlap in µs)
-    for (auto& ev : *events) {
-      auto pid_it = label_pids.find(ev.session);
-      if (!Monitored(ev) || pid_it == label_pids.end() || pid_it->second != o.pid) continue;
-      int64_t overlap = std::min(o.poll_received_us, ev.completed_us) - std::max(o.poll_sent_us, ev.sent_us);
-      if (overlap >= 0) out.emplace_back(&ev, overlap);
-    }
-    return out;
-  };
-  auto contains = [](const StepEvent& ev, const LockObservation& o) {
-    return ev.sent_us <= o.poll_sent_us && o.poll_received_us <= ev.completed_us;
-  };
-  auto named = [](const StepEvent& ev, const LockObservation& o) {
-    return !o.query.empty() && ev.sql.compare(0, o.query.size(), o.query) == 0;
-  };
-  std::set<StepEvent*> confirmed;  // seen waiting by a poll wholly inside the statement
-  for (const auto& o : observations) {
-    for (auto& [ev, overlap] : candidates(o)) {
-      if (contains(*ev, o)) confirmed.insert(ev);
-    }
-  }
-  std::map<StepEvent*, std::set<std::string>> blockers;
-  for (const auto& o : observations) {
-    StepEvent* best = nullptr;
-    std::tuple<bool, bool, int64_t> best_rank{false, false, -1};  // (confirmed, named, overlap)
-    for (auto& [ev, overlap] : candidates(o)) {
-      std::tuple<bool, bool, int64_t> rank{confirmed.count(ev) > 0, named(*ev, o), overlap};
-      if (best == nullptr || rank > best_rank) {
-        best = ev;
-        best_rank = rank;
-      }
-    }
-    if (best == nullptr) continue;
-    if (!best->lock_wait) {
-      best->lock_wait = true;
-      best->lock_wait_first_seen_us = o.poll_sent_us;
-      best->wait_event = o.wait_event;
-    }
-    best->lock_wait_last_seen_us = o.poll_received_us;
-    auto& set = blockers[best];
-    for (int b : o.blocking_pids) {
-      auto l = pid_labels.find(b);
-      set.insert(l != pid_labels.end() ? l->second : "(other backend)");
-    }
-  }
-  for (auto& [ev, set] : blockers) ev->blocked_by.assign(set.begin(), set.end());
-}
-
-}  // namespace internal
 
 namespace {
 
@@ -130,8 +53,11 @@ std::vector<BarrierRelease> Releases(const std::vector<WorkerOutput>& outs) {
   return out;
 }
 
+// The deadline for reading a trial's lock waits from the server log.
+constexpr std::chrono::seconds kServerLogDeadline{5};
+
 TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::ItemSession& conns,
-                     int index) {
+                     ServerLog* server_log, int index) {
   TrialContext ctx;
   ctx.item = &item;
   ctx.trial = index;
@@ -159,6 +85,9 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   for (const auto& [name, n] : parties) ctx.barriers[name] = std::make_unique<Barrier>(n);
 
   ctx.origin = std::chrono::steady_clock::now();
+  const int64_t origin_wall_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count();
   ctx.deadline = ctx.origin + std::chrono::milliseconds(options.trial_timeout_ms);
   ctx.monitor->Begin(pids, ctx.origin);
 
@@ -221,7 +150,19 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   if (std::string fault = internal::OutsideFault(result.events, label_pids, own); !fault.empty()) {
     result.error = result.error.empty() ? fault : fault + "; then: " + result.error;
   }
-  internal::AttributeLockWaits(observations, pid_labels, label_pids, &result.events);
+  internal::BackendNames names{pid_labels, label_pids, {}};
+  names.pid_labels[conns.control()->backend_pid()] = "racelab:control";
+  names.pid_labels[ctx.monitor->backend_pid()] = "racelab:monitor";
+  if (server_log != nullptr) {
+    auto batch = server_log->Collect(conns.control(), std::chrono::steady_clock::now() + kServerLogDeadline);
+    if (batch.ok()) {
+      names.backend_types = batch->backend_types;
+      internal::AttributeServerLockWaits(batch->waits, origin_wall_us, names, &result.events);
+    } else if (result.error.empty()) {
+      result.error = batch.status().message();
+    }
+  }
+  internal::AttributeLockWaits(observations, names, &result.events);
   result.barriers = Releases(outs);
   result.finals = conns.RunFinals();
   for (const auto& f : result.finals) {
@@ -237,11 +178,17 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
 }  // namespace
 
 Runner::Runner(RunOptions options) : options_(std::move(options)) {}
+Runner::~Runner() = default;
 
 std::string Runner::SchemaPrefix() { return fmt::format("racelab_{}_", static_cast<long>(getpid())); }
 
 Status Runner::RunItem(const PlanItem& item, std::vector<TrialResult>* trials,
                        const TrialCallback& on_trial) {
+  if (!options_.server_log_path.empty() && !server_log_) {
+    auto log = ServerLog::Open(options_.server_log_path);
+    if (!log.ok()) return log.status();
+    server_log_ = std::move(log.value());
+  }
   internal::ItemSession conns(options_, item, SchemaPrefix() + std::to_string(++item_counter_));
   for (int t = 0; t < item.trials; ++t) {
     if (options_.stop != nullptr && options_.stop->stop_requested()) {
@@ -254,7 +201,7 @@ Status Runner::RunItem(const PlanItem& item, std::vector<TrialResult>* trials,
       conns.DropSchema();
       return s;
     }
-    TrialResult trial = RunTrial(options_, item, conns, t);
+    TrialResult trial = RunTrial(options_, item, conns, server_log_.get(), t);
     if (options_.stop != nullptr && options_.stop->stop_requested()) {
       // Cut short by the stop request: its events say nothing about the race; not evaluated.
       conns.DropSchema();

@@ -27,7 +27,7 @@
 
 namespace racelab {
 
-struct LockObservation;  // harness/pg/monitor.h
+class ServerLog;  // harness/pg/server_log.h
 
 struct RunOptions {
   std::string conninfo;                 // libpq key=value or URI; PG* environment applies
@@ -41,6 +41,9 @@ struct RunOptions {
   // item's schema is created (AUTHORIZATION scenario_role) and dropped over `admin_conninfo`.
   std::string admin_conninfo;
   std::string scenario_role;
+  // The server's jsonlog file, readable by racelab (the embedded cluster's); empty: lock waits come
+  // from the monitor's polls only (docs/lock-waits.md).
+  std::string server_log_path;
 };
 
 // Called after each trial, from the runner's thread (the CLI prints progress with it).
@@ -49,6 +52,7 @@ using TrialCallback = std::function<void(const PlanItem& item, const TrialResult
 class Runner {
  public:
   explicit Runner(RunOptions options);
+  ~Runner();
 
   // Runs every trial of `item`, appending to *trials. Returns non-OK (kDatabase) when the item could
   // not go on — the server cannot be reached, setup failed, or a stop was requested — with the trials
@@ -63,16 +67,7 @@ class Runner {
  private:
   RunOptions options_;
   int item_counter_ = 0;
+  std::unique_ptr<ServerLog> server_log_;  // opened at the first item when server_log_path is set
 };
-
-namespace internal {
-
-// Marks the statements the monitor saw in a lock wait (StepEvent::lock_wait, wait_event, blocked_by,
-// first/last seen) from its observations; `events` are one trial's, sorted by sent_us. Exposed for tests.
-void AttributeLockWaits(const std::vector<LockObservation>& observations,
-                        const std::map<int, std::string>& pid_labels,
-                        const std::map<std::string, int>& label_pids, std::vector<StepEvent>* events);
-
-}  // namespace internal
 
 }  // namespace racelab

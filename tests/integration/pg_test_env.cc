@@ -37,6 +37,12 @@ class ClusterKeeper {
     return conninfo_;
   }
 
+  // The server log path once started (empty before, or if the start failed).
+  std::string ServerLog() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return server_log_;
+  }
+
   // Stops the cluster and joins the keeper thread. Idempotent.
   void Shutdown() {
     {
@@ -54,6 +60,7 @@ class ClusterKeeper {
       std::lock_guard<std::mutex> lock(mu_);
       if (cluster.ok()) {
         conninfo_ = (*cluster)->conninfo();
+        server_log_ = (*cluster)->server_log_path();
       } else {
         error_ = "cannot start the embedded PostgreSQL cluster: " + cluster.status().message();
       }
@@ -74,6 +81,7 @@ class ClusterKeeper {
   bool started_ = false;  // GUARDED_BY(mu_)
   bool stop_ = false;     // GUARDED_BY(mu_)
   std::string conninfo_;  // GUARDED_BY(mu_); constant once started_
+  std::string server_log_;  // GUARDED_BY(mu_); constant once started_
   std::string error_;     // GUARDED_BY(mu_); constant once started_
   std::thread thread_;    // last: starts after the members above exist
 };
@@ -126,6 +134,18 @@ const std::string& TestConninfo() {
   std::lock_guard<std::mutex> lock(keeper_mu);
   if (conninfo.empty()) conninfo = started;
   return conninfo;
+}
+
+const std::string& TestServerLog() {
+  static const std::string kNone;
+  if (TestConninfo().empty()) return kNone;
+  const char* env = std::getenv("RACELAB_TEST_DSN");
+  if (env != nullptr && *env != '\0') return kNone;
+  static const std::string path = [] {
+    std::lock_guard<std::mutex> lock(keeper_mu);
+    return keeper ? keeper->ServerLog() : std::string();
+  }();
+  return path;
 }
 
 }  // namespace racelab::testing

@@ -26,4 +26,8 @@ namespace racelab::testing {
 // libpq conninfo of the test server (see above); empty if it could not be started.
 const std::string& TestConninfo();
 
+// The embedded cluster's jsonlog (EmbeddedCluster::server_log_path), after TestConninfo() has
+// started it; empty with $RACELAB_TEST_DSN (lock waits then come from the monitor's polls only).
+const std::string& TestServerLog();
+
 }  // namespace racelab::testing

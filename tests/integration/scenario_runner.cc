@@ -41,6 +41,7 @@ ScenarioRun RunScenario(const std::string& name_or_path, int trials,
   run.items = std::move(items.value());
   RunOptions ro;
   ro.conninfo = TestConninfo();
+  ro.server_log_path = TestServerLog();
   ro.statement_timeout_ms = 20000;
   ro.trial_timeout_ms = 60000;
   Runner runner(ro);

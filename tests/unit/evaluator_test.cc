@@ -94,6 +94,7 @@ TEST(Evaluator, BlockedTimeNeedsAMonitoredLockWait) {
   r.events[1].completed_us = 300000;  // 300 ms elapsed but never seen waiting
   r.events[0].completed_us = 200000;
   r.events[0].lock_wait = true;
+  r.events[0].lock_wait_us = 200000;
   TrialVerdict v = EvaluateTrial(item, r);
   ASSERT_EQ(v.checks.size(), 1u);
   EXPECT_EQ(v.checks[0].text,
@@ -103,6 +104,8 @@ TEST(Evaluator, BlockedTimeNeedsAMonitoredLockWait) {
   EXPECT_NE(v.checks[0].detail.find("worker.2/claim was not seen in a lock wait"), std::string::npos)
       << v.checks[0].detail;
   r.events[1].lock_wait = true;
+  r.events[1].lock_wait_source = "server_log";
+  r.events[1].lock_wait_us = 299000;  // the server's figure, not the statement's elapsed time
   EXPECT_TRUE(EvaluateTrial(item, r).checks[0].passed);
 }
 

@@ -1,8 +1,9 @@
-// Which statement a monitor observation of a lock wait belongs to (harness/run/runner.cc).
+// Which statement a recorded lock wait belongs to (harness/run/lock_waits.cc).
 #include <gtest/gtest.h>
 
 #include "harness/pg/monitor.h"
-#include "harness/run/runner.h"
+#include "harness/pg/server_log.h"
+#include "harness/run/lock_waits.h"
 
 namespace racelab {
 namespace {
@@ -27,8 +28,7 @@ LockObservation Obs(int64_t sent, int64_t received) {
   return o;
 }
 
-const std::map<int, std::string> kPidLabels{{11, "a"}, {22, "b"}};
-const std::map<std::string, int> kLabelPids{{"a", 11}, {"b", 22}};
+const internal::BackendNames kNames{{{11, "a"}, {22, "b"}, {33, "racelab:control"}}, {{"a", 11}, {"b", 22}}, {}};
 
 // "UPDATE row 1" (no wait), then "UPDATE row 2" (waits 100 ms). A slow poll straddles both and overlaps
 // the first more; later polls fall wholly inside the second. Only the second waited.
@@ -36,12 +36,12 @@ TEST(LockWaitAttribution, AStraddlingPollGoesToTheStatementSeenWaiting) {
   std::vector<StepEvent> events{Ev("first", StepKind::kSql, 6619, 10684),
                                 Ev("second", StepKind::kSql, 10735, 111982)};
   std::vector<LockObservation> obs{Obs(8865, 12509), Obs(14674, 16000), Obs(100000, 109224)};
-  internal::AttributeLockWaits(obs, kPidLabels, kLabelPids, &events);
+  internal::AttributeLockWaits(obs, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);
   ASSERT_TRUE(events[1].lock_wait);
   EXPECT_EQ(events[1].blocked_by, std::vector<std::string>{"b"});
   EXPECT_EQ(events[1].wait_event, "transactionid");
-  EXPECT_EQ(events[1].lock_wait_first_seen_us, 8865);
+  EXPECT_EQ(events[1].lock_wait_first_seen_us, 10735) << "never before the statement was sent";
   EXPECT_EQ(events[1].lock_wait_last_seen_us, 109224);
 }
 
@@ -50,7 +50,7 @@ TEST(LockWaitAttribution, BeginNeverWaits) {
   std::vector<StepEvent> events{Ev("begin", StepKind::kBegin, 3051, 5355),
                                 Ev("touch", StepKind::kSql, 5359, 6000)};
   std::vector<LockObservation> obs{Obs(712, 6331)};
-  internal::AttributeLockWaits(obs, kPidLabels, kLabelPids, &events);
+  internal::AttributeLockWaits(obs, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);
   EXPECT_TRUE(events[1].lock_wait);
 }
@@ -59,7 +59,7 @@ TEST(LockWaitAttribution, BeginNeverWaits) {
 TEST(LockWaitAttribution, AnUnconfirmedStraddlingPollFallsBackToTheLargestOverlap) {
   std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000), Ev("second", StepKind::kSql, 1010, 5000)};
   std::vector<LockObservation> obs{Obs(900, 3000)};
-  internal::AttributeLockWaits(obs, kPidLabels, kLabelPids, &events);
+  internal::AttributeLockWaits(obs, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);
   EXPECT_TRUE(events[1].lock_wait);
 }
@@ -69,7 +69,7 @@ TEST(LockWaitAttribution, OtherBackendsAreIgnored) {
   std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000)};
   LockObservation o = Obs(100, 200);
   o.pid = 22;
-  internal::AttributeLockWaits({o}, kPidLabels, kLabelPids, &events);
+  internal::AttributeLockWaits({o}, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);
 }
 
@@ -82,10 +82,10 @@ TEST(LockWaitAttribution, AConfirmedWaitBeatsAStaleQueryText) {
   std::vector<LockObservation> obs{Obs(900, 1600), Obs(5000, 6000)};
   obs[0].query = events[0].sql;  // stale text: the snapshot was taken while "first" ran
   obs[1].query = events[1].sql;
-  internal::AttributeLockWaits(obs, kPidLabels, kLabelPids, &events);
+  internal::AttributeLockWaits(obs, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);
   EXPECT_TRUE(events[1].lock_wait);
-  EXPECT_EQ(events[1].lock_wait_first_seen_us, 900);
+  EXPECT_EQ(events[1].lock_wait_first_seen_us, 1010) << "never before the statement was sent";
 }
 
 // Between two unconfirmed candidates, the query text decides over the overlap.
@@ -95,7 +95,7 @@ TEST(LockWaitAttribution, QueryTextBreaksTiesBetweenUnconfirmedStatements) {
   events[1].sql = "UPDATE t SET v = 2 WHERE id = 2";
   std::vector<LockObservation> obs{Obs(100, 1100)};  // overlaps "first" far more
   obs[0].query = events[1].sql;
-  internal::AttributeLockWaits(obs, kPidLabels, kLabelPids, &events);
+  internal::AttributeLockWaits(obs, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);
   EXPECT_TRUE(events[1].lock_wait);
 }

@@ -330,7 +330,7 @@ TEST(ReporterHtmlTest, OneSvgPerResultEscapedAndBalanced) {
   EXPECT_THAT(html, Not(HasSubstr("<link")));
   // The picture: lock wait with its tooltip, the barrier line and its name.
   EXPECT_THAT(html, HasSubstr("class=\"bar b-lock\""));
-  EXPECT_THAT(html, HasSubstr("blocked 2.678 ms by worker.1 (transactionid)"));
+  EXPECT_THAT(html, HasSubstr("blocked 2.678 ms by worker.1 (transactionid, seen by poll)"));
   EXPECT_THAT(html, HasSubstr("<g class=\"barrier\">"));
 }
 

@@ -26,6 +26,9 @@ StepEvent Ev(const char* session, const char* step, StepKind kind, int64_t sent,
 // Marks `e` as seen by the monitor in a lock wait on worker.1's transaction.
 StepEvent Blocked(StepEvent e, int64_t first_seen, int64_t last_seen) {
   e.lock_wait = true;
+  e.lock_wait_source = "poll";
+  e.lock_wait_start_us = first_seen;
+  e.lock_wait_us = e.completed_us - e.sent_us;
   e.lock_wait_first_seen_us = first_seen;
   e.lock_wait_last_seen_us = last_seen;
   e.wait_event = "transactionid";

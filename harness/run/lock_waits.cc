@@ -1,0 +1,160 @@
+#include "harness/run/lock_waits.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <tuple>
+
+namespace racelab::internal {
+namespace {
+
+// Tolerance for mapping the server's wall clock onto the trial's steady clock, in µs.
+constexpr int64_t kClockToleranceUs = 200;
+
+// Statements that can wait on a lock. BEGIN and ROLLBACK take no heavyweight lock, so a slow poll that
+// straddles "BEGIN; UPDATE …" is never pinned on the BEGIN (seen on a loaded 2-core machine).
+bool Monitored(const StepEvent& ev) {
+  return !ev.skipped && ev.kind != StepKind::kBarrier && ev.kind != StepKind::kSleep &&
+         ev.kind != StepKind::kAwaitBlocked && ev.kind != StepKind::kTerminate &&
+         ev.kind != StepKind::kBegin && ev.kind != StepKind::kRollback;
+}
+
+bool OfPid(const StepEvent& ev, int pid, const BackendNames& names) {
+  auto it = names.label_pids.find(ev.session);
+  return it != names.label_pids.end() && it->second == pid;
+}
+
+void AddBlockers(const std::vector<int>& pids, const BackendNames& names, StepEvent* ev) {
+  std::set<std::string> set(ev->blocked_by.begin(), ev->blocked_by.end());
+  for (int p : pids) set.insert(names.Name(p));
+  ev->blocked_by.assign(set.begin(), set.end());
+}
+
+}  // namespace
+
+std::string BackendNames::Name(int pid) const {
+  if (auto l = pid_labels.find(pid); l != pid_labels.end()) return l->second;
+  auto t = backend_types.find(pid);
+  if (t != backend_types.end() && t->second != "client backend") return "(" + t->second + ")";
+  return "(other backend)";
+}
+
+void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t origin_wall_us,
+                              const BackendNames& names, std::vector<StepEvent>* events) {
+  for (const ServerLockWait& w : waits) {
+    const int64_t lo = w.start_lo_us - origin_wall_us, hi = w.start_hi_us - origin_wall_us;
+    const int64_t d = w.duration_us.value_or(0);
+    // Hard facts: the wait began after the statement was sent, no later than `hi`, and (when its
+    // duration is known) ended before the statement completed.
+    auto latest_start = [&](const StepEvent& ev) {
+      return std::min(hi, ev.completed_us - d) + kClockToleranceUs;
+    };
+    StepEvent* best = nullptr;
+    std::pair<bool, int64_t> best_rank{};
+    for (StepEvent& ev : *events) {
+      if (!Monitored(ev) || !OfPid(ev, w.pid, names) || ev.sent_us > latest_start(ev)) continue;
+      // Ranked by: the logged statement text is this one's; then how close the soft lower bound of
+      // the start comes to fitting.
+      const bool named = !w.statement.empty() && ev.sql == w.statement;
+      const int64_t miss = std::abs(std::clamp(lo, ev.sent_us, latest_start(ev)) - lo);
+      std::pair<bool, int64_t> rank{named, -miss};
+      if (best == nullptr || rank > best_rank) {
+        best = &ev;
+        best_rank = rank;
+      }
+    }
+    if (best == nullptr) continue;  // in flight in no statement of the trial: not the trial's
+    const int64_t upper = std::max(best->sent_us, std::min(hi, best->completed_us - d));
+    const int64_t start = std::clamp((lo + hi) / 2, best->sent_us, upper);
+    const int64_t us = w.duration_us ? d : best->completed_us - start;
+    if (best->lock_wait_source != "server_log") {
+      best->lock_wait = true;
+      best->lock_wait_source = "server_log";
+      best->lock_wait_start_us = start;
+      best->lock_wait_us = 0;
+      best->wait_event = w.wait_event;
+      best->lock_mode = w.mode;
+    } else if (start < best->lock_wait_start_us) {
+      best->lock_wait_start_us = start;
+      best->wait_event = w.wait_event;
+      best->lock_mode = w.mode;
+    }
+    best->lock_wait_us += us;
+    AddBlockers(w.holders, names, best);
+  }
+}
+
+// A poll saw the wait at an instant within [poll_sent, poll_received], so it belongs to a statement of
+// that backend whose [sent, completed] overlaps that window; a poll wholly inside one statement is
+// unambiguous ("confirmed"). A poll that straddles two statements (polls take milliseconds on a loaded
+// machine) is resolved in this order:
+//  1. a statement holding a server-logged wait wins: the server's record is exact;
+//  2. then a confirmed statement — "UPDATE row 1; UPDATE row 2 (waits)" is never two waits;
+//  3. pg_stat_activity.query then rules out statements that ended before the one it names. That text
+//     comes from the backend-status snapshot taken when the view is first read, while wait_event_type
+//     is read live from the process's PGPROC as each row is formed (pg_stat_get_activity in
+//     src/backend/utils/adt/pgstatfuncs.c), so the text can name an earlier statement than the one
+//     waiting (seen: fingerprint-deadlock's a/first pinned in ~5% of trials under ctest -j2; a 0.44 ms
+//     SELECT pinned with a wait seen before it was sent) — never a later one;
+//  4. then the largest overlap.
+// First and last seen are clipped to the statement's [sent, completed].
+void AttributeLockWaits(const std::vector<LockObservation>& observations, const BackendNames& names,
+                        std::vector<StepEvent>* events) {
+  auto candidates = [&](const LockObservation& o) {
+    std::vector<std::pair<StepEvent*, int64_t>> out;  // (statement, overlap in µs)
+    for (auto& ev : *events) {
+      if (!Monitored(ev) || !OfPid(ev, o.pid, names)) continue;
+      int64_t overlap = std::min(o.poll_received_us, ev.completed_us) - std::max(o.poll_sent_us, ev.sent_us);
+      if (overlap >= 0) out.emplace_back(&ev, overlap);
+    }
+    return out;
+  };
+  auto contains = [](const StepEvent& ev, const LockObservation& o) {
+    return ev.sent_us <= o.poll_sent_us && o.poll_received_us <= ev.completed_us;
+  };
+  std::set<StepEvent*> confirmed;  // seen waiting by a poll wholly inside the statement
+  for (const auto& o : observations) {
+    for (auto& [ev, overlap] : candidates(o)) {
+      if (contains(*ev, o)) confirmed.insert(ev);
+    }
+  }
+  for (const auto& o : observations) {
+    auto cands = candidates(o);
+    // The earliest statement pg_stat_activity's text allows: the latest candidate it names.
+    int64_t named_sent = INT64_MIN;
+    for (auto& [ev, overlap] : cands) {
+      if (!o.query.empty() && ev->sql.compare(0, o.query.size(), o.query) == 0) {
+        named_sent = std::max(named_sent, ev->sent_us);
+      }
+    }
+    StepEvent* best = nullptr;
+    std::tuple<bool, bool, bool, int64_t> best_rank{};  // (server_log, confirmed, allowed, overlap)
+    for (auto& [ev, overlap] : cands) {
+      std::tuple<bool, bool, bool, int64_t> rank{ev->lock_wait_source == "server_log", confirmed.count(ev) > 0,
+                                                 ev->completed_us >= named_sent, overlap};
+      if (best == nullptr || rank > best_rank) {
+        best = ev;
+        best_rank = rank;
+      }
+    }
+    if (best == nullptr) continue;
+    const int64_t first = std::max(o.poll_sent_us, best->sent_us);
+    const int64_t last = std::min(o.poll_received_us, best->completed_us);
+    if (best->lock_wait_first_seen_us == 0 || first < best->lock_wait_first_seen_us) {
+      best->lock_wait_first_seen_us = first;
+    }
+    best->lock_wait_last_seen_us = std::max(best->lock_wait_last_seen_us, last);
+    if (best->lock_wait_source == "server_log") continue;  // the server's record stands
+    if (!best->lock_wait) {
+      best->lock_wait = true;
+      best->lock_wait_source = "poll";
+      best->wait_event = o.wait_event;
+    }
+    // A poll tells neither when the wait began nor when it ended: the whole statement stands for it.
+    best->lock_wait_start_us = best->sent_us;
+    best->lock_wait_us = best->completed_us - best->sent_us;
+    AddBlockers(o.blocking_pids, names, best);
+  }
+}
+
+}  // namespace racelab::internal

@@ -1,0 +1,47 @@
+// Lock-wait attribution: which statement of a trial each recorded lock wait belongs to
+// (docs/lock-waits.md). Internal to the runner; exposed for tests.
+//
+// Two sources, merged per statement:
+//  - the server's own record (ServerLockWait, embedded cluster): placed by pid, statement text and
+//    time; its start and duration become the statement's (lock_wait_source "server_log");
+//  - the monitor's polls (LockObservation): a poll that overlaps a statement already holding a
+//    server-logged wait only adds its sample times; otherwise it marks a statement "poll".
+// Either way a wait is pinned only on a statement that was in flight: its start is never before
+// the statement's sent_us and its end never after completed_us.
+// Thread-safety: pure functions over the caller's data.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/model/trial_result.h"
+#include "harness/pg/monitor.h"
+#include "harness/pg/server_log.h"
+
+namespace racelab::internal {
+
+// Who the backends are. `pid_labels`: worker pids -> session label, plus racelab's own connections
+// (e.g. "racelab:control"); `label_pids`: session label -> worker pid (only workers' waits are
+// attributed); `backend_types`: pid -> backend_type for other backends (from the server log).
+struct BackendNames {
+  std::map<int, std::string> pid_labels;
+  std::map<std::string, int> label_pids;
+  std::map<int, std::string> backend_types;
+  // The name blocked_by shows for `pid`: its label, "(autovacuum worker)" and the like, or
+  // "(other backend)".
+  std::string Name(int pid) const;
+};
+
+// Marks the statements the server logged waiting. `origin_wall_us`: the trial's t = 0 on the
+// server's clock (the embedded cluster shares racelab's wall clock), µs since the epoch. `events`
+// are one trial's. Call before AttributeLockWaits.
+void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t origin_wall_us,
+                              const BackendNames& names, std::vector<StepEvent>* events);
+
+// Marks the statements the monitor's polls saw in a lock wait (see the file comment).
+void AttributeLockWaits(const std::vector<LockObservation>& observations, const BackendNames& names,
+                        std::vector<StepEvent>* events);
+
+}  // namespace racelab::internal
