@@ -45,7 +45,11 @@ TrialResult HoldTrial(int64_t hold_ms, int64_t sleep_late_ms, int64_t own_late_m
               Step("a", "hold", StepKind::kSleep, 13, sleep_end, sleep_late_ms),
               Step("a", "commit", StepKind::kCommit, sleep_end + 1, sleep_end + 2)};
   r.events[1].lock_wait = seen;
-  if (seen) r.events[1].blocked_by = {"a"};
+  if (seen) {
+    r.events[1].blocked_by = {"a"};
+    r.events[1].lock_wait_source = "poll";  // blocked time = the statement's elapsed time
+    r.events[1].lock_wait_us = r.events[1].completed_us - r.events[1].sent_us;
+  }
   r.sessions = {SessionResult{"a", "a"}, SessionResult{"b", "b"}};
   return r;
 }
