@@ -39,12 +39,12 @@ struct StepEvent {
   std::string lock_wait_source;         // "server_log" | "poll"; empty when !lock_wait
   // When the (first) wait began, µs since trial start, within [sent_us, completed_us]. server_log:
   // the server's wait start, mapped from its wall clock (±0.5 ms; the log's timestamps have ms
-  // resolution). poll: sent_us (a poll cannot tell when the wait began).
+  // resolution). poll, and a server_log wait without a logged end: sent_us.
   int64_t lock_wait_start_us = 0;
   // Time spent waiting, in µs. server_log: the sum of the server's own durations ("acquired …
-  // after X ms"); a wait that ended in an error (lock_timeout, deadlock victim, cancel) without a
-  // logged duration counts until the statement completed. poll: completed_us - sent_us (an upper
-  // bound: the whole statement).
+  // after X ms", "detected deadlock … after X ms"); a wait the server logged no end for (cut short by
+  // statement_timeout, lock_timeout or a cancel) counts as the whole statement, completed_us -
+  // sent_us, with lock_wait_start_us = sent_us. poll: completed_us - sent_us (an upper bound).
   int64_t lock_wait_us = 0;
   // Polls that saw the wait (0 when none did), clipped to [sent_us, completed_us].
   int64_t lock_wait_first_seen_us = 0;

@@ -65,7 +65,10 @@ void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t 
     }
     if (best == nullptr) continue;  // in flight in no statement of the trial: not the trial's
     const int64_t upper = std::max(best->sent_us, std::min(hi, best->completed_us - d));
-    const int64_t start = std::clamp((lo + hi) / 2, best->sent_us, upper);
+    // A wait the server logged no end for was cut short by an error (statement_timeout, lock_timeout,
+    // a cancel): the statement's whole time stands for it, as for a poll. statement_timeout counts
+    // from the statement's start, so under load the wait itself can be much shorter than the timeout.
+    const int64_t start = w.duration_us ? std::clamp((lo + hi) / 2, best->sent_us, upper) : best->sent_us;
     const int64_t us = w.duration_us ? d : best->completed_us - start;
     if (best->lock_wait_source != "server_log") {
       best->lock_wait = true;
@@ -79,7 +82,7 @@ void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t 
       best->wait_event = w.wait_event;
       best->lock_mode = w.mode;
     }
-    best->lock_wait_us += us;
+    best->lock_wait_us = std::min(best->lock_wait_us + us, best->completed_us - best->sent_us);
     AddBlockers(w.holders, names, best);
   }
 }
