@@ -71,7 +71,14 @@ ResultSummary Summarize(const PlanItem& item, std::vector<TrialVerdict> trials,
   s.verdict = any_error ? Verdict::kError : any_fail ? Verdict::kFail : Verdict::kPass;
   auto first_bad = std::find_if(trials.begin(), trials.end(),
                                 [](const TrialVerdict& t) { return t.verdict != Verdict::kPass; });
-  s.representative_trial = first_bad == trials.end() ? 0 : static_cast<int>(first_bad - trials.begin());
+  // When every trial passed, the first that recorded a lock wait: the timeline then shows the wait
+  // the lesson is about (in naive-select-then-update the second UPDATE waits in only some trials).
+  auto first_wait = std::find_if(trials.begin(), trials.end(), [](const TrialVerdict& t) {
+    return std::any_of(t.result.events.begin(), t.result.events.end(),
+                       [](const StepEvent& e) { return e.lock_wait; });
+  });
+  const auto representative = first_bad != trials.end() ? first_bad : first_wait;
+  s.representative_trial = representative == trials.end() ? 0 : static_cast<int>(representative - trials.begin());
   s.trial_details = std::move(trials);
   return s;
 }

@@ -63,7 +63,7 @@ struct ResultSummary {
   Percentiles skew_us;                        // over barrier releases
   std::vector<ExpectationTally> expectations;
   std::vector<TrialVerdict> trial_details;    // every trial
-  int representative_trial = 0;               // index into trial_details: first failing, else first
+  int representative_trial = 0;               // index into trial_details: first failing, else first with a lock wait, else first
   std::string error;                          // first harness error, when verdict is error
 };
 
