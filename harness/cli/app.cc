@@ -55,8 +55,9 @@ int Main(int argc, char** argv) {
   explain->add_option("scenario", explain_name, "Scenario name or file")->required();
 
   auto* clean = app.add_subcommand(
-      "clean", "Drop racelab schemas left on --dsn by a killed run (use when no racelab runs there), and "
-               "the roles of runs that are gone; remove orphaned embedded clusters");
+      "clean", "Drop racelab schemas left on --dsn by runs that are gone (killed, or cut off from the "
+               "server) and the roles of such runs; schemas of runs still connected are kept. Remove "
+               "orphaned embedded clusters");
   std::string clean_dsn;
   bool clean_dry_run = false;
   long clean_timeout_ms = 5000;

@@ -1,6 +1,15 @@
-// `racelab clean`: drops the racelab_<pid>_<n> schemas that a run killed with SIGKILL could not drop
-// (any other exit drops them itself), and removes orphaned embedded clusters.
+// `racelab clean`: drops the racelab_<pid>_<run id>_<n> schemas of runs that are provably gone —
+// killed with SIGKILL, or cut off with their server (any other exit drops them itself) — and removes
+// orphaned embedded clusters and the shared memory of dead embedded servers, and the generated roles
+// of runs that are gone (harness/run/scenario_role.h).
+//
+// A run is gone when its advisory lock is free (harness/run/run_lock.h): clean takes it with
+// pg_try_advisory_lock and keeps it while it drops that run's schemas, so the run cannot be alive
+// meanwhile. A schema of a live run (wherever it runs) is kept, as are schemas named the old way
+// (racelab_<pid>_<n>), whose run cannot be told alive or dead.
 #include <iostream>
+#include <map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -9,13 +18,16 @@
 #include "harness/model/terminal_text.h"
 #include "harness/pg/connection.h"
 #include "harness/pg/dsn.h"
+#include "harness/run/run_lock.h"
 
 namespace racelab::cli {
 namespace {
 
-// Schemas racelab creates: racelab_<pid>_<n> (harness/run/runner.h).
-constexpr const char* kLeftoverSchemas =
-    "SELECT nspname FROM pg_namespace WHERE nspname ~ '^racelab_[0-9]+_[0-9]+$' ORDER BY nspname";
+constexpr const char* kRacelabSchemas =
+    "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'racelab\\_%' ORDER BY nspname";
+constexpr long kDropLockTimeoutMs = 15000;
+
+SteadyTime In(long ms) { return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); }
 
 // Generated roles (harness/run/scenario_role.h) of runs that are gone: no backend logged in as the
 // role and no admin connection naming it (its application_name) is left on the server.
@@ -57,36 +69,70 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
   if (dsn.empty()) return 0;
   Status valid = ValidateDsn(dsn);
   if (!valid.ok()) return UsageError(valid.message());
-  auto conn = Connection::Open(dsn, "racelab:clean",
-                               std::chrono::steady_clock::now() + std::chrono::milliseconds(connect_timeout_ms),
-                               nullptr);
+  auto conn = Connection::Open(dsn, "racelab:clean", In(connect_timeout_ms), nullptr);
   if (!conn.ok()) {
     std::cerr << "racelab: " << SanitizeForTerminal(conn.status().message()) << "\n";
     return 3;
   }
-  auto deadline = [] { return std::chrono::steady_clock::now() + std::chrono::seconds(30); };
-  QueryResult r = (*conn)->Exec(kLeftoverSchemas, deadline(), /*max_rows=*/100000);
+  Connection& c = **conn;
+  QueryResult r = c.Exec(kRacelabSchemas, In(30000), /*max_rows=*/100000);
   if (!r.ok()) {
     std::cerr << "racelab: " << SanitizeForTerminal(r.message) << "\n";
     return 3;
   }
+  std::map<std::string, std::vector<std::string>> by_run;  // run id -> its schemas
   for (const auto& row : r.values) {
     std::string schema = row[0].value_or("");
-    if (dry_run) {
-      std::cout << "would drop schema " << schema << "\n";
-      continue;
+    if (std::optional<std::string> id = RunIdOfSchema(schema)) {
+      by_run[*id].push_back(schema);
+    } else {
+      std::cout << SanitizeForTerminal(fmt::format(
+                       "kept schema {}: its name does not say which run made it, so racelab cannot tell "
+                       "whether that run is alive; drop it by hand when no racelab runs on this database",
+                       schema))
+                << "\n";
     }
-    QueryResult d = (*conn)->Exec("DROP SCHEMA IF EXISTS " + QuoteIdent(schema) + " CASCADE", deadline());
-    if (!d.ok()) {
-      std::cerr << SanitizeForTerminal(fmt::format("racelab: cannot drop schema {}: {}\n", schema, d.message));
+  }
+  size_t dropped = 0, kept = 0;
+  for (const auto& [id, schemas] : by_run) {
+    const int64_t key = *RunLockKey(id);
+    QueryResult lock = c.Exec(fmt::format("SELECT pg_try_advisory_lock({})", key), In(30000));
+    if (!lock.ok() || lock.values.empty()) {
+      std::cerr << "racelab: cannot check run " << id << ": " << SanitizeForTerminal(lock.message) << "\n";
       return 3;
     }
-    std::cout << "dropped schema " << schema << "\n";
+    if (lock.values[0][0].value_or("f") != "t") {  // a session of that run holds its lock
+      for (const auto& schema : schemas) {
+        std::cout << fmt::format("kept schema {}: its run is still connected\n", schema);
+      }
+      kept += schemas.size();
+      continue;
+    }
+    int failed = 0;
+    for (const auto& schema : schemas) {
+      if (dry_run) {
+        std::cout << "would drop schema " << schema << "\n";
+        ++dropped;
+        continue;
+      }
+      QueryResult d = c.Exec(fmt::format("SET lock_timeout = '{}ms'; DROP SCHEMA IF EXISTS {} CASCADE",
+                                         kDropLockTimeoutMs, QuoteIdent(schema)),
+                             In(kDropLockTimeoutMs + 5000));
+      if (!d.ok()) {
+        std::cerr << SanitizeForTerminal(fmt::format("racelab: cannot drop schema {}: {}\n", schema, d.message));
+        ++failed;
+        continue;
+      }
+      std::cout << "dropped schema " << schema << "\n";
+      ++dropped;
+    }
+    c.Exec(fmt::format("SELECT pg_advisory_unlock({})", key), In(30000));
+    if (failed > 0) return 3;
   }
   size_t roles = 0;
-  if (!CleanRoles(**conn, dry_run, &roles)) return 3;
-  std::cout << fmt::format("{} racelab schema(s) and {} role(s) {} on {}\n", r.values.size(), roles,
-                           dry_run ? "found" : "dropped", RedactDsn(dsn));
+  if (!CleanRoles(c, dry_run, &roles)) return 3;
+  std::cout << fmt::format("{} racelab schema(s) and {} role(s) {}, {} schema(s) of live runs kept, on {}\n",
+                           dropped, roles, dry_run ? "found" : "dropped", kept, RedactDsn(dsn));
   return 0;
 }
 

@@ -4,12 +4,24 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <system_error>
+#include <thread>
+
+#include <fmt/format.h>
 
 #include "harness/pg/dsn.h"
 #include "harness/pg/run_queue_delay.h"
 
 namespace racelab {
 namespace {
+
+// Sent with PQputCopyEnd; the server answers "COPY from stdin failed: <this>" (SQLSTATE 57014).
+constexpr const char* kCopyInRefusal = "racelab sends no COPY data";
+constexpr const char* kCopyInMessage =
+    "COPY FROM STDIN is not supported: racelab has no data to send; insert the rows with INSERT, "
+    "or COPY FROM a file on the server";
+
+constexpr std::chrono::milliseconds kAfterStopGrace(1000);
 
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
@@ -59,7 +71,6 @@ std::string QuoteIdent(const std::string& name) {
 
 Connection::Connection(PGconn* conn, const StopFlag* stop) : conn_(conn), stop_(stop) {
   backend_pid_ = PQbackendPID(conn_);
-  cancel_ = PQgetCancel(conn_);
 }
 
 Connection::~Connection() { Close(); }
@@ -67,8 +78,7 @@ Connection::~Connection() { Close(); }
 void Connection::Close() {
   {
     boost::lock_guard<boost::mutex> lock(cancel_mu_);
-    if (cancel_ != nullptr) PQfreeCancel(cancel_);
-    cancel_ = nullptr;
+    cancel_.reset();  // a helper thread still sending a request keeps its own reference
   }
   if (conn_ != nullptr) PQfinish(conn_);
   conn_ = nullptr;
@@ -101,10 +111,9 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo
   c->local_backend_ = IsLocalBackend(PQsocket(conn), c->backend_pid_);
   // Server notices (e.g. "drop cascades to …") are not racelab's output: the library never prints.
   PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
-  {
+  if (PGcancel* cancel = PQgetCancel(conn)) {
     boost::lock_guard<boost::mutex> lock(c->cancel_mu_);
-    if (c->cancel_ != nullptr) PQfreeCancel(c->cancel_);
-    c->cancel_ = PQgetCancel(conn);
+    c->cancel_ = std::shared_ptr<PGcancel>(cancel, PQfreeCancel);
   }
   if (PQsetnonblocking(conn, 1) != 0) return Status::Database("cannot make the connection non-blocking");
   return c;
@@ -131,11 +140,41 @@ bool Connection::WaitSocket(bool for_write, SteadyTime until, const StopFlag* st
   }
 }
 
-void Connection::Cancel() {
-  boost::lock_guard<boost::mutex> lock(cancel_mu_);
-  if (cancel_ == nullptr) return;
-  char err[256];
-  PQcancel(cancel_, err, sizeof err);
+bool Connection::Cancel(std::chrono::milliseconds wait) {
+  std::shared_ptr<CancelCall> call;
+  {
+    boost::lock_guard<boost::mutex> lock(cancel_mu_);
+    if (!cancel_) return false;
+    bool busy = false;
+    if (in_flight_) {
+      std::lock_guard<std::mutex> call_lock(in_flight_->mu);
+      busy = !in_flight_->done;
+    }
+    if (busy) {
+      call = in_flight_;
+    } else {
+      call = std::make_shared<CancelCall>();
+      // PQcancel connects, sends the request and reads until the server closes: no timeout in
+      // libpq 15 (PQcancelStart came in 17). The thread owns what it touches; detached, it never
+      // holds up exit.
+      try {
+        std::thread([call, handle = cancel_] {
+          char err[256];
+          bool sent = PQcancel(handle.get(), err, sizeof err) != 0;
+          std::lock_guard<std::mutex> call_lock(call->mu);
+          call->done = true;
+          call->sent = sent;
+          call->cv.notify_all();
+        }).detach();
+      } catch (const std::system_error&) {
+        return false;  // no thread to spare: the caller's deadline handles it
+      }
+      in_flight_ = call;
+    }
+  }
+  std::unique_lock<std::mutex> call_lock(call->mu);
+  call->cv.wait_for(call_lock, wait, [&] { return call->done; });
+  return call->done && call->sent;
 }
 
 std::string Connection::EncryptPassword(const std::string& password, const std::string& user) {
@@ -160,6 +199,22 @@ bool Connection::in_transaction() const {
   return ts == PQTRANS_INTRANS || ts == PQTRANS_INERROR;
 }
 
+bool Connection::Flush(SteadyTime until) {
+  for (int f = PQflush(conn_); f != 0; f = PQflush(conn_)) {
+    if (f < 0 || !WaitSocket(true, until, stop_)) return false;
+  }
+  return true;
+}
+
+bool Connection::RefuseCopyIn(SteadyTime until) {
+  for (;;) {
+    int r = PQputCopyEnd(conn_, kCopyInRefusal);
+    if (r < 0) return false;
+    if (r > 0) return Flush(until);
+    if (!WaitSocket(true, until, stop_)) return false;  // 0: libpq's buffer is full (non-blocking)
+  }
+}
+
 QueryResult Connection::Exec(const std::string& sql, SteadyTime deadline, size_t max_rows,
                              std::chrono::milliseconds cancel_grace) {
   QueryResult out;
@@ -176,14 +231,25 @@ QueryResult Connection::Exec(const std::string& sql, SteadyTime deadline, size_t
   const int64_t run_delay_start = ThreadRunDelayUs();
   idle_poll_delay_us_ = 0;
   if (PQsendQuery(conn_, sql.c_str()) == 0) return lost(Trim(PQerrorMessage(conn_)));
-  // Flush the query (non-blocking mode).
-  for (int f = PQflush(conn_); f != 0; f = PQflush(conn_)) {
-    if (f < 0 || !WaitSocket(true, deadline, stop_)) return lost("could not send the statement");
-  }
+  if (!Flush(deadline)) return lost("could not send the statement");
   SteadyTime hard_deadline = deadline;
+  bool copy_out = false;  // inside a COPY TO STDOUT: rows to drain (and drop) before its result
   for (;;) {
     if (PQconsumeInput(conn_) == 0) return lost(Trim(PQerrorMessage(conn_)));
-    while (PQisBusy(conn_) == 0) {
+    bool drained = false;  // nothing more without waiting for the server
+    while (!drained) {
+      if (copy_out) {
+        char* row = nullptr;
+        int n = PQgetCopyData(conn_, &row, /*async=*/1);
+        if (row != nullptr) PQfreemem(row);
+        if (n == 0) {
+          drained = true;
+        } else if (n < 0) {
+          copy_out = false;  // -1: done, -2: failed; either way PQgetResult tells the outcome
+        }
+        continue;
+      }
+      if (PQisBusy(conn_) != 0) break;
       PGresult* res = PQgetResult(conn_);
       if (res == nullptr) {
         if (PQstatus(conn_) != CONNECTION_OK) return lost(Trim(PQerrorMessage(conn_)));
@@ -192,6 +258,26 @@ QueryResult Connection::Exec(const std::string& sql, SteadyTime deadline, size_t
           out.client_late_us = std::max<int64_t>(0, run_delay_end - run_delay_start - idle_poll_delay_us_);
         }
         return out;
+      }
+      ExecStatusType st = PQresultStatus(res);
+      if (st == PGRES_COPY_IN) {
+        PQclear(res);
+        if (out.sqlstate.empty()) {  // the server's "COPY from stdin failed" follows; ours is clearer
+          out.sqlstate = kSqlstateNotSupported;
+          out.message = kCopyInMessage;
+          out.refused = true;
+        }
+        if (!RefuseCopyIn(hard_deadline)) return lost("could not end a COPY FROM STDIN");
+        continue;
+      }
+      if (st == PGRES_COPY_OUT) {
+        PQclear(res);
+        copy_out = true;
+        continue;
+      }
+      if (st == PGRES_COPY_BOTH) {  // only replication connections start one; racelab never does
+        PQclear(res);
+        return lost("the server started a COPY BOTH (replication) exchange, which racelab does not speak");
       }
       Absorb(res, max_rows, &out);
       PQclear(res);
@@ -205,8 +291,14 @@ QueryResult Connection::Exec(const std::string& sql, SteadyTime deadline, size_t
     if (WaitSocket(false, hard_deadline, out.cancelled_by_deadline ? nullptr : stop_)) continue;
     if (out.cancelled_by_deadline) return lost("no answer after a cancel request");
     out.cancelled_by_deadline = true;
-    Cancel();
+    // After a stop request racelab is on its way out: a short grace (the connection is closed after
+    // it, which ends the backend too).
+    if (stop_ != nullptr && stop_->stop_requested()) cancel_grace = std::min(cancel_grace, kAfterStopGrace);
     hard_deadline = std::chrono::steady_clock::now() + cancel_grace;
+    if (!Cancel(cancel_grace)) {
+      return lost(fmt::format("the server did not take a cancel request within {} ms",
+                              cancel_grace.count()));
+    }
   }
 }
 

@@ -1,8 +1,14 @@
 // Connection: one libpq connection with deadlines on every wait (STYLE.md habit 4).
 //
 // Every call is non-blocking underneath (PQconnectStartParams/PQconnectPoll, PQsendQuery + poll(2)):
-// a wait ends at its deadline, or at a stop request, by PQcancel, then a grace period, then the
-// connection is declared lost. Errors are data: a QueryResult carries the SQLSTATE and primary message.
+// a wait ends at its deadline, or at a stop request, by a cancel request, then a grace period, then
+// the connection is declared lost. The cancel request has a deadline too: libpq's PQcancel() blocks
+// until the server answers (a stopped server never does), so it runs on a detached helper thread that
+// is abandoned at the deadline (it ends when the server answers or the process exits; it touches only
+// memory it owns, so it never delays exit). Errors are data: a QueryResult carries the SQLSTATE and
+// primary message.
+// COPY: `COPY … TO STDOUT` is drained (its rows are counted, not kept); `COPY … FROM STDIN` is refused
+// (racelab has no data to send): the statement ends with SQLSTATE 0A000 and a message saying so.
 // Thread-safety: one thread uses a Connection at a time; Cancel() may be called from any thread.
 #pragma once
 
@@ -10,7 +16,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +36,9 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 // SQLSTATE racelab records when the connection is lost without a server error
 // (class 08, connection_failure; PostgreSQL docs Appendix A).
 inline constexpr const char* kSqlstateConnectionFailure = "08006";
+// SQLSTATE racelab records when it refuses a statement it cannot serve, e.g. COPY FROM STDIN
+// (class 0A, feature_not_supported; PostgreSQL docs Appendix A).
+inline constexpr const char* kSqlstateNotSupported = "0A000";
 
 struct QueryResult {
   bool ok() const { return sqlstate.empty(); }
@@ -45,6 +56,8 @@ struct QueryResult {
   // thread was ready to run but had no CPU on the answer's path — how late a busy machine made it. µs;
   // -1 if unknown.
   int64_t client_late_us = -1;
+  // racelab refused the statement (COPY FROM STDIN): a fault of the SQL given, not of the server.
+  bool refused = false;
 };
 
 class Connection {
@@ -59,13 +72,18 @@ class Connection {
   Connection& operator=(const Connection&) = delete;
 
   // Sends `sql` (simple query protocol; several statements allowed) and collects every result. At
-  // `deadline` (or on stop) it sends a cancel request and waits up to `cancel_grace` more; after that
-  // the connection is closed and reported lost. The first error wins.
+  // `deadline` (or on stop) it sends a cancel request and waits up to `cancel_grace` more, counted
+  // from the request (delivering it included); after that the connection is closed and reported
+  // lost. So Exec returns by deadline + cancel_grace (+ one poll slice), whatever the server does.
+  // The first error wins.
   QueryResult Exec(const std::string& sql, SteadyTime deadline, size_t max_rows = 1,
                    std::chrono::milliseconds cancel_grace = std::chrono::milliseconds(5000));
 
-  // Sends a cancel request for whatever runs now. Safe from any thread; no-op once closed.
-  void Cancel();
+  // Sends a cancel request for whatever runs now (PQcancel on a helper thread) and waits at most
+  // `wait` for the server to take it; 0 (the default) does not wait. Returns true when the server
+  // took the request within `wait`. While one request is in flight no other is started (a server
+  // that has not taken one will not take two). Safe from any thread; no-op (false) once closed.
+  bool Cancel(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
 
   // Closes the socket now (the server ends the backend). Safe from the owning thread only.
   void Close();
@@ -83,8 +101,20 @@ class Connection {
   bool in_transaction() const;
 
  private:
+  // One cancel request on its helper thread; shared by the thread and its waiters.
+  struct CancelCall {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;  // guarded by mu
+    bool sent = false;  // guarded by mu: PQcancel succeeded
+  };
+
   Connection(PGconn* conn, const StopFlag* stop);
   bool WaitSocket(bool for_write, SteadyTime until, const StopFlag* stop);
+  // Flushes libpq's output buffer (non-blocking mode) until `until`. False on error or deadline.
+  bool Flush(SteadyTime until);
+  // Ends a COPY FROM STDIN the server started: racelab has no data. False if the connection broke.
+  bool RefuseCopyIn(SteadyTime until);
 
   PGconn* conn_ = nullptr;
   const StopFlag* stop_ = nullptr;
@@ -92,7 +122,8 @@ class Connection {
   bool local_backend_ = false;
   int64_t idle_poll_delay_us_ = 0;  // run-queue delay in poll slices that timed out (owning thread)
   boost::mutex cancel_mu_;
-  PGcancel* cancel_ = nullptr;  // guarded by cancel_mu_
+  std::shared_ptr<PGcancel> cancel_;        // guarded by cancel_mu_; the helper thread holds a copy
+  std::shared_ptr<CancelCall> in_flight_;   // guarded by cancel_mu_
 };
 
 // Quotes an identifier for SQL (PostgreSQL docs §4.1.1): "a""b".

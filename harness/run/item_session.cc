@@ -1,5 +1,7 @@
 #include "harness/run/item_session.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "harness/run/session_reset.h"
@@ -8,6 +10,9 @@ namespace racelab::internal {
 namespace {
 
 constexpr long kDropDeadlineMs = 15000;
+// After a stop request only cleanup runs, and a server that cannot answer it within this never will:
+// the cap on every control-connection deadline then (connect, statement), in ms.
+constexpr long kAfterStopDeadlineMs = 3000;
 constexpr const char* kControl = "control";
 
 }  // namespace
@@ -24,14 +29,16 @@ ItemSession::~ItemSession() {
   control_.reset();  // before the generated role is dropped (harness/run/scenario_role.h)
 }
 
-SteadyTime ItemSession::Deadline() const {
-  return std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.statement_timeout_ms);
+SteadyTime ItemSession::Deadline() const { return In(options_.statement_timeout_ms); }
+
+SteadyTime ItemSession::In(long ms) const {
+  if (options_.stop != nullptr && options_.stop->stop_requested()) ms = std::min(ms, kAfterStopDeadlineMs);
+  return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
 }
 
 Result<std::unique_ptr<Connection>> ItemSession::Open(const std::string& label) {
   return Connection::Open(options_.conninfo, "racelab:" + label,
-                          std::chrono::steady_clock::now() +
-                              std::chrono::milliseconds(options_.connect_timeout_ms),
+                          In(options_.connect_timeout_ms),
                           // The control connection must finish its cleanup after a stop
                           // request: only its deadlines bound it.
                           label == kControl ? nullptr : options_.stop);
@@ -68,8 +75,7 @@ Result<Connection*> ItemSession::SchemaConnection() {
     return control_.get();
   }
   if (!admin_ || !admin_->healthy()) {
-    auto c = Connection::Open(options_.admin_conninfo, "racelab:admin",
-                              std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.connect_timeout_ms),
+    auto c = Connection::Open(options_.admin_conninfo, "racelab:admin", In(options_.connect_timeout_ms),
                               nullptr);  // like control: must finish its cleanup after a stop request
     if (!c.ok()) return c.status();
     admin_ = std::move(c.value());
@@ -123,7 +129,7 @@ Status ItemSession::ResetSchema() {
   if (!r.ok()) {
     std::string msg = fmt::format("{}: setup: {} (SQLSTATE {})", item_.file, r.message, r.sqlstate);
     // A setup that cannot run is a scenario-file error (exit 2), unless the server failed.
-    return IsScenarioSqlError(r.sqlstate) ? Status::Usage(msg) : Status::Database(msg);
+    return IsScenarioSqlError(r.sqlstate) || r.refused ? Status::Usage(msg) : Status::Database(msg);
   }
   return Status::Ok();
 }
@@ -158,11 +164,16 @@ std::string ItemSession::RunTeardown(bool* scenario_error) {
 Status ItemSession::DropSchema() {
   if (!schema_created_) return Status::Ok();
   auto owner = SchemaConnection();
-  if (!owner.ok()) return owner.status();
+  if (!owner.ok()) {
+    // The server cannot be reached: trying again (the destructor) would only wait again. The
+    // schema stays until `racelab clean` finds its run gone.
+    schema_created_ = false;
+    return owner.status();
+  }
   QueryResult r = (*owner)->Exec(
       fmt::format("SET lock_timeout = '{}ms'; DROP SCHEMA IF EXISTS {} CASCADE", kDropDeadlineMs,
                   QuoteIdent(schema_)),
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(kDropDeadlineMs + 2000));
+      In(kDropDeadlineMs + 2000));
   if (!r.ok()) return Status::Database(fmt::format("cannot drop schema {}: {}", schema_, r.message));
   schema_created_ = false;
   return Status::Ok();

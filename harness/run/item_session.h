@@ -44,6 +44,8 @@ class ItemSession {
   SteadyTime Deadline() const;
   // The connection that creates and drops the schema: admin_ under confinement, else control_.
   Result<Connection*> SchemaConnection();
+  // now + `ms`, at most kAfterStopDeadlineMs once a stop is requested.
+  SteadyTime In(long ms) const;
 
   const RunOptions& options_;
   const PlanItem& item_;

@@ -164,7 +164,8 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   }
   internal::AttributeLockWaits(observations, names, &result.events);
   result.barriers = Releases(outs);
-  result.finals = conns.RunFinals();
+  // A trial cut short by a stop request is not evaluated: its final checks would only wait.
+  if (options.stop == nullptr || !options.stop->stop_requested()) result.finals = conns.RunFinals();
   for (const auto& f : result.finals) {
     // A final check that cannot run says nothing about the race: the trial is an error, not a fail.
     if (!f.error.empty() && result.error.empty()) result.error = "final check '" + f.sql + "' failed: " + f.error;
@@ -180,15 +181,39 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
 Runner::Runner(RunOptions options) : options_(std::move(options)) {}
 Runner::~Runner() = default;
 
-std::string Runner::SchemaPrefix() { return fmt::format("racelab_{}_", static_cast<long>(getpid())); }
+std::string Runner::SchemaPrefix() {
+  return fmt::format("racelab_{}_{}_", static_cast<long>(getpid()), RunIdHex());
+}
+
+// The run lock is held by the admin role under confinement: it outlives the generated role.
+const std::string& Runner::LockConninfo() const {
+  return options_.admin_conninfo.empty() ? options_.conninfo : options_.admin_conninfo;
+}
 
 Status Runner::RunItem(const PlanItem& item, std::vector<TrialResult>* trials,
                        const TrialCallback& on_trial) {
+  if (server_lost_) return Status::Database("not run: the server stopped answering during an earlier scenario");
+  Status s = RunItemOnce(item, trials, on_trial);
+  const bool stopped = options_.stop != nullptr && options_.stop->stop_requested();
+  if (s.code() == StatusCode::kDatabase && !stopped &&
+      !run_lock_.ServerAnswers(LockConninfo(), std::chrono::steady_clock::now() +
+                                                      std::chrono::milliseconds(options_.connect_timeout_ms))) {
+    server_lost_ = true;
+  }
+  return s;
+}
+
+Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trials,
+                           const TrialCallback& on_trial) {
   if (!options_.server_log_path.empty() && !server_log_) {
     auto log = ServerLog::Open(options_.server_log_path);
     if (!log.ok()) return log.status();
     server_log_ = std::move(log.value());
   }
+  const auto now = std::chrono::steady_clock::now();
+  Status locked = run_lock_.Hold(LockConninfo(), now + std::chrono::milliseconds(options_.connect_timeout_ms),
+                                 now + std::chrono::milliseconds(options_.statement_timeout_ms), options_.stop);
+  if (!locked.ok()) return locked;
   internal::ItemSession conns(options_, item, SchemaPrefix() + std::to_string(++item_counter_));
   for (int t = 0; t < item.trials; ++t) {
     if (options_.stop != nullptr && options_.stop->stop_requested()) {

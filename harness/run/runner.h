@@ -2,7 +2,8 @@
 //
 // Per PlanItem: a control connection, one connection per session instance, and a monitor connection
 // (all with application_name "racelab:<label>"), and one schema of its own,
-// racelab_<pid>_<n> (quoted), dropped at the end — racelab touches nothing else on the server.
+// racelab_<pid>_<run id>_<n> (quoted), dropped at the end — racelab touches nothing else on the
+// server. The Runner's run lock (harness/run/run_lock.h) is held before the first schema is made.
 // Per trial: every session connection starts clean (DISCARD ALL, then search_path and the session's
 // `settings`; session_reset.h), DROP/CREATE the schema, run `setup`, start one thread per session
 // (Boost.Thread) in an order permuted by the seed, meet at barriers, join with the trial deadline, then
@@ -23,6 +24,7 @@
 #include "harness/model/plan.h"
 #include "harness/model/status.h"
 #include "harness/model/trial_result.h"
+#include "harness/run/run_lock.h"
 #include "harness/run/stop_flag.h"
 
 namespace racelab {
@@ -57,15 +59,23 @@ class Runner {
   // Runs every trial of `item`, appending to *trials. Returns non-OK (kDatabase) when the item could
   // not go on — the server cannot be reached, setup failed, or a stop was requested — with the trials
   // run so far kept in *trials. A failed trial (lost connection, deadline) is recorded in its
-  // TrialResult::error and the item goes on.
+  // TrialResult::error and the item goes on. Once the server has stopped answering (an item failed
+  // and the run-lock session gets no answer within the connect deadline), later items fail at once
+  // without waiting for the server again.
   Status RunItem(const PlanItem& item, std::vector<TrialResult>* trials,
                  const TrialCallback& on_trial = nullptr);
 
-  // Prefix of the schemas this process creates: "racelab_<pid>_" (tests check none is left).
+  // Prefix of the schemas this process creates: "racelab_<pid>_<run id>_" (tests check none is
+  // left).
   static std::string SchemaPrefix();
 
  private:
+  Status RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trials, const TrialCallback& on_trial);
+  const std::string& LockConninfo() const;
+
   RunOptions options_;
+  RunLock run_lock_;
+  bool server_lost_ = false;
   int item_counter_ = 0;
   std::unique_ptr<ServerLog> server_log_;  // opened at the first item when server_log_path is set
 };

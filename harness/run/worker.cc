@@ -205,7 +205,7 @@ void Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& 
   ev->message = r.ok() ? r.command_tag : r.message;
   if (step.kind != StepKind::kCommit && r.ok()) ev->message.clear();
   ev->cancelled_by_deadline = r.cancelled_by_deadline;
-  if (IsScenarioSqlError(r.sqlstate)) {
+  if (IsScenarioSqlError(r.sqlstate) || r.refused) {
     out_.scenario_error = true;
     if (out_.error.empty()) {
       out_.error = fmt::format("{}: step '{}' cannot run: {} {} (a bug in the scenario's SQL, not a race outcome)",
