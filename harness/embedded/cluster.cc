@@ -65,7 +65,11 @@ Result<Settings> MergeSettings(const Settings& extra) {
                      {"log_filename", "server.log"},  // jsonlog goes to server.json beside it
                      {"log_rotation_age", "0"},
                      {"log_rotation_size", "0"},
-                     {"log_timezone", "UTC"}};
+                     {"log_timezone", "UTC"},
+                     // Dynamic shared memory in files under data/pg_dynshmem, not /dev/shm: a
+                     // killed server's segments then go with its run folder.
+                     {"dynamic_shared_memory_type", "mmap"}};
+
   for (const auto& [raw_name, value] : extra) {
     std::string name = raw_name;
     std::transform(name.begin(), name.end(), name.begin(),
@@ -194,6 +198,11 @@ Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(const ClusterOpt
     cluster->server_log_path_ = *run_dir + "/server.json";
   }
   if (Status s = internal::KeepCatalogsUntruncated(cluster->conninfo_); !s.ok()) return s;
+  // postmaster.pid names the SysV segment once the server is ready: record it outside the run
+  // folder, which Stop() may have to remove before the segment is gone.
+  if (std::optional<internal::PostmasterPidFile> pm = internal::ReadPostmasterPid(data_dir)) {
+    if (Status s = internal::WriteIpcRecord(*run_dir, *pm); !s.ok()) return s;
+  }
   cluster->ready_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return cluster;
 }
@@ -226,23 +235,26 @@ Status EmbeddedCluster::Stop() {
   if (stopped_) return Status::Ok();
   stopped_ = true;
   Status result;
+  std::optional<internal::PostmasterPidFile> pm;
   if (postmaster_pid_ > 0) {
     const pid_t pid = postmaster_pid_;
     postmaster_pid_ = -1;
-    kill(pid, SIGINT);  // fast shutdown: disconnects clients, aborts their transactions
-    if (!internal::WaitForExit(pid, kFastShutdownTimeout)) {
-      std::optional<internal::PostmasterPidFile> pm =
-          internal::ReadPostmasterPid(run_dir_ + "/data");
-      if (!internal::KillAndReap(pid, kKillTimeout)) {
-        result = Status::Internal("the embedded PostgreSQL server (pid " + std::to_string(pid) +
-                                  ") did not exit after SIGKILL");
-      } else if (pm && pm->pid == pid) {
-        internal::RemoveLeftoverShm(*pm);
-      }
+    const std::string data_dir = run_dir_ + "/data";
+    pm = internal::ReadPostmasterPid(data_dir);  // before a clean shutdown removes it
+    if (pm && pm->pid != pid) pm.reset();
+    if (!internal::StopServer(pid, data_dir, kFastShutdownTimeout, kKillTimeout)) {
+      result = Status::Internal("the embedded PostgreSQL server (pid " + std::to_string(pid) +
+                                ") or one of its processes did not exit after SIGKILL");
     }
+    // A clean shutdown removed the segment; a killed server (by racelab or anyone) did not.
+    if (pm) internal::RemoveLeftoverShm(*pm);
   }
   if (!run_dir_.empty() && !internal::RemoveTree(run_dir_) && result.ok()) {
     result = Status::Internal("cannot remove " + run_dir_);
+  }
+  if (!run_dir_.empty() && (!pm || internal::ShmGone(*pm))) {
+    std::error_code ec;
+    fs::remove(internal::IpcRecordPath(run_dir_), ec);
   }
   return result;
 }

@@ -8,14 +8,20 @@
 //   (listen_addresses=''), fsync, synchronous_commit and full_page_writes off, max_connections=200,
 //   log_lock_waits on with deadlock_timeout 1ms, jsonlog to <run folder>/server.json (see
 //   server_log_path()). Its catalogs are never truncated by vacuum (harness/embedded/catalogs.h).
+//   dynamic_shared_memory_type=mmap: its segments are files in the run folder, not in /dev/shm.
 //   The run folder also holds owner.pid (the owning racelab process) and postgres.log (server
 //   output until the logging collector starts).
 // - When racelab runs as root, initdb and postgres run as an unprivileged user (`postgres` if it
 //   exists, else `nobody`): PostgreSQL refuses to run as root. The base folder's parents must be
 //   enterable by that user (/tmp is).
-// - Stopped by Stop() and the destructor (fast shutdown, then SIGKILL after a deadline), its run
-//   folder removed. The postmaster gets SIGKILL if racelab dies (PR_SET_PDEATHSIG); CleanOrphans()
-//   removes run folders whose owner pid is gone and stops their postmaster.
+// - Stopped by Stop() and the destructor (fast shutdown, then SIGKILL after a deadline, at once if
+//   the postmaster is stopped), its run folder removed. The postmaster gets SIGKILL if racelab dies
+//   (PR_SET_PDEATHSIG); CleanOrphans() removes run folders whose owner pid is gone and stops their
+//   server.
+// - Nothing is left when the server dies: the only thing a server allocates outside its run folder
+//   is its SysV shared-memory segment (postmaster.pid line 7; PostgreSQL docs §19.4.1). It is
+//   recorded in <base_dir>/ipc-<run folder name> once the server is ready; Stop() removes the
+//   segment a killed server leaves, and CleanOrphans() any segment a record still names.
 // - Unix socket paths are limited to 107 bytes: keep base_dir short (the default /tmp/racelab-<uid>
 //   is).
 // Thread-safety: Start/Stop of one cluster from one thread; several clusters may be started
@@ -61,7 +67,11 @@ class EmbeddedCluster {
   EmbeddedCluster(const EmbeddedCluster&) = delete;
   EmbeddedCluster& operator=(const EmbeddedCluster&) = delete;
 
-  // Fast shutdown, wait up to 10 s, then SIGKILL; removes the run folder. Idempotent.
+  // Fast shutdown, wait up to 10 s (not at all for a stopped postmaster), then SIGKILL to the
+  // postmaster and every process left in its data directory (backends of a killed or stopped
+  // server); removes its shared memory and the run folder. Returns within ~20 s whatever the
+  // server does. Errors: kInternal (a process would not die, the folder cannot be removed).
+  // Idempotent.
   Status Stop();
 
   // libpq key=value connection string: host=<socket dir> port=… user=racelab dbname=postgres.
@@ -95,9 +105,10 @@ class EmbeddedCluster {
 };
 
 // Removes run folders under `base_dir` whose racelab owner process is gone (or whose pid now names
-// another process), SIGKILLing their postmaster first (bounded wait; a postmaster that will not go
-// is left for a later call). Returns how many it removed. Safe to call while other racelab
-// processes run.
+// another process), SIGKILLing their server first (bounded wait; a server that will not go is left
+// for a later call), and the shared-memory segments that ipc-* records name for run folders that
+// are gone. Returns how many run folders it removed. Safe to call while other racelab processes
+// run.
 int CleanOrphans(const std::string& base_dir);
 
 // The default base folder (see ClusterOptions::base_dir).

@@ -5,6 +5,7 @@
 #include <sys/shm.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -39,6 +40,8 @@ bool StopLeftoverPostmaster(const std::string& run_dir) {
     kill(pm->pid, SIGKILL);
     if (!WaitUntilGone(pm->pid, kKillTimeout)) return false;
   }
+  // Backends outlive a killed postmaster for a moment, and forever if they are stopped.
+  if (!KillProcessesIn(run_dir + "/data", kKillTimeout)) return false;
   RemoveLeftoverShm(*pm);
   return true;
 }
@@ -87,6 +90,49 @@ void RemoveLeftoverShm(const PostmasterPidFile& pm) {
   }
 }
 
+bool ShmGone(const PostmasterPidFile& pm) {
+  if (pm.shm_id < 0) return true;
+  shmid_ds ds{};
+  if (shmctl(pm.shm_id, IPC_STAT, &ds) != 0) return errno == EINVAL || errno == EIDRM;
+  return ds.shm_cpid != pm.pid || (ds.shm_perm.mode & SHM_DEST) != 0;
+}
+
+std::string IpcRecordPath(const std::string& run_dir) {
+  fs::path p(run_dir);
+  return (p.parent_path() / ("ipc-" + p.filename().string())).string();
+}
+
+Status WriteIpcRecord(const std::string& run_dir, const PostmasterPidFile& pm) {
+  return WriteFileAtomic(IpcRecordPath(run_dir),
+                         std::to_string(pm.pid) + " " + std::to_string(pm.shm_id) + "\n");
+}
+
+int SweepIpcRecords(const std::string& base_dir) {
+  int removed = 0;
+  std::error_code ec;
+  fs::directory_iterator it(base_dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("ipc-", 0) != 0 || name.find(".tmp") != std::string::npos) continue;
+    const std::string run_dir = (fs::path(base_dir) / name.substr(4)).string();
+    std::error_code exists_ec;
+    if (fs::exists(run_dir, exists_ec) || exists_ec) continue;  // its run (or CleanOrphans) owns it
+    std::istringstream in(ReadSmallFile(it->path().string()));
+    PostmasterPidFile pm;
+    long long pid = -1, id = -1;
+    if (in >> pid >> id) {
+      pm.pid = static_cast<pid_t>(pid);
+      pm.shm_id = static_cast<int>(id);
+      if (!KillProcessesIn(run_dir + "/data", kKillTimeout)) continue;
+      RemoveLeftoverShm(pm);
+      if (!ShmGone(pm)) continue;
+    }
+    std::error_code rm_ec;
+    if (fs::remove(it->path(), rm_ec)) ++removed;
+  }
+  return removed;
+}
+
 }  // namespace internal
 
 int CleanOrphans(const std::string& base_dir) {
@@ -103,6 +149,7 @@ int CleanOrphans(const std::string& base_dir) {
     if (!internal::StopLeftoverPostmaster(run_dir)) continue;  // still alive: try next time
     if (internal::RemoveTree(run_dir)) ++removed;
   }
+  internal::SweepIpcRecords(base_dir);
   return removed;
 }
 

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -206,6 +207,62 @@ std::optional<int> WaitForExit(pid_t pid, milliseconds timeout) {
 bool KillAndReap(pid_t pid, milliseconds timeout) {
   kill(pid, SIGKILL);
   return WaitForExit(pid, timeout).has_value();
+}
+
+std::vector<pid_t> ProcessesIn(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path want = fs::weakly_canonical(dir, ec);
+  if (ec) want = fs::path(dir).lexically_normal();
+  const std::string wanted = want.string(), deleted = wanted + " (deleted)";
+  std::vector<pid_t> found;
+  fs::directory_iterator it("/proc", ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code link_ec;
+    const std::string cwd = fs::read_symlink(it->path() / "cwd", link_ec).string();
+    if (!link_ec && (cwd == wanted || cwd == deleted)) found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+bool ProcessStopped(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t close_paren = text.rfind(')');
+  if (close_paren == std::string::npos || close_paren + 2 >= text.size()) return false;
+  char state = text[close_paren + 2];
+  return state == 'T' || state == 't';
+}
+
+bool KillProcessesIn(const std::string& data_dir, milliseconds timeout) {
+  const Clock::time_point deadline = Clock::now() + timeout;
+  for (;;) {
+    std::vector<pid_t> left = ProcessesIn(data_dir);
+    bool alive = false;
+    for (pid_t p : left) {
+      if (!ProcessAlive(p)) continue;  // a zombie waits for its parent (init) to reap it
+      alive = true;
+      kill(p, SIGKILL);
+    }
+    if (!alive) return true;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+}
+
+bool StopServer(pid_t postmaster, const std::string& data_dir, milliseconds grace,
+                milliseconds kill_timeout) {
+  const Clock::time_point deadline = Clock::now() + grace;
+  bool exited = ReapIfExited(postmaster).has_value();
+  if (!exited) kill(postmaster, SIGINT);
+  while (!exited && !ProcessStopped(postmaster) && Clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(10));
+    exited = ReapIfExited(postmaster).has_value();
+  }
+  if (!exited) exited = KillAndReap(postmaster, kill_timeout);
+  return KillProcessesIn(data_dir, kill_timeout) && exited;
 }
 
 Result<std::string> RunCapture(const std::vector<std::string>& argv, milliseconds timeout) {

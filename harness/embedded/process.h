@@ -58,6 +58,28 @@ std::optional<int> ReapIfExited(pid_t pid);
 // SIGKILL, then reap with a deadline. Returns true when the child is gone.
 bool KillAndReap(pid_t pid, std::chrono::milliseconds timeout);
 
+// Processes whose working directory is `dir` (PostgreSQL's postmaster and every backend and helper
+// process chdir to the data directory; a deleted `dir` still matches, /proc shows it with
+// " (deleted)"). Finds a server's processes even after its postmaster is gone: they are then
+// children of init, and a stopped (SIGSTOP) backend never exits by itself. Processes racelab may
+// not inspect are not listed.
+std::vector<pid_t> ProcessesIn(const std::string& dir);
+
+// Whether the process is stopped (SIGSTOP, or traced): it cannot act on any signal but SIGKILL.
+bool ProcessStopped(pid_t pid);
+
+// Stops our child server `postmaster` whose data directory is `data_dir`: SIGINT (PostgreSQL's fast
+// shutdown), up to `grace` for it to exit — cut short when the postmaster is stopped (it could
+// never act on SIGINT) — then SIGKILL; then SIGKILL to every process still in `data_dir` (backends
+// of a killed or stopped postmaster) and up to `kill_timeout` for them to go. Reaps the postmaster.
+// Returns true when no process of the server is left.
+bool StopServer(pid_t postmaster, const std::string& data_dir, std::chrono::milliseconds grace,
+                std::chrono::milliseconds kill_timeout);
+
+// SIGKILL to every process in `data_dir` (see ProcessesIn), then up to `timeout` for them to go.
+// Returns true when none is left.
+bool KillProcessesIn(const std::string& data_dir, std::chrono::milliseconds timeout);
+
 // Runs a command (as the current user) and returns its stdout, at most `timeout`; the child is
 // killed at the deadline. Errors: kInternal when it cannot start, times out or exits non-zero.
 Result<std::string> RunCapture(const std::vector<std::string>& argv,

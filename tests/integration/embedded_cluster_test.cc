@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/shm.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "harness/embedded/cluster.h"
+#include "harness/embedded/process.h"
 #include "tests/integration/pg_test_env.h"
 
 namespace racelab {
@@ -205,6 +208,95 @@ TEST_F(EmbeddedClusterTest, CleanOrphansKillsLivePostmasterOfDeadOwner) {
   EXPECT_FALSE(fs::exists(run_dir));
   EXPECT_TRUE(ProcessesMentioning(run_dir).empty());
   EXPECT_TRUE((*c)->Stop().ok());  // reaps the killed postmaster; nothing left to remove
+}
+
+// postmaster.pid line 7: "<shm key> <shm id>"; -1 when absent.
+long long ShmIdOf(const std::string& data_dir) {
+  std::ifstream pidfile(data_dir + "/postmaster.pid");
+  std::string line;
+  long long key = 0, id = -1;
+  for (int n = 1; std::getline(pidfile, line) && n <= 7; ++n) {
+    if (n == 7) std::sscanf(line.c_str(), "%lld %lld", &key, &id);
+  }
+  return id;
+}
+
+// The segment no longer exists, or is marked for removal (freed when its last process detaches).
+bool ShmGone(long long id) {
+  shmid_ds ds{};
+  if (shmctl(static_cast<int>(id), IPC_STAT, &ds) != 0) return errno == EINVAL || errno == EIDRM;
+  return (ds.shm_perm.mode & SHM_DEST) != 0;
+}
+
+// A server stopped with SIGSTOP (postmaster and backends) never acts on the fast-shutdown SIGINT:
+// Stop() sees it is stopped, SIGKILLs every process of the server at once, and removes its shared
+// memory, its run folder and its record.
+TEST_F(EmbeddedClusterTest, StopOfAStoppedServerKillsItWithoutWaiting) {
+  Result<std::unique_ptr<EmbeddedCluster>> c = EmbeddedCluster::Start(Options());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const std::string run_dir = (*c)->run_dir(), data_dir = run_dir + "/data";
+  EXPECT_EQ(QueryOne((*c)->conninfo(), "SHOW dynamic_shared_memory_type"), "mmap")
+      << "dynamic shared memory lives in the run folder, not /dev/shm";
+  PGconn* client = PQconnectdb((*c)->conninfo().c_str());  // a backend that is busy waiting for us
+  ASSERT_EQ(PQstatus(client), CONNECTION_OK);
+  const long long shm_id = ShmIdOf(data_dir);
+  ASSERT_GE(shm_id, 0);
+  const std::string record = fs::path(run_dir).parent_path() / ("ipc-" + fs::path(run_dir).filename().string());
+  EXPECT_TRUE(fs::exists(record));
+  const std::vector<pid_t> server = internal::ProcessesIn(data_dir);
+  ASSERT_GE(server.size(), 3u) << "postmaster, helpers and the client's backend";
+  for (pid_t p : server) kill(p, SIGSTOP);
+  const auto start = std::chrono::steady_clock::now();
+  Status stopped = (*c)->Stop();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("Stop() of a stopped server: %.0f ms\n", ms);
+  EXPECT_TRUE(stopped.ok()) << stopped.message();
+  EXPECT_LT(ms, 5000) << "no fast-shutdown wait for a server that cannot act on it";
+  EXPECT_TRUE(internal::ProcessesIn(data_dir).empty());
+  EXPECT_TRUE(ProcessesMentioning(run_dir).empty());
+  EXPECT_FALSE(fs::exists(run_dir));
+  EXPECT_TRUE(ShmGone(shm_id)) << "segment " << shm_id;
+  EXPECT_FALSE(fs::exists(record));
+  PQfinish(client);
+}
+
+// The run folder is gone but a stopped backend of its killed postmaster still holds the segment (as
+// when a run ended while the server was dying): the ipc record is all that is left to find it, and
+// CleanOrphans() kills the backend (its working directory is the deleted data folder) and removes
+// the segment and the record.
+TEST_F(EmbeddedClusterTest, CleanOrphansRemovesSharedMemoryRecordedForAGoneRunFolder) {
+  const std::string base = Options("t3").base_dir;
+  std::string run_dir, data_dir, record;
+  long long shm_id = -1;
+  pid_t postmaster = -1;
+  std::vector<pid_t> server;
+  PGconn* client = nullptr;
+  {
+    Result<std::unique_ptr<EmbeddedCluster>> c = EmbeddedCluster::Start(Options("t3"));
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    run_dir = (*c)->run_dir();
+    data_dir = run_dir + "/data";
+    record = base + "/ipc-" + fs::path(run_dir).filename().string();
+    client = PQconnectdb((*c)->conninfo().c_str());
+    ASSERT_EQ(PQstatus(client), CONNECTION_OK);
+    shm_id = ShmIdOf(data_dir);
+    postmaster = (*c)->postmaster_pid();
+    server = internal::ProcessesIn(data_dir);
+    for (pid_t p : server) {
+      if (p != postmaster) kill(p, SIGSTOP);  // its children keep the segment attached
+    }
+    kill(postmaster, SIGKILL);
+    ASSERT_TRUE(internal::WaitForExit(postmaster, std::chrono::seconds(10)).has_value());
+    fs::remove_all(run_dir);  // what Stop() would find: no postmaster, then the folder removed
+    ASSERT_TRUE(fs::exists(record));
+    ASSERT_FALSE(ShmGone(shm_id)) << "the stopped backends still hold it";
+    c.value().release();  // no Stop(): the test plays a run that ended without it  // NOLINT
+  }
+  CleanOrphans(base);
+  EXPECT_TRUE(internal::ProcessesIn(data_dir).empty()) << "the stopped backends are killed";
+  EXPECT_TRUE(ShmGone(shm_id)) << "segment " << shm_id;
+  EXPECT_FALSE(fs::exists(record));
+  PQfinish(client);
 }
 
 TEST_F(EmbeddedClusterTest, BadBindirIsAClearUsageError) {
