@@ -3,7 +3,10 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <mutex>
+#include <set>
 #include <system_error>
 #include <thread>
 
@@ -22,6 +25,51 @@ constexpr const char* kCopyInMessage =
     "or COPY FROM a file on the server";
 
 constexpr std::chrono::milliseconds kAfterStopGrace(1000);
+// How long any wait on a silent server (below) may last, in ms.
+constexpr std::chrono::milliseconds kSilentServerWait(1000);
+
+// Servers that did not take a cancel request within its grace — a stopped server (SIGSTOP, a paused
+// VM) or a dead peer; a live postmaster takes one in milliseconds even when every backend is busy.
+// Keyed "host:port" as libpq names them. While a server is listed, every wait on it (connecting, a
+// statement, a cancel) lasts at most kSilentServerWait, so the statements and cleanup that follow
+// give up in a second each instead of a deadline each; any answer from the server takes it off.
+class SilentServers {
+ public:
+  static SilentServers& Get() {
+    static SilentServers* servers = new SilentServers();  // never destroyed: used until exit
+    return *servers;
+  }
+  void Mark(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (keys_.insert(key).second) count_.fetch_add(1);
+  }
+  void Clear(const std::string& key) {
+    if (count_.load() == 0) return;  // the common case: no lock per statement
+    std::lock_guard<std::mutex> lock(mu_);
+    if (keys_.erase(key) > 0) count_.fetch_sub(1);
+  }
+  bool Has(const std::string& key) {
+    if (count_.load() == 0) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    return keys_.count(key) > 0;
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<std::string> keys_;  // guarded by mu_
+  std::atomic<int> count_{0};
+};
+
+std::string ServerKey(PGconn* conn) {
+  const char* host = PQhost(conn);
+  const char* port = PQport(conn);
+  return std::string(host != nullptr ? host : "") + ":" + (port != nullptr ? port : "");
+}
+
+SteadyTime CapIfSilent(const std::string& key, SteadyTime deadline) {
+  if (!SilentServers::Get().Has(key)) return deadline;
+  return std::min(deadline, std::chrono::steady_clock::now() + kSilentServerWait);
+}
 
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
@@ -93,6 +141,8 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo
   if (conn == nullptr) return Status::Database("cannot allocate a libpq connection");
   std::unique_ptr<Connection> c(new Connection(conn, stop));
   c->backend_pid_ = 0;
+  c->server_ = ServerKey(conn);
+  deadline = CapIfSilent(c->server_, deadline);
   PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
   while (PQstatus(conn) != CONNECTION_BAD) {
     if (ps == PGRES_POLLING_OK) break;
@@ -109,6 +159,7 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo
   }
   c->backend_pid_ = PQbackendPID(conn);
   c->local_backend_ = IsLocalBackend(PQsocket(conn), c->backend_pid_);
+  SilentServers::Get().Clear(c->server_);
   // Server notices (e.g. "drop cascades to …") are not racelab's output: the library never prints.
   PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
   if (PGcancel* cancel = PQgetCancel(conn)) {
@@ -230,6 +281,10 @@ QueryResult Connection::Exec(const std::string& sql, SteadyTime deadline, size_t
   if (conn_ == nullptr) return lost("connection is closed");
   const int64_t run_delay_start = ThreadRunDelayUs();
   idle_poll_delay_us_ = 0;
+  if (SilentServers::Get().Has(server_)) {
+    deadline = CapIfSilent(server_, deadline);
+    cancel_grace = std::min(cancel_grace, kSilentServerWait);
+  }
   if (PQsendQuery(conn_, sql.c_str()) == 0) return lost(Trim(PQerrorMessage(conn_)));
   if (!Flush(deadline)) return lost("could not send the statement");
   SteadyTime hard_deadline = deadline;
@@ -257,6 +312,7 @@ QueryResult Connection::Exec(const std::string& sql, SteadyTime deadline, size_t
         if (run_delay_end >= run_delay_start) {
           out.client_late_us = std::max<int64_t>(0, run_delay_end - run_delay_start - idle_poll_delay_us_);
         }
+        SilentServers::Get().Clear(server_);  // it answered
         return out;
       }
       ExecStatusType st = PQresultStatus(res);
@@ -296,6 +352,7 @@ QueryResult Connection::Exec(const std::string& sql, SteadyTime deadline, size_t
     if (stop_ != nullptr && stop_->stop_requested()) cancel_grace = std::min(cancel_grace, kAfterStopGrace);
     hard_deadline = std::chrono::steady_clock::now() + cancel_grace;
     if (!Cancel(cancel_grace)) {
+      SilentServers::Get().Mark(server_);
       return lost(fmt::format("the server did not take a cancel request within {} ms",
                               cancel_grace.count()));
     }

@@ -5,7 +5,9 @@
 // the connection is declared lost. The cancel request has a deadline too: libpq's PQcancel() blocks
 // until the server answers (a stopped server never does), so it runs on a detached helper thread that
 // is abandoned at the deadline (it ends when the server answers or the process exits; it touches only
-// memory it owns, so it never delays exit). Errors are data: a QueryResult carries the SQLSTATE and
+// memory it owns, so it never delays exit). A server that does not take a cancel request within the grace is
+// marked silent for this process: until it answers again, every wait on it (any Connection) lasts at
+// most 1 s, so what follows — other statements, cleanup — ends in seconds, not a deadline each. Errors are data: a QueryResult carries the SQLSTATE and
 // primary message.
 // COPY: `COPY … TO STDOUT` is drained (its rows are counted, not kept); `COPY … FROM STDIN` is refused
 // (racelab has no data to send): the statement ends with SQLSTATE 0A000 and a message saying so.
@@ -117,6 +119,7 @@ class Connection {
   bool RefuseCopyIn(SteadyTime until);
 
   PGconn* conn_ = nullptr;
+  std::string server_;  // "host:port" (see SilentServers in connection.cc)
   const StopFlag* stop_ = nullptr;
   int backend_pid_ = 0;
   bool local_backend_ = false;
