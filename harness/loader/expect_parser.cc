@@ -100,9 +100,7 @@ void ReadBlocked(LoadContext& ctx, const Ref& item, BlockedSpec& out) {
   if (const Ref* r = f->Get("min_ms")) out.min_ms = ReadExpr(ctx, *r, NumberRule::kAny);
   if (const Ref* r = f->Get("max_ms")) out.max_ms = ReadExpr(ctx, *r, NumberRule::kAny);
   if (const Ref* r = f->Get("by")) out.by = ReadRoleRef(ctx, *r).value_or("");
-  if (!f->Get("min_ms") && !f->Get("max_ms") && !f->Get("by")) {
-    ctx.reader.Error(item, "this check checks nothing: give min_ms, max_ms or by");
-  }
+  // Without min_ms, max_ms or by, the check is that the step was seen in a lock wait (evaluator).
 }
 
 void ReadFinal(LoadContext& ctx, const Ref& item, FinalCheck& out) {

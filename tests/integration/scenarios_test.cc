@@ -1,6 +1,8 @@
 // The seed scenarios on a real PostgreSQL (the embedded cluster): every expectation of every scenario
 // holds in every one of 20 trials at each isolation level. Each test also asserts, independently of
 // the YAML, the outcome the issue states, so that a weakened scenario file cannot pass unnoticed.
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +17,20 @@ TEST(Scenarios, NaiveSelectThenUpdateDoubleExecutesAtReadCommittedOnly) {
   if (run.results.size() != 3) return;
   // Read committed: both workers execute in every trial (the double execution).
   EXPECT_EQ(At(run, IsolationLevel::kReadCommitted).winners.at(2), kTrials);
+  // The forced interleaving: in every trial at every level the second UPDATE waited for the first's
+  // row lock, and the record names the first worker as the holder.
+  for (const auto& r : run.results) {
+    int waited = 0;
+    for (const auto& t : r.trial_details) {
+      for (const auto& e : t.result.events) {
+        if (e.session != "second" || e.step != "execute") continue;
+        if (e.lock_wait && std::find(e.blocked_by.begin(), e.blocked_by.end(), "first") != e.blocked_by.end()) {
+          ++waited;
+        }
+      }
+    }
+    EXPECT_EQ(waited, kTrials) << IsolationName(r.item->isolation);
+  }
   for (auto level : {IsolationLevel::kRepeatableRead, IsolationLevel::kSerializable}) {
     const auto& r = At(run, level);
     EXPECT_EQ(r.winners.at(1), kTrials) << IsolationName(level);
