@@ -43,6 +43,9 @@ Result<std::vector<std::string>> ScenarioFilesIn(const std::string& dir) {
 // fail.
 class Collection {
  public:
+  explicit Collection(const std::function<bool()>& stop_requested) : stop_(stop_requested) {}
+
+  bool stopped() const { return stop_ && stop_(); }
   Status Add(Scenario scenario) {
     std::error_code ec;
     fs::path canonical = fs::weakly_canonical(scenario.loc.file, ec);
@@ -59,6 +62,7 @@ class Collection {
     return Status::Ok();
   }
   Status AddFile(const std::string& path) {
+    if (stopped()) return Interrupted();
     Result<Scenario> scenario = LoadScenarioFile(path);
     if (!scenario.ok()) return scenario.status();
     return Add(std::move(scenario).value());
@@ -72,14 +76,17 @@ class Collection {
     return Status::Ok();
   }
   std::vector<Scenario> Take() { return std::move(scenarios_); }
+  static Status Interrupted() { return Status::Usage("interrupted while loading scenarios"); }
 
  private:
+  const std::function<bool()>& stop_;
   std::vector<Scenario> scenarios_;
   std::vector<fs::path> paths_;
 };
 
 // Finds the scenario called `name` in `dir`: NAME.yaml / NAME.yml first, then every file.
-Result<Scenario> FindByName(const std::string& name, const std::string& dir) {
+Result<Scenario> FindByName(const std::string& name, const std::string& dir,
+                            const Collection& collection) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     return Status::Usage(
@@ -98,6 +105,7 @@ Result<Scenario> FindByName(const std::string& name, const std::string& dir) {
   std::vector<std::string> names;
   std::vector<std::string> broken;
   for (const std::string& file : *files) {
+    if (collection.stopped()) return Collection::Interrupted();
     Result<Scenario> scenario = LoadScenarioFile(file);
     if (!scenario.ok()) {
       broken.push_back(fs::path(file).filename().string());
@@ -131,8 +139,9 @@ std::string DefaultScenarioDir() {
 }
 
 Result<std::vector<Scenario>> LoadScenarios(const std::vector<std::string>& selectors,
-                                            const std::string& catalogue_dir) {
-  Collection collection;
+                                            const std::string& catalogue_dir,
+                                            const std::function<bool()>& stop_requested) {
+  Collection collection(stop_requested);
   if (selectors.empty()) {
     std::error_code ec;
     if (!fs::is_directory(catalogue_dir, ec)) {
@@ -154,7 +163,7 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<std::string>& sele
     } else if (selector.find('/') != std::string::npos || IsScenarioFile(selector)) {
       status = Status::Usage(fmt::format("{}: no such scenario file or folder", selector));
     } else {
-      Result<Scenario> scenario = FindByName(selector, catalogue_dir);
+      Result<Scenario> scenario = FindByName(selector, catalogue_dir, collection);
       status = scenario.ok() ? collection.Add(std::move(scenario).value()) : scenario.status();
     }
     if (!status.ok()) return status;

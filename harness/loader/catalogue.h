@@ -2,6 +2,7 @@
 // Thread-safety: pure functions (reads files).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,12 @@ std::string DefaultScenarioDir();
 // Resolves each selector: an existing file (loaded), an existing folder (every *.yaml/*.yml in it,
 // sorted by file name), or a scenario name looked up in `catalogue_dir`. No selectors: the whole
 // catalogue. Duplicate names are an error. Errors are kUsage and name the selector or file.
+// `stop_requested` (optional) is asked before each file is read; once it returns true loading ends
+// with a kUsage "interrupted" error (the caller, which knows the signal, decides the exit code).
+// Each file is bounded (harness/loader/limits.h), so a stop is noticed within one file's load.
 Result<std::vector<Scenario>> LoadScenarios(const std::vector<std::string>& selectors,
-                                            const std::string& catalogue_dir);
+                                            const std::string& catalogue_dir,
+                                            const std::function<bool()>& stop_requested = {});
 
 // Keeps scenarios having at least one of `tags` (empty: keep all).
 std::vector<Scenario> FilterByTags(std::vector<Scenario> scenarios, const std::vector<std::string>& tags);

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_set>
+
+#include "harness/loader/limits.h"
 
 #include "harness/loader/loader_context.h"
 
@@ -33,15 +36,15 @@ std::vector<std::string> RoleNames(const Scenario& s) {
 // Reads a step name that must exist in `role` (or, when role is null, in any session). An unknown
 // name is reported and still returned, so that checks depending on it do not report it again.
 std::optional<std::string> ReadStepRef(LoadContext& ctx, const Ref& ref, const SessionSpec* role) {
-  std::optional<std::string> name = ctx.reader.Text(ref);
+  std::optional<std::string> name = ctx.reader.Name(ref);
   if (!name) return std::nullopt;
   std::vector<std::string> known;
+  std::unordered_set<std::string> seen;
   for (const SessionSpec& session : ctx.scenario.sessions) {
     if (role != nullptr && &session != role) continue;
     if (FindStep(session, *name) != nullptr) return name;
     for (const Step& step : session.steps) {
-      if (std::find(known.begin(), known.end(), step.name) == known.end())
-        known.push_back(step.name);
+      if (seen.insert(step.name).second) known.push_back(step.name);
     }
   }
   std::string hint = Suggest(*name, known);
@@ -53,7 +56,7 @@ std::optional<std::string> ReadStepRef(LoadContext& ctx, const Ref& ref, const S
 }
 
 std::optional<std::string> ReadRoleRef(LoadContext& ctx, const Ref& ref) {
-  std::optional<std::string> name = ctx.reader.Text(ref);
+  std::optional<std::string> name = ctx.reader.Name(ref);
   if (name && FindRole(ctx.scenario, *name) == nullptr) {
     ctx.reader.Error(ref, fmt::format("unknown session '{}' (sessions: {})", *name,
                                       JoinNames(RoleNames(ctx.scenario))));
@@ -97,8 +100,8 @@ void ReadBlocked(LoadContext& ctx, const Ref& item, BlockedSpec& out) {
     role = FindRole(ctx.scenario, out.session);
   }
   if (const Ref* r = f->Get("step"); r && role) out.step = ReadStepRef(ctx, *r, role).value_or("");
-  if (const Ref* r = f->Get("min_ms")) out.min_ms = ReadExpr(ctx, *r, NumberRule::kAny);
-  if (const Ref* r = f->Get("max_ms")) out.max_ms = ReadExpr(ctx, *r, NumberRule::kAny);
+  if (const Ref* r = f->Get("min_ms")) out.min_ms = ReadExpr(ctx, *r, NumberRule::kAnyMs);
+  if (const Ref* r = f->Get("max_ms")) out.max_ms = ReadExpr(ctx, *r, NumberRule::kAnyMs);
   if (const Ref* r = f->Get("by")) out.by = ReadRoleRef(ctx, *r).value_or("");
   // Without min_ms, max_ms or by, the check is that the step was seen in a lock wait (evaluator).
 }
@@ -107,13 +110,14 @@ void ReadFinal(LoadContext& ctx, const Ref& item, FinalCheck& out) {
   std::optional<Fields> f = ctx.reader.Map(item, {"sql", "equals"}, {"sql", "equals"});
   if (!f) return;
   if (const Ref* r = f->Get("sql")) {
-    std::optional<std::string> sql = ctx.reader.Text(*r);
+    RememberLoc(ctx, *r);
+    std::optional<std::string> sql = ctx.reader.Text(*r, false, limits::kMaxTextBytes);
     if (sql && CheckReferences(ctx, *r, *sql, nullptr)) out.sql = *sql;
   }
   if (const Ref* r = f->Get("equals")) {
     if (r->node.IsNull()) {
       out.equals = "NULL";  // `equals: null` / `equals: ~` / `equals:` mean SQL NULL
-    } else if (std::optional<std::string> text = ctx.reader.Text(*r, true)) {
+    } else if (std::optional<std::string> text = ctx.reader.Text(*r, true, limits::kMaxTextBytes)) {
       if (CheckReferences(ctx, *r, *text, nullptr)) out.equals = *text;
     }
   }
@@ -199,7 +203,7 @@ void ReadOutcome(LoadContext& ctx, const Ref& ref) {
     if (const Ref* r = c->Get("step"))
       outcome.claim_step = ReadStepRef(ctx, *r, nullptr).value_or("");
     const Ref* column = c->Get("column");
-    std::optional<std::string> name = column ? ctx.reader.Text(*column) : std::nullopt;
+    std::optional<std::string> name = column ? ctx.reader.Name(*column) : std::nullopt;
     if (!name || outcome.claim_step.empty()) return;
     outcome.claim_column = *name;
     bool exists = false;
@@ -301,6 +305,15 @@ void ReadExpect(LoadContext& ctx, const Ref& ref) {
       std::optional<Fields> override_fields = ctx.reader.Map(entry.value, ExpectKeys());
       if (override_fields) ctx.scenario.expect_at[*level] = ReadExpectFields(ctx, *override_fields);
       at_refs.emplace(*level, Ref{entry.value.node, entry.key_mark, entry.value.path});
+      // The planner names a level as IsolationName() does, whatever the file wrote (rc, RR, …).
+      std::string written = entry.value.path + ".";
+      std::string canonical = fmt::format("expect.at.{}.", IsolationName(*level));
+      std::map<std::string, SourceLoc>& locs = ctx.scenario.field_locs;
+      for (auto it = locs.lower_bound(written); it != locs.end() && written != canonical &&
+                                                it->first.compare(0, written.size(), written) == 0;
+           ++it) {
+        locs[canonical + it->first.substr(written.size())] = it->second;
+      }
     }
   }
   // Only on a well-formed expect: a field that failed to read would look like a missing check.

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <optional>
 #include <string_view>
+#include <unordered_set>
+
+#include "harness/loader/limits.h"
 
 namespace racelab {
 namespace {
@@ -28,8 +31,10 @@ void ForEachReference(const std::string& text, Fn fn) {
 // Recursive-descent evaluator over "+ - * / ( )" and unsigned decimal literals.
 //   expr  := term (('+' | '-') term)*
 //   term  := unary (('*' | '/') unary)*
-//   unary := ('-' | '+') unary | primary
+//   unary := ('-' | '+')* primary            (a loop, not recursion)
 //   primary := NUMBER | '(' expr ')'
+// Recursion happens only at '(' and is bounded: nesting deeper than limits::kMaxExprDepth (counting
+// parentheses and runs of unary signs) is an error, so the stack depth does not depend on the input.
 class Evaluator {
  public:
   explicit Evaluator(std::string_view text) : text_(text) {}
@@ -79,21 +84,27 @@ class Evaluator {
   }
 
   std::optional<double> Unary() {
-    SkipSpace();
-    if (Peek('-') || Peek('+')) {
-      char op = text_[pos_++];
-      std::optional<double> value = Unary();
-      if (!value) return std::nullopt;
-      return op == '-' ? -*value : *value;
+    bool negative = false;
+    int signs = 0;
+    for (SkipSpace(); Peek('-') || Peek('+'); SkipSpace()) {
+      negative = negative != (text_[pos_++] == '-');
+      ++signs;
     }
-    return Primary();
+    // A run of signs counts as one level per sign, like the nesting it stands for.
+    if (signs > 0 && depth_ + signs > limits::kMaxExprDepth) return TooDeep();
+    std::optional<double> value = Primary();
+    if (!value) return std::nullopt;
+    return negative ? -*value : *value;
   }
 
   std::optional<double> Primary() {
     SkipSpace();
     if (Peek('(')) {
+      if (depth_ + 1 > limits::kMaxExprDepth) return TooDeep();
       ++pos_;
+      ++depth_;
       std::optional<double> value = Expr();
+      --depth_;
       if (!value) return std::nullopt;
       SkipSpace();
       if (!Peek(')')) return pos_ == text_.size() ? Fail("missing ')'") : Unexpected();
@@ -123,6 +134,11 @@ class Evaluator {
     return Fail(fmt::format("unexpected '{}'", text_.substr(pos_, end - pos_)));
   }
 
+  std::optional<double> TooDeep() {
+    return Fail(fmt::format("nested deeper than {} levels of parentheses or signs",
+                            limits::kMaxExprDepth));
+  }
+
   std::optional<double> Fail(std::string message) {
     if (error_.empty()) error_ = std::move(message);
     return std::nullopt;
@@ -135,6 +151,7 @@ class Evaluator {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;  // parentheses open at pos_
   std::string error_;
   bool division_by_zero_ = false;
 };
@@ -155,10 +172,20 @@ std::string SubstituteParams(const std::string& text, const ParamMap& params) {
   return out;
 }
 
+size_t SubstitutedSize(const std::string& text, const ParamMap& params) {
+  size_t size = text.size();
+  ForEachReference(text, [&](size_t begin, size_t end, const std::string& name) {
+    auto it = params.find(name);
+    if (it != params.end()) size = size - (end - begin) + it->second.size();
+  });
+  return size;
+}
+
 std::vector<std::string> ReferencedNames(const std::string& text) {
   std::vector<std::string> names;
+  std::unordered_set<std::string> seen;
   ForEachReference(text, [&](size_t, size_t, const std::string& name) {
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    if (seen.insert(name).second) names.push_back(name);
   });
   return names;
 }
@@ -169,6 +196,12 @@ Result<double> EvalNumber(const std::string& text, const ParamMap& params) {
   if (!unknown.empty()) {
     return Status::Usage(
         fmt::format("'{}' is not a number (unknown parameter ${{{}}})", text, unknown.front()));
+  }
+  if (substituted.size() > limits::kMaxLineBytes) {
+    return Status::Usage(fmt::format("'{}' is too long once params are substituted ({} bytes; an "
+                                     "expression may have at most {})",
+                                     text.size() > 80 ? text.substr(0, 80) + "…" : text,
+                                     substituted.size(), limits::kMaxLineBytes));
   }
   Evaluator evaluator(substituted);
   std::optional<double> value = evaluator.Run();
@@ -198,7 +231,7 @@ Result<long> EvalInteger(const std::string& text, const ParamMap& params) {
   if (std::fabs(*value - rounded) > 1e-9) {
     return Status::Usage(fmt::format("'{}' is not an integer (evaluates to {})", text, *value));
   }
-  if (std::fabs(rounded) > 9.0e15) {
+  if (std::fabs(rounded) > limits::kMaxInteger) {
     return Status::Usage(fmt::format("'{}' is out of range (evaluates to {})", text, *value));
   }
   return static_cast<long>(rounded);

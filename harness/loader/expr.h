@@ -17,6 +17,9 @@ using ParamMap = std::map<std::string, std::string>;
 // (captures are substituted at run time).
 std::string SubstituteParams(const std::string& text, const ParamMap& params);
 
+// The size SubstituteParams(text, params) would have, without building it.
+size_t SubstitutedSize(const std::string& text, const ParamMap& params);
+
 // Names referenced as ${name} in `text`, in order of appearance (duplicates kept once).
 std::vector<std::string> ReferencedNames(const std::string& text);
 

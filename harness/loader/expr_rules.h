@@ -10,17 +10,20 @@
 
 namespace racelab::internal {
 
+// Ranges name their bounds in harness/loader/limits.h.
 enum class NumberRule {
-  kAny,            // any finite number (blocked min_ms / max_ms)
-  kNonNegative,    // >= 0 (sleep_ms, initial_ms, cap_ms)
-  kAtLeastOne,     // >= 1 (timeout_ms, retry factor)
-  kCount,          // integer >= 0 (winners, SQLSTATE counts, rows, lock_waits)
-  kPositiveCount,  // integer >= 1 (session count, retry attempts)
+  kAnyMs,          // -kMaxDurationMs..kMaxDurationMs (blocked min_ms / max_ms)
+  kDurationMs,     // 0..kMaxDurationMs (sleep_ms, retry initial_ms, cap_ms)
+  kTimeoutMs,      // 1..kMaxDurationMs (await_blocked timeout_ms)
+  kFactor,         // 1..kMaxRetryFactor (retry factor)
+  kCount,          // integer 0..kMaxInteger (winners, SQLSTATE counts, rows, lock_waits)
+  kAttempts,       // integer 1..kMaxRetryAttempts (retry attempts)
+  kSessionCount,   // integer 1..kMaxSessionInstances (a session's count)
 };
 
 // EvalNumber(text, params), then checks `rule`. The error message has no location, e.g.
-// "'${workers}' is not a number (evaluated 'abc': unexpected 'abc')" or "'0' must be an integer >=
-// 1".
+// "'${workers}' is not a number (evaluated 'abc': unexpected 'abc')" or "'0' must be an integer
+// from 1 to 1000".
 Result<double> EvalWithRule(const std::string& text, const ParamMap& params, NumberRule rule);
 
 // True when `text` is [A-Za-z_][A-Za-z0-9_]* (param and capture names).

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,8 @@ struct LoadContext {
     std::vector<size_t> roles;
   };
   std::vector<BarrierUse> barriers;
+  std::unordered_map<std::string, size_t> barrier_index;  // name -> index in `barriers`
+  bool barriers_incomplete = false;  // a session's steps had errors: skip the barrier checks
 
   // await_blocked / terminate targets, checked once every role is known.
   struct TargetUse {
@@ -44,6 +47,9 @@ struct LoadContext {
   // Each session's count evaluated with the param defaults (nullopt when it did not evaluate).
   std::vector<std::optional<long>> role_counts;
 };
+
+// Records where `ref` was written in Scenario::field_locs (under `ref.path`).
+void RememberLoc(LoadContext& ctx, const Ref& ref);
 
 // Reads an Expr: every ${name} must be a declared param, and it must evaluate under `rule` with the
 // param defaults. Errors are reported at `ref`.

@@ -7,15 +7,13 @@
 
 #include "harness/loader/expr.h"
 #include "harness/loader/expr_rules.h"
+#include "harness/loader/limits.h"
+#include "harness/loader/yaml_reader.h"
 
 namespace racelab {
 namespace {
 
 using internal::NumberRule;
-
-// Each session instance is a thread and a connection: a typo such as --set workers=10000 must not
-// try to open them all.
-constexpr size_t kMaxSessions = 1000;
 
 // Evaluates a scenario's Exprs with the resolved params; remembers the first failure.
 class Evaluator {
@@ -38,20 +36,42 @@ class Evaluator {
   long Integer(const Expr& text, const std::string& path, NumberRule rule) {
     return std::lround(Number(text, path, rule));
   }
-  std::string Text(const std::string& text) const { return SubstituteParams(text, params_); }
+  // `text` with params substituted; a result over limits::kMaxSubstitutedBytes is an error at
+  // `path` (`loc` when given, else where the loader saw `path`) and gives "".
+  std::string Text(const std::string& text, const std::string& path,
+                   const SourceLoc* loc = nullptr) {
+    if (!ok()) return "";
+    size_t size = SubstitutedSize(text, params_);
+    if (size <= limits::kMaxSubstitutedBytes) return SubstituteParams(text, params_);
+    Fail(text, path,
+         fmt::format("has {} bytes once params are substituted; at most {}", size,
+                     limits::kMaxSubstitutedBytes),
+         loc);
+    return "";
+  }
 
-  // "--set workers=abc: FILE: PATH: message" (the --set part only when `text` uses an overridden
-  // param).
-  void Fail(const std::string& text, const std::string& path, const std::string& message) {
+  // "--set workers=abc: FILE:LINE:COL: PATH: message" (the --set part only when `text` uses an
+  // overridden param; LINE:COL from `loc`, else from where the loader saw `path`, else none).
+  void Fail(const std::string& text, const std::string& path, const std::string& message,
+            const SourceLoc* loc = nullptr) {
     if (!ok()) return;
     std::string prefix;
     for (const std::string& name : ReferencedNames(text)) {
       auto it = from_set_.find(name);
       if (it == from_set_.end()) continue;
-      prefix += fmt::format("{}--set {}={}", prefix.empty() ? "" : " ", it->first, it->second);
+      prefix += fmt::format("{}--set {}={}", prefix.empty() ? "" : " ", it->first,
+                            internal::Clip(it->second));
     }
     if (!prefix.empty()) prefix += ": ";
-    status_ = Status::Usage(fmt::format("{}{}: {}: {}", prefix, scenario_.loc.file, path, message));
+    if (loc == nullptr) {
+      auto it = scenario_.field_locs.find(path);
+      if (it != scenario_.field_locs.end()) loc = &it->second;
+    }
+    std::string where = loc != nullptr && loc->line > 0
+                            ? fmt::format("{}:{}:{}", scenario_.loc.file, loc->line, loc->column)
+                            : scenario_.loc.file;
+    status_ = Status::Usage(fmt::format("{}{}: {}: {}", prefix, where, path,
+                                        internal::Clip(message, internal::kMaxMessageBytes)));
   }
 
  private:
@@ -61,21 +81,49 @@ class Evaluator {
   Status status_;
 };
 
-PlannedSession PlanRole(Evaluator& ev, const SessionSpec& role, const std::string& path) {
+// A wait of `ms` at `path` must fit in the trial deadline, or every trial would end at it.
+void CheckFitsTrial(Evaluator& ev, const Expr& text, const std::string& path, long ms,
+                    long trial_timeout_ms, const SourceLoc* loc, const char* what) {
+  if (!ev.ok() || ms <= trial_timeout_ms) return;
+  ev.Fail(text, path,
+          fmt::format("{} of {} ms cannot end before the trial deadline (--trial-timeout-ms {}): "
+                      "every trial would end at the deadline; shorten it or raise the deadline",
+                      what, ms, trial_timeout_ms),
+          loc);
+}
+
+// Bytes of text one instance of a planned role holds (for limits::kMaxPlanBytes).
+size_t TextBytes(const PlannedSession& planned) {
+  size_t bytes = planned.role.size();
+  for (const auto& [name, value] : planned.settings) bytes += name.size() + value.size();
+  for (const PlannedStep& step : planned.steps) {
+    bytes += sizeof(PlannedStep) + step.name.size() + step.sql.size() + step.when.size() +
+             step.barrier.size() + step.target.size();
+    for (const std::string& c : step.capture) bytes += c.size();
+  }
+  return bytes;
+}
+
+PlannedSession PlanRole(Evaluator& ev, const SessionSpec& role, const std::string& path,
+                        long trial_timeout_ms) {
   PlannedSession planned;
   planned.role = role.name;
-  for (const auto& [name, value] : role.settings)
-    planned.settings.emplace_back(name, ev.Text(value));
+  for (const auto& [name, value] : role.settings) {
+    std::string value_path = fmt::format("{}.settings.{}", path, name);
+    planned.settings.emplace_back(name, ev.Text(value, value_path));
+  }
   if (role.retry) {
     const RetrySpec& r = *role.retry;
     std::string retry_path = path + ".retry";
     PlannedRetry retry;
     retry.on = r.on;
-    retry.attempts = ev.Integer(r.attempts, retry_path + ".attempts", NumberRule::kPositiveCount);
+    retry.attempts = ev.Integer(r.attempts, retry_path + ".attempts", NumberRule::kAttempts);
     retry.initial_ms =
-        ev.Integer(r.initial_ms, retry_path + ".initial_ms", NumberRule::kNonNegative);
-    retry.factor = ev.Number(r.factor, retry_path + ".factor", NumberRule::kAtLeastOne);
-    retry.cap_ms = ev.Integer(r.cap_ms, retry_path + ".cap_ms", NumberRule::kNonNegative);
+        ev.Integer(r.initial_ms, retry_path + ".initial_ms", NumberRule::kDurationMs);
+    retry.factor = ev.Number(r.factor, retry_path + ".factor", NumberRule::kFactor);
+    retry.cap_ms = ev.Integer(r.cap_ms, retry_path + ".cap_ms", NumberRule::kDurationMs);
+    CheckFitsTrial(ev, r.initial_ms, retry_path + ".initial_ms", retry.initial_ms,
+                   trial_timeout_ms, nullptr, "a first retry backoff");
     planned.retry = retry;
   }
   for (size_t j = 0; j < role.steps.size(); ++j) {
@@ -84,18 +132,22 @@ PlannedSession PlanRole(Evaluator& ev, const SessionSpec& role, const std::strin
     PlannedStep p;
     p.kind = step.kind;
     p.name = step.name;
-    p.sql = ev.Text(step.sql);
+    p.sql = ev.Text(step.sql, step_path + ".sql", &step.loc);
     p.capture = step.capture;
-    p.when = ev.Text(step.when);
+    p.when = ev.Text(step.when, step_path + ".when", &step.loc);
     p.on_error = step.on_error;
     p.barrier = step.barrier;
     p.target = step.target;
     if (step.kind == StepKind::kSleep) {
-      p.sleep_ms = ev.Integer(step.sleep_ms, step_path + ".sleep_ms", NumberRule::kNonNegative);
+      p.sleep_ms = ev.Integer(step.sleep_ms, step_path + ".sleep_ms", NumberRule::kDurationMs);
+      CheckFitsTrial(ev, step.sleep_ms, step_path + ".sleep_ms", p.sleep_ms, trial_timeout_ms,
+                     &step.loc, "a sleep");
     }
     if (step.kind == StepKind::kAwaitBlocked && !step.timeout_ms.empty()) {
       p.timeout_ms =
-          ev.Integer(step.timeout_ms, step_path + ".timeout_ms", NumberRule::kAtLeastOne);
+          ev.Integer(step.timeout_ms, step_path + ".timeout_ms", NumberRule::kTimeoutMs);
+      CheckFitsTrial(ev, step.timeout_ms, step_path + ".timeout_ms", p.timeout_ms,
+                     trial_timeout_ms, &step.loc, "a wait (timeout_ms)");
     }
     planned.steps.push_back(std::move(p));
   }
@@ -152,18 +204,21 @@ PlannedExpect PlanExpect(Evaluator& ev, const Scenario& s, IsolationLevel level)
     const BlockedSpec& b = (*spec.blocked)[i];
     std::string path = fmt::format("{}[{}]", paths.blocked, i);
     PlannedBlocked planned{b.session, b.step, std::nullopt, std::nullopt, b.by};
-    if (b.min_ms) planned.min_ms = ev.Number(*b.min_ms, path + ".min_ms", NumberRule::kAny);
-    if (b.max_ms) planned.max_ms = ev.Number(*b.max_ms, path + ".max_ms", NumberRule::kAny);
+    if (b.min_ms) planned.min_ms = ev.Number(*b.min_ms, path + ".min_ms", NumberRule::kAnyMs);
+    if (b.max_ms) planned.max_ms = ev.Number(*b.max_ms, path + ".max_ms", NumberRule::kAnyMs);
     if (ev.ok() && planned.min_ms && planned.max_ms && *planned.min_ms > *planned.max_ms) {
       ev.Fail(*b.min_ms + " " + *b.max_ms, path,
               fmt::format("min_ms '{}' = {} is greater than max_ms '{}' = {}", *b.min_ms,
-                          *planned.min_ms, *b.max_ms, *planned.max_ms));
+                          *planned.min_ms, *b.max_ms, *planned.max_ms),
+              &b.loc);
     }
     out.blocked.push_back(std::move(planned));
   }
   for (size_t i = 0; spec.final && i < spec.final->size(); ++i) {
     const FinalCheck& f = (*spec.final)[i];
-    out.final.push_back({ev.Text(f.sql), ev.Text(f.equals)});
+    std::string path = fmt::format("{}[{}]", paths.final, i);
+    out.final.push_back(
+        {ev.Text(f.sql, path + ".sql", &f.loc), ev.Text(f.equals, path + ".equals", &f.loc)});
   }
   return out;
 }
@@ -175,14 +230,28 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& scenario, const Pla
   if (options.trials < 1) {
     return Status::Usage(fmt::format("--trials {}: must be >= 1", options.trials));
   }
+  if (options.trial_timeout_ms < 1) {
+    return Status::Usage(
+        fmt::format("--trial-timeout-ms {}: must be >= 1", options.trial_timeout_ms));
+  }
   ParamMap params;
   std::map<std::string, std::string> from_set;
   for (const auto& [name, value] : scenario.params) params[name] = value;
   for (const auto& [name, value] : options.set) {
     if (params.count(name) == 0) continue;  // not declared by this scenario: ignored
+    // Where the param is declared: "FILE:LINE:COL: params.NAME".
+    std::string where = fmt::format("{}: params.{}", file, name);
+    if (auto it = scenario.field_locs.find("params." + name); it != scenario.field_locs.end()) {
+      where = fmt::format("{}:{}:{}: params.{}", file, it->second.line, it->second.column, name);
+    }
+    if (value.size() > limits::kMaxLineBytes) {
+      return Status::Usage(fmt::format("--set {}={}: {}: the value has {} bytes; at most {}", name,
+                                       internal::Clip(value), where, value.size(),
+                                       limits::kMaxLineBytes));
+    }
     if (value.find("${") != std::string::npos) {
       return Status::Usage(
-          fmt::format("--set {}={}: {}: a value may not contain '${{'", name, value, file));
+          fmt::format("--set {}={}: {}: a value may not contain '${{'", name, value, where));
     }
     params[name] = value;
     from_set[name] = value;
@@ -197,18 +266,30 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& scenario, const Pla
   base.tags = scenario.tags;
   for (const auto& [name, unused] : scenario.params) base.params.emplace_back(name, params[name]);
   base.trials = options.trials;
-  base.setup = ev.Text(scenario.setup);
-  base.teardown = ev.Text(scenario.teardown);
+  base.setup = ev.Text(scenario.setup, "setup");
+  base.teardown = ev.Text(scenario.teardown, "teardown");
+  size_t plan_bytes = 0;
   for (size_t i = 0; i < scenario.sessions.size(); ++i) {
     const SessionSpec& role = scenario.sessions[i];
     std::string path = fmt::format("sessions[{}]", i);
-    long count = ev.Integer(role.count, path + ".count", NumberRule::kPositiveCount);
-    if (ev.ok() && base.sessions.size() + static_cast<size_t>(count) > kMaxSessions) {
+    long count = ev.Integer(role.count, path + ".count", NumberRule::kSessionCount);
+    if (ev.ok() && base.sessions.size() + static_cast<size_t>(count) >
+                       static_cast<size_t>(limits::kMaxSessionInstances)) {
       ev.Fail(role.count, path + ".count",
-              fmt::format("'{}' = {} makes more than {} sessions in total", role.count, count,
-                          kMaxSessions));
+              fmt::format("'{}' = {} makes more than {} sessions in total (each is a thread and "
+                          "a connection)",
+                          role.count, count, limits::kMaxSessionInstances),
+              &role.loc);
     }
-    PlannedSession planned = PlanRole(ev, role, path);
+    PlannedSession planned = PlanRole(ev, role, path, options.trial_timeout_ms);
+    plan_bytes += TextBytes(planned) * static_cast<size_t>(ev.ok() ? count : 0);
+    if (ev.ok() && plan_bytes > limits::kMaxPlanBytes) {
+      ev.Fail(role.count, path + ".count",
+              fmt::format("'{}' = {} instances of this session make the plan hold more than {} "
+                          "bytes of text",
+                          role.count, count, limits::kMaxPlanBytes),
+              &role.loc);
+    }
     for (long n = 1; ev.ok() && n <= count; ++n) {
       PlannedSession instance = planned;
       instance.index = static_cast<int>(n);

@@ -9,10 +9,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "harness/loader/limits.h"
 #include "harness/loader/loader_context.h"
+#include "harness/loader/yaml_nesting.h"
 
 namespace racelab {
 namespace internal {
@@ -31,7 +34,7 @@ bool IsKebabName(const std::string& name) {
 }
 
 void ReadParams(LoadContext& ctx, const Ref& ref) {
-  std::optional<Fields> fields = ctx.reader.Map(ref, {});
+  std::optional<Fields> fields = ctx.reader.Map(ref, {}, {}, limits::kMaxParams);
   if (!fields) return;
   for (const Fields::Entry& entry : fields->entries) {
     if (!IsIdentifier(entry.key)) {
@@ -46,19 +49,24 @@ void ReadParams(LoadContext& ctx, const Ref& ref) {
                                    value.IsScalar() ? "empty text" : Describe(value)));
       continue;
     }
-    if (value.Scalar().find("${") != std::string::npos) {
+    RememberLoc(ctx, entry.value);  // for the planner's errors about a --set value
+    std::optional<std::string> text = ctx.reader.Text(entry.value);  // length checked here
+    if (!text) continue;
+    if (text->find("${") != std::string::npos) {
       ctx.reader.Error(entry.value, "a param default may not reference other params (${...})");
       continue;
     }
-    ctx.scenario.params.emplace_back(entry.key, value.Scalar());
-    ctx.defaults[entry.key] = value.Scalar();
+    ctx.scenario.params.emplace_back(entry.key, *text);
+    ctx.defaults[entry.key] = *text;
   }
 }
 
 void ReadIsolation(LoadContext& ctx, const Ref& ref) {
   std::vector<Ref> items;
   if (ref.node.IsSequence()) {
-    items = *ctx.reader.Seq(ref);
+    std::optional<std::vector<Ref>> seq = ctx.reader.Seq(ref);
+    if (!seq) return;
+    items = std::move(*seq);
   } else {
     items.push_back(ref);
   }
@@ -81,7 +89,8 @@ void ReadIsolation(LoadContext& ctx, const Ref& ref) {
 }
 
 std::optional<std::string> ReadSql(LoadContext& ctx, const Ref& ref, bool allow_empty) {
-  std::optional<std::string> sql = ctx.reader.Text(ref, allow_empty);
+  RememberLoc(ctx, ref);
+  std::optional<std::string> sql = ctx.reader.Text(ref, allow_empty, limits::kMaxTextBytes);
   if (sql && !CheckReferences(ctx, ref, *sql, nullptr)) return std::nullopt;
   return sql;
 }
@@ -96,7 +105,7 @@ void ReadScenario(LoadContext& ctx, const YAML::Node& root) {
   if (!fields) return;
   Scenario& s = ctx.scenario;
   if (const Ref* ref = fields->Get("name")) {
-    std::optional<std::string> name = ctx.reader.Text(*ref);
+    std::optional<std::string> name = ctx.reader.Name(*ref);
     if (name && !IsKebabName(*name)) {
       ctx.reader.Error(*ref, fmt::format("'{}' is not a kebab-case name (expected [a-z0-9-]+, "
                                          "e.g. guarded-cas-claim)",
@@ -107,9 +116,13 @@ void ReadScenario(LoadContext& ctx, const YAML::Node& root) {
   if (const Ref* ref = fields->Get("title"))
     s.title = TrimTrailing(ctx.reader.Text(*ref).value_or(""));
   if (const Ref* ref = fields->Get("teaches")) {
-    s.teaches = TrimTrailing(ctx.reader.Text(*ref).value_or(""));
+    s.teaches =
+        TrimTrailing(ctx.reader.Text(*ref, false, limits::kMaxTextBytes).value_or(""));
   }
-  if (const Ref* ref = fields->Get("tags")) s.tags = ctx.reader.TextList(*ref).value_or(s.tags);
+  if (const Ref* ref = fields->Get("tags")) {
+    s.tags =
+        ctx.reader.TextList(*ref, limits::kMaxTags, limits::kMaxNameBytes).value_or(s.tags);
+  }
   if (const Ref* ref = fields->Get("params")) ReadParams(ctx, *ref);
   if (const Ref* ref = fields->Get("isolation")) ReadIsolation(ctx, *ref);
   if (s.isolation.empty()) s.isolation = AllIsolationLevels();
@@ -148,7 +161,12 @@ std::string SyntaxHint(const std::string& text, int line) {
   return "";
 }
 
+void RememberLoc(LoadContext& ctx, const Ref& ref) {
+  ctx.scenario.field_locs[ref.path] = ctx.reader.Loc(ref.mark);
+}
+
 std::optional<Expr> ReadExpr(LoadContext& ctx, const Ref& ref, NumberRule rule) {
+  RememberLoc(ctx, ref);
   std::optional<std::string> text = ctx.reader.ExprText(ref);
   if (!text || !CheckReferences(ctx, ref, *text, nullptr)) return std::nullopt;
   Result<double> value = EvalWithRule(*text, ctx.defaults, rule);
@@ -163,6 +181,7 @@ bool CheckReferences(LoadContext& ctx, const Ref& ref, const std::string& text,
                      const std::vector<std::string>* captures) {
   bool ok = true;
   for (const std::string& name : ReferencedNames(text)) {
+    if (ctx.reader.full()) return false;
     bool param = ctx.defaults.count(name) != 0;
     bool captured = captures != nullptr &&
                     std::find(captures->begin(), captures->end(), name) != captures->end();
@@ -207,13 +226,23 @@ bool IsStepName(const std::string& name) {
 }  // namespace internal
 
 Result<Scenario> LoadScenarioText(const std::string& yaml_text, const std::string& file_name) {
+  if (yaml_text.size() > limits::kMaxFileBytes) {
+    return Status::Usage(fmt::format("{}:1:1: the file has {} bytes; a scenario file may have at "
+                                     "most {} (256 KiB)",
+                                     file_name, yaml_text.size(), limits::kMaxFileBytes));
+  }
+  if (std::optional<internal::NestingProblem> deep = internal::CheckYamlNesting(yaml_text)) {
+    return Status::Usage(
+        fmt::format("{}:{}:{}: {}", file_name, deep->line, deep->column, deep->message));
+  }
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(yaml_text);
   } catch (const YAML::Exception& e) {
     int line = e.mark.is_null() ? 1 : e.mark.line + 1;
     int column = e.mark.is_null() ? 1 : e.mark.column + 1;
-    return Status::Usage(fmt::format("{}:{}:{}: invalid YAML: {}{}", file_name, line, column, e.msg,
+    return Status::Usage(fmt::format("{}:{}:{}: invalid YAML: {}{}", file_name, line, column,
+                                     internal::Clip(e.msg, internal::kMaxMessageBytes),
                                      internal::SyntaxHint(yaml_text, line)));
   }
   if (documents.empty() || documents[0].IsNull()) {
@@ -244,10 +273,20 @@ Result<Scenario> LoadScenarioText(const std::string& yaml_text, const std::strin
 Result<Scenario> LoadScenarioFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::Usage(fmt::format("{}: cannot open scenario file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
+  // Reads at most one byte more than the limit: a huge file (or /dev/zero) costs nothing.
+  std::string text(limits::kMaxFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) return Status::Usage(fmt::format("{}: cannot read scenario file", path));
-  return LoadScenarioText(text.str(), path);
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > limits::kMaxFileBytes) {
+    std::error_code ec;
+    uintmax_t size = std::filesystem::file_size(path, ec);
+    return Status::Usage(fmt::format(
+        "{}:1:1: the file has {} bytes; a scenario file may have at most {} (256 KiB)", path,
+        ec ? fmt::format("more than {}", limits::kMaxFileBytes) : std::to_string(size),
+        limits::kMaxFileBytes));
+  }
+  return LoadScenarioText(text, path);
 }
 
 }  // namespace racelab

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "harness/loader/limits.h"
 #include "harness/loader/loader_context.h"
 
 namespace racelab::internal {
@@ -39,6 +40,7 @@ void ReadSettings(LoadContext& ctx, const Ref& ref, SessionSpec& session) {
                                    entry.key));
       continue;
     }
+    RememberLoc(ctx, entry.value);
     std::optional<std::string> value = ctx.reader.Text(entry.value);
     if (!value || !CheckReferences(ctx, entry.value, *value, nullptr)) continue;
     session.settings.emplace_back(entry.key, *value);
@@ -51,7 +53,7 @@ void ReadRetry(LoadContext& ctx, const Ref& ref, SessionSpec& session) {
   if (!fields) return;
   RetrySpec retry;
   if (const Ref* on = fields->Get("on")) {
-    auto codes = ctx.reader.TextItems(*on);
+    auto codes = ctx.reader.TextItems(*on, limits::kMaxListItems, limits::kMaxNameBytes);
     if (codes && codes->empty())
       ctx.reader.Error(*on, "list at least one SQLSTATE, e.g. [\"40001\"]");
     for (const auto& [code, item] : codes.value_or(decltype(codes)::value_type{})) {
@@ -68,10 +70,10 @@ void ReadRetry(LoadContext& ctx, const Ref& ref, SessionSpec& session) {
     Expr* target;
     NumberRule rule;
   };
-  for (const Field& f : {Field{"attempts", &retry.attempts, NumberRule::kPositiveCount},
-                         Field{"initial_ms", &retry.initial_ms, NumberRule::kNonNegative},
-                         Field{"factor", &retry.factor, NumberRule::kAtLeastOne},
-                         Field{"cap_ms", &retry.cap_ms, NumberRule::kNonNegative}}) {
+  for (const Field& f : {Field{"attempts", &retry.attempts, NumberRule::kAttempts},
+                         Field{"initial_ms", &retry.initial_ms, NumberRule::kDurationMs},
+                         Field{"factor", &retry.factor, NumberRule::kFactor},
+                         Field{"cap_ms", &retry.cap_ms, NumberRule::kDurationMs}}) {
     if (const Ref* r = fields->Get(f.key))
       *f.target = ReadExpr(ctx, *r, f.rule).value_or(*f.target);
   }
@@ -88,7 +90,7 @@ void ReadSession(LoadContext& ctx, const Ref& ref, size_t role) {
   if (ctx.reader.error_count() != errors_before) ctx.role_counts[role] = std::nullopt;
   if (!fields) return;
   if (const Ref* r = fields->Get("name")) {
-    std::optional<std::string> name = ctx.reader.Text(*r);
+    std::optional<std::string> name = ctx.reader.Name(*r);
     if (name && !IsRoleName(*name)) {
       ctx.reader.Error(*r, fmt::format("'{}' is not a session name (expected [a-z][a-z0-9_]*, "
                                        "e.g. worker)",
@@ -103,7 +105,7 @@ void ReadSession(LoadContext& ctx, const Ref& ref, size_t role) {
     session.name = name.value_or("");
   }
   if (const Ref* r = fields->Get("count")) {
-    std::optional<Expr> count = ReadExpr(ctx, *r, NumberRule::kPositiveCount);
+    std::optional<Expr> count = ReadExpr(ctx, *r, NumberRule::kSessionCount);
     if (count) {
       session.count = *count;
       ctx.role_counts[role] = EvalInteger(*count, ctx.defaults).value();
@@ -114,7 +116,10 @@ void ReadSession(LoadContext& ctx, const Ref& ref, size_t role) {
   if (const Ref* r = fields->Get("settings")) ReadSettings(ctx, *r, session);
   if (const Ref* r = fields->Get("retry")) ReadRetry(ctx, *r, session);
   if (const Ref* r = fields->Get("steps")) {
+    size_t errors_before_steps = ctx.reader.error_count();
     session.steps = ReadSteps(ctx, *r, role);
+    // Steps left unread may hide barriers: the barrier checks would only add false errors.
+    if (ctx.reader.error_count() != errors_before_steps) ctx.barriers_incomplete = true;
     bool has_begin = std::any_of(session.steps.begin(), session.steps.end(),
                                  [](const Step& s) { return s.kind == StepKind::kBegin; });
     if (session.retry && !has_begin) {
@@ -134,7 +139,7 @@ bool IsSqlState(const std::string& code) {
 }
 
 void ReadSessions(LoadContext& ctx, const Ref& ref) {
-  std::optional<std::vector<Ref>> items = ctx.reader.Seq(ref);
+  std::optional<std::vector<Ref>> items = ctx.reader.Seq(ref, limits::kMaxRoles);
   if (!items) return;
   if (items->empty()) {
     ctx.reader.Error(ref, "list at least one session");
@@ -142,7 +147,18 @@ void ReadSessions(LoadContext& ctx, const Ref& ref) {
   }
   ctx.scenario.sessions.resize(items->size());
   ctx.role_counts.assign(items->size(), 1L);
-  for (size_t i = 0; i < items->size(); ++i) ReadSession(ctx, (*items)[i], i);
+  for (size_t i = 0; i < items->size() && !ctx.reader.full(); ++i) {
+    ReadSession(ctx, (*items)[i], i);
+  }
+  // Every instance is a thread and a connection: the total is bounded (the planner checks it again
+  // with the --set values).
+  long total = 0;
+  for (const std::optional<long>& count : ctx.role_counts) total += count.value_or(0);
+  if (total > limits::kMaxSessionInstances) {
+    ctx.reader.Error(ref, fmt::format("the sessions' counts add up to {} instances; at most {} "
+                                      "(each is a thread and a connection)",
+                                      total, limits::kMaxSessionInstances));
+  }
 }
 
 }  // namespace racelab::internal

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <unordered_map>
 
+#include "harness/loader/limits.h"
 #include "harness/loader/loader_context.h"
 #include "harness/model/condition.h"
 
@@ -49,7 +51,7 @@ std::vector<std::string> KindNames() {
 
 std::string UnknownStep(const std::string& word) {
   std::string hint = Suggest(word, KindNames());
-  return fmt::format("unknown step '{}' ({}expected one of: {})", word,
+  return fmt::format("unknown step '{}' ({}expected one of: {})", Clip(word),
                      hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
                      JoinNames(KindNames()));
 }
@@ -91,7 +93,7 @@ void ReadWhen(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& 
 }
 
 void ReadCapture(LoadContext& ctx, const Ref& ref, Step& step) {
-  auto names = ctx.reader.TextItems(ref);
+  auto names = ctx.reader.TextItems(ref, limits::kMaxListItems, limits::kMaxNameBytes);
   if (!names) return;
   for (const auto& [name, item] : *names) {
     step.capture.push_back(name);
@@ -113,10 +115,12 @@ void ReadKindValue(LoadContext& ctx, const KindInfo& info, const Ref& ref,
     return;
   }
   if (info.kind == StepKind::kSleep) {
-    step.sleep_ms = ReadExpr(ctx, ref, NumberRule::kNonNegative).value_or("");
+    step.sleep_ms = ReadExpr(ctx, ref, NumberRule::kDurationMs).value_or("");
     return;
   }
-  std::optional<std::string> text = ctx.reader.Text(ref);
+  std::optional<std::string> text = info.kind == StepKind::kSql
+                                        ? ctx.reader.Text(ref, false, limits::kMaxTextBytes)
+                                        : ctx.reader.Name(ref);
   if (!text) return;
   switch (info.kind) {
     case StepKind::kSql:
@@ -130,12 +134,12 @@ void ReadKindValue(LoadContext& ctx, const KindInfo& info, const Ref& ref,
                                           *text));
       }
       step.barrier = *text;
-      auto it = std::find_if(ctx.barriers.begin(), ctx.barriers.end(),
-                             [&](const LoadContext::BarrierUse& b) { return b.name == *text; });
-      if (it == ctx.barriers.end()) {
+      auto [it, added] = ctx.barrier_index.emplace(*text, ctx.barriers.size());
+      if (added) {
         ctx.barriers.push_back({*text, ref.mark, ref.path, {role}});
-      } else if (std::find(it->roles.begin(), it->roles.end(), role) == it->roles.end()) {
-        it->roles.push_back(role);
+      } else if (std::vector<size_t>& roles = ctx.barriers[it->second].roles;
+                 roles.back() != role) {  // roles are read in order: a role is last if listed
+        roles.push_back(role);
       }
       break;
     }
@@ -195,7 +199,7 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
     ReadCapture(ctx, *r, step);
   }
   if (const Ref* r = fields->Get("timeout_ms"); r && info->kind == StepKind::kAwaitBlocked) {
-    step.timeout_ms = ReadExpr(ctx, *r, NumberRule::kAtLeastOne).value_or("");
+    step.timeout_ms = ReadExpr(ctx, *r, NumberRule::kTimeoutMs).value_or("");
   }
   if (const Ref* r = fields->Get("on_error");
       r && std::find(info->modifiers.begin(), info->modifiers.end(), "on_error") !=
@@ -214,11 +218,12 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
 
 std::vector<Step> ReadSteps(LoadContext& ctx, const Ref& ref, size_t role) {
   std::vector<Step> steps;
-  std::optional<std::vector<Ref>> items = ctx.reader.Seq(ref);
+  std::optional<std::vector<Ref>> items = ctx.reader.Seq(ref, limits::kMaxStepsPerSession);
   if (!items) return steps;
   if (items->empty()) ctx.reader.Error(ref, "list at least one step");
   std::vector<std::string> captures;  // captured by the steps read so far
-  for (size_t i = 0; i < items->size(); ++i) {
+  std::unordered_map<std::string, size_t> names;  // step name -> index of its first step
+  for (size_t i = 0; i < items->size() && !ctx.reader.full(); ++i) {
     const Ref& item = (*items)[i];
     Step step;
     step.loc = ctx.reader.Loc(item.mark);
@@ -243,7 +248,7 @@ std::vector<Step> ReadSteps(LoadContext& ctx, const Ref& ref, size_t role) {
     }
     step.name = fmt::format("{}{}", keyword, i + 1);
     if (name_ref) {
-      std::optional<std::string> name = ctx.reader.Text(*name_ref);
+      std::optional<std::string> name = ctx.reader.Name(*name_ref);
       if (name && !IsStepName(*name)) {
         ctx.reader.Error(*name_ref, fmt::format("'{}' is not a step name (expected "
                                                 "[A-Za-z][A-Za-z0-9_-]*, e.g. claim)",
@@ -251,14 +256,20 @@ std::vector<Step> ReadSteps(LoadContext& ctx, const Ref& ref, size_t role) {
       }
       if (name) step.name = *name;
     }
-    for (size_t j = 0; j < steps.size(); ++j) {
-      if (steps[j].name != step.name) continue;
+    if (auto [it, added] = names.emplace(step.name, steps.size()); !added) {
       ctx.reader.Error(name_ref ? *name_ref : item,
                        fmt::format("duplicate step name '{}' in session '{}' (also steps[{}])",
-                                   step.name, ctx.scenario.sessions[role].name, j));
+                                   step.name, ctx.scenario.sessions[role].name, it->second));
     }
     for (const std::string& c : step.capture) {
-      if (std::find(captures.begin(), captures.end(), c) == captures.end()) captures.push_back(c);
+      if (std::find(captures.begin(), captures.end(), c) != captures.end()) continue;
+      if (captures.size() == limits::kMaxListItems) {
+        ctx.reader.Error(item, fmt::format("session '{}' captures more than {} names",
+                                           ctx.scenario.sessions[role].name,
+                                           limits::kMaxListItems));
+        break;
+      }
+      captures.push_back(c);
     }
     steps.push_back(std::move(step));
   }

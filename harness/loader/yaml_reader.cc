@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <tuple>
+#include <unordered_set>
 
 namespace racelab::internal {
 namespace {
@@ -69,7 +70,17 @@ std::string_view Describe(const YAML::Node& node) {
   }
 }
 
+std::string Clip(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t end = max_bytes;
+  // Back up to the first byte of a UTF-8 character (continuation bytes are 10xxxxxx).
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(text.substr(0, end)) + "…";
+}
+
 std::string Suggest(std::string_view word, const std::vector<std::string>& candidates) {
+  // Bounds the work: no typo of a name, nor worth comparing with thousands of names.
+  if (word.size() > limits::kMaxNameBytes || candidates.size() > 1000) return "";
   std::string best;
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
   for (const std::string& candidate : candidates) {
@@ -88,12 +99,13 @@ SourceLoc YamlReader::Loc(const YAML::Mark& mark) const {
 }
 
 void YamlReader::Error(const YAML::Mark& mark, const std::string& path, std::string message) {
-  SourceLoc loc = Loc(mark);
-  errors_.push_back(Problem{loc.line, loc.column, path, std::move(message)});
+  Error(Loc(mark), path, std::move(message));
 }
 
 void YamlReader::Error(const SourceLoc& loc, const std::string& path, std::string message) {
-  errors_.push_back(Problem{loc.line, loc.column, path, std::move(message)});
+  if (error_count_++ >= limits::kMaxErrors) return;
+  errors_.push_back(
+      Problem{loc.line, loc.column, Clip(path, kMaxMessageBytes), Clip(message, kMaxMessageBytes)});
 }
 
 Status YamlReader::ToStatus() const {
@@ -108,18 +120,30 @@ Status YamlReader::ToStatus() const {
                 ? fmt::format("{}:{}:{}: {}", file_, p.line, p.column, p.message)
                 : fmt::format("{}:{}:{}: {}: {}", file_, p.line, p.column, p.path, p.message);
   }
+  if (error_count_ > errors_.size()) {
+    text += fmt::format("\n{}: … and more errors (the loader stops after the first {})", file_,
+                        errors_.size());
+  }
   return Status::Usage(text);
 }
 
 std::optional<Fields> YamlReader::Map(const Ref& ref, const std::vector<std::string_view>& allowed,
-                                      const std::vector<std::string_view>& required) {
+                                      const std::vector<std::string_view>& required,
+                                      size_t max_entries) {
   if (!ref.node.IsMap()) {
     Error(ref, fmt::format("expected a mapping (key: value), found {}", Describe(ref.node)));
     return std::nullopt;
   }
+  if (ref.node.size() > max_entries) {
+    Error(ref, fmt::format("has {} entries; at most {} are allowed here", ref.node.size(),
+                           max_entries));
+    return std::nullopt;
+  }
   std::vector<std::string> valid(allowed.begin(), allowed.end());
   Fields fields{ref, {}};
+  std::unordered_set<std::string> seen;  // keys kept so far: a linear duplicate check
   for (const auto& pair : ref.node) {  // yaml-cpp yields pairs by value: copy the handles
+    if (full()) break;
     const YAML::Node key = pair.first;
     const YAML::Node value = pair.second;
     if (!key.IsScalar()) {
@@ -127,6 +151,12 @@ std::optional<Fields> YamlReader::Map(const Ref& ref, const std::vector<std::str
       continue;
     }
     const std::string& name = key.Scalar();
+    if (name.size() > limits::kMaxNameBytes) {
+      Error(key.Mark(), ref.path,
+            fmt::format("key '{}' is {} bytes long; a key may have at most {}", Clip(name),
+                        name.size(), limits::kMaxNameBytes));
+      continue;
+    }
     std::string path = JoinPath(ref.path, name);
     if (!valid.empty() && std::find(valid.begin(), valid.end(), name) == valid.end()) {
       std::string hint = Suggest(name, valid);
@@ -136,7 +166,7 @@ std::optional<Fields> YamlReader::Map(const Ref& ref, const std::vector<std::str
                         JoinNames(valid)));
       continue;
     }
-    if (fields.Get(name) != nullptr) {
+    if (!seen.insert(name).second) {
       Error(key.Mark(), path, fmt::format("duplicate key '{}'", name));
       continue;
     }
@@ -150,9 +180,13 @@ std::optional<Fields> YamlReader::Map(const Ref& ref, const std::vector<std::str
   return fields;
 }
 
-std::optional<std::vector<Ref>> YamlReader::Seq(const Ref& ref) {
+std::optional<std::vector<Ref>> YamlReader::Seq(const Ref& ref, size_t max_items) {
   if (!ref.node.IsSequence()) {
     Error(ref, fmt::format("expected a list, found {}", Describe(ref.node)));
+    return std::nullopt;
+  }
+  if (ref.node.size() > max_items) {
+    Error(ref, fmt::format("has {} items; at most {} are allowed here", ref.node.size(), max_items));
     return std::nullopt;
   }
   std::vector<Ref> items;
@@ -163,20 +197,46 @@ std::optional<std::vector<Ref>> YamlReader::Seq(const Ref& ref) {
   return items;
 }
 
-std::optional<std::string> YamlReader::Text(const Ref& ref, bool allow_empty) {
+std::optional<std::string> YamlReader::Text(const Ref& ref, bool allow_empty, size_t max_bytes) {
   if (ref.node.IsNull() && allow_empty) return std::string();
   if (!ref.node.IsScalar()) {
     Error(ref, fmt::format("expected text, found {}", Describe(ref.node)));
     return std::nullopt;
   }
-  if (ref.node.Scalar().empty() && !allow_empty) {
+  const std::string& text = ref.node.Scalar();
+  if (text.empty() && !allow_empty) {
     Error(ref, "must not be empty");
     return std::nullopt;
   }
-  return ref.node.Scalar();
+  if (text.find('\0') != std::string::npos) {  // libpq sends C strings: it would cut the text
+    Error(ref, "contains a NUL byte (\\0)");
+    return std::nullopt;
+  }
+  if (text.size() > max_bytes) {
+    Error(ref, fmt::format("'{}' is {} bytes long; at most {} are allowed here", Clip(text),
+                           text.size(), max_bytes));
+    return std::nullopt;
+  }
+  size_t before = text_bytes_;
+  text_bytes_ += text.size();
+  if (text_bytes_ > limits::kMaxTotalTextBytes) {
+    if (before <= limits::kMaxTotalTextBytes) {  // said once
+      Error(ref, fmt::format("the texts of this file add up to more than {} bytes (an alias "
+                             "counts each time it is used)",
+                             limits::kMaxTotalTextBytes));
+    }
+    return std::nullopt;
+  }
+  return text;
 }
 
 std::optional<std::string> YamlReader::ExprText(const Ref& ref) {
+  if (ref.node.IsScalar() && ref.node.Scalar().size() > limits::kMaxLineBytes) {
+    Error(ref, fmt::format("expression '{}' is {} bytes long; at most {} are allowed",
+                           Clip(ref.node.Scalar()), ref.node.Scalar().size(),
+                           limits::kMaxLineBytes));
+    return std::nullopt;
+  }
   if (!ref.node.IsScalar() || ref.node.Scalar().empty()) {
     Error(ref, fmt::format("expected a number or an expression such as \"${{workers}} - 1\", "
                            "found {}",
@@ -196,19 +256,23 @@ std::optional<bool> YamlReader::Bool(const Ref& ref) {
   return std::nullopt;
 }
 
-std::optional<std::vector<std::string>> YamlReader::TextList(const Ref& ref) {
-  std::optional<std::vector<std::pair<std::string, Ref>>> items = TextItems(ref);
+std::optional<std::vector<std::string>> YamlReader::TextList(const Ref& ref, size_t max_items,
+                                                             size_t max_bytes) {
+  std::optional<std::vector<std::pair<std::string, Ref>>> items =
+      TextItems(ref, max_items, max_bytes);
   if (!items) return std::nullopt;
   std::vector<std::string> texts;
   for (auto& [text, unused] : *items) texts.push_back(std::move(text));
   return texts;
 }
 
-std::optional<std::vector<std::pair<std::string, Ref>>> YamlReader::TextItems(const Ref& ref) {
+std::optional<std::vector<std::pair<std::string, Ref>>> YamlReader::TextItems(const Ref& ref,
+                                                                              size_t max_items,
+                                                                              size_t max_bytes) {
   std::vector<Ref> refs;
   if (ref.node.IsScalar()) {
     refs.push_back(ref);
-  } else if (std::optional<std::vector<Ref>> items = Seq(ref)) {
+  } else if (std::optional<std::vector<Ref>> items = Seq(ref, max_items)) {
     refs = std::move(*items);
   } else {
     return std::nullopt;
@@ -216,7 +280,8 @@ std::optional<std::vector<std::pair<std::string, Ref>>> YamlReader::TextItems(co
   std::vector<std::pair<std::string, Ref>> out;
   bool ok = true;
   for (const Ref& item : refs) {
-    std::optional<std::string> text = Text(item);
+    if (full()) return std::nullopt;
+    std::optional<std::string> text = Text(item, false, max_bytes);
     if (text) out.emplace_back(*text, item);
     ok = ok && text.has_value();
   }

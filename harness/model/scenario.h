@@ -140,6 +140,10 @@ struct Scenario {
   OutcomeSpec outcome;
   ExpectSpec expect;
   std::map<IsolationLevel, ExpectSpec> expect_at;  // overrides per isolation level
+  // Where each expression and each SQL text outside steps was written, by field path
+  // ("sessions[0].count", "expect.at.serializable.winners", "setup"), so that the planner's errors
+  // (with --set values) point at the file's line too. Steps use Step::loc.
+  std::map<std::string, SourceLoc> field_locs;
 };
 
 }  // namespace racelab

@@ -176,19 +176,20 @@ TEST(PlannerTest, SetWithNonNumberIsAnError) {
   PlanOptions options;
   options.set = {{"workers", "abc"}};
   EXPECT_THAT(ErrorOf(options),
-              StartsWith("--set workers=abc: scenarios/x.yaml: sessions[0].count: '${workers}' is "
-                         "not a number"));
+              StartsWith("--set workers=abc: scenarios/x.yaml:11:12: sessions[0].count: "
+                         "'${workers}' is not a number"));
   options.set = {{"workers", "0"}};
   EXPECT_THAT(ErrorOf(options),
-              StartsWith("--set workers=0: scenarios/x.yaml: sessions[0].count: '${workers}' must "
-                         "be an integer >= 1"));
+              StartsWith("--set workers=0: scenarios/x.yaml:11:12: sessions[0].count: "
+                         "'${workers}' must be an integer from 1 to 1000"));
   options.set = {{"hold_ms", "x"}};
   EXPECT_THAT(ErrorOf(options),
-              StartsWith("--set hold_ms=x: scenarios/x.yaml: sessions[0].steps[4].sleep_ms: "));
+              StartsWith("--set hold_ms=x: scenarios/x.yaml:23:19: sessions[0].steps[4].sleep_ms: "));
   options.set = {{"hold_ms", "-1000"}};
   EXPECT_THAT(ErrorOf(options),
-              StartsWith("--set hold_ms=-1000: scenarios/x.yaml: sessions[0].steps[4].sleep_ms: "
-                         "'${hold_ms} / 4' must be >= 0 (evaluates to -250)"));
+              StartsWith("--set hold_ms=-1000: scenarios/x.yaml:23:19: sessions[0].steps[4].sleep_ms: "
+                         "'${hold_ms} / 4' must be a number of ms from 0 to 86400000 (24 h) "
+                         "(evaluates to -250)"));
   options.set = {{"workers", "${hold_ms}"}};
   EXPECT_THAT(ErrorOf(options), StartsWith("--set workers=${hold_ms}: scenarios/x.yaml:"));
   options.set = {};
@@ -202,8 +203,8 @@ TEST(PlannerTest, ErrorInAnOverrideNamesItsPath) {
   Result<std::vector<PlanItem>> items = ExpandScenario(s, {});
   ASSERT_FALSE(items.ok());
   EXPECT_EQ(items.status().message(),
-            "scenarios/x.yaml: expect.at.serializable.winners: '${workers} - 3' must be an integer "
-            ">= 0 (evaluates to -1)");
+            "scenarios/x.yaml:39:30: expect.at.serializable.winners: '${workers} - 3' must be an "
+            "integer >= 0 (evaluates to -1)");
 }
 
 TEST(PlannerTest, PerLevelExpectMerge) {
@@ -235,7 +236,8 @@ TEST(PlannerTest, MinAboveMaxIsAnError) {
   Result<std::vector<PlanItem>> items = ExpandScenario(s, {});
   ASSERT_FALSE(items.ok());
   EXPECT_EQ(items.status().message(),
-            "scenarios/x.yaml: expect.blocked[0]: min_ms '10' = 10 is greater than max_ms '5' = 5");
+            "scenarios/x.yaml:35:14: expect.blocked[0]: min_ms '10' = 10 is greater than max_ms "
+            "'5' = 5");
 }
 
 }  // namespace

@@ -175,14 +175,15 @@ TEST(ScenarioErrorsTest, BadExpr) {
   EXPECT_THAT(ErrorOf(With({{15, "expect: { winners: \"${workers} -\" }"}})),
               StartsWith("t.yaml:15:20: expect.winners: '${workers} -' is not a number"));
   EXPECT_THAT(ErrorOf(With({{7, "    count: 0"}})),
-              StartsWith("t.yaml:7:12: sessions[0].count: '0' must be an integer >= 1"));
+              StartsWith("t.yaml:7:12: sessions[0].count: '0' must be an integer from 1 to 1000"));
   EXPECT_THAT(ErrorOf(With({{7, "    count: ${workers} / 4"}})),
               StartsWith("t.yaml:7:12: sessions[0].count: '${workers} / 4' is not an integer"));
   EXPECT_THAT(ErrorOf(With({{15, "expect: { at: { serializable: { winners: 1 / 0 } } }"}})),
               StartsWith("t.yaml:15:42: expect.at.serializable.winners: '1 / 0': division by "
                          "zero"));
   EXPECT_THAT(ErrorOf(With({{10, "      - sleep_ms: -5"}})),
-              StartsWith("t.yaml:10:19: sessions[0].steps[1].sleep_ms: '-5' must be >= 0"));
+              StartsWith("t.yaml:10:19: sessions[0].steps[1].sleep_ms: '-5' must be a number of "
+                         "ms from 0 to 86400000 (24 h)"));
 }
 
 TEST(ScenarioErrorsTest, DuplicateNames) {
