@@ -38,6 +38,10 @@ int UsageError(const std::string& message) {
   return 2;
 }
 
+int InterruptedExitCode(const StopFlag* stop) {
+  return 128 + (stop->signal_number() != 0 ? stop->signal_number() : SIGINT);
+}
+
 int Main(int argc, char** argv) {
   StopFlag stop;
   InstallStopSignalHandler(&stop);
@@ -123,8 +127,8 @@ int Main(int argc, char** argv) {
               << "\nRun 'racelab --help' for usage.\n";
     return 2;
   }
-  if (list->parsed()) return ListCommand(list_tags);
-  if (explain->parsed()) return ExplainCommand(explain_name);
+  if (list->parsed()) return ListCommand(list_tags, &stop);
+  if (explain->parsed()) return ExplainCommand(explain_name, &stop);
   if (clean->parsed()) return CleanCommand(clean_dsn, clean_timeout_ms, clean_dry_run);
   args.command_line = CommandLine(argc, argv);
   return RunCommand(args, &stop);

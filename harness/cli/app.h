@@ -35,13 +35,17 @@ struct RunArgs {
 
 int Main(int argc, char** argv);
 int RunCommand(const RunArgs& args, const StopFlag* stop);
-int ListCommand(const std::vector<std::string>& tags);
-int ExplainCommand(const std::string& name);
+// `stop` ends loading early: the commands then return 128 + the signal number (130, 143).
+int ListCommand(const std::vector<std::string>& tags, const StopFlag* stop);
+int ExplainCommand(const std::string& name, const StopFlag* stop);
 // Drops racelab_<pid>_<n> schemas left on `dsn` by a run killed with SIGKILL (only when no racelab
 // runs against that server) and removes orphaned embedded clusters. `dry_run` only lists them.
 int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run);
 
 // Exit code of a usage error after printing "racelab: <message>" to stderr.
 int UsageError(const std::string& message);
+
+// 128 + the signal that requested `stop` (SIGINT when none was recorded).
+int InterruptedExitCode(const StopFlag* stop);
 
 }  // namespace racelab::cli

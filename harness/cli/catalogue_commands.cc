@@ -37,8 +37,9 @@ std::string StepLine(const Step& s) {
 
 }  // namespace
 
-int ListCommand(const std::vector<std::string>& tags) {
-  auto loaded = LoadScenarios({}, DefaultScenarioDir());
+int ListCommand(const std::vector<std::string>& tags, const StopFlag* stop) {
+  auto loaded = LoadScenarios({}, DefaultScenarioDir(), [stop] { return stop->stop_requested(); });
+  if (stop->stop_requested()) return InterruptedExitCode(stop);
   if (!loaded.ok()) return UsageError(loaded.status().message());
   auto scenarios = FilterByTags(std::move(loaded.value()), tags);
   size_t width = 4, tag_width = 4;
@@ -57,8 +58,10 @@ int ListCommand(const std::vector<std::string>& tags) {
   return 0;
 }
 
-int ExplainCommand(const std::string& name) {
-  auto loaded = LoadScenarios({name}, DefaultScenarioDir());
+int ExplainCommand(const std::string& name, const StopFlag* stop) {
+  auto loaded =
+      LoadScenarios({name}, DefaultScenarioDir(), [stop] { return stop->stop_requested(); });
+  if (stop->stop_requested()) return InterruptedExitCode(stop);
   if (!loaded.ok()) return UsageError(loaded.status().message());
   std::ostringstream out;  // printed once, through SanitizeForTerminal: the text comes from scenario files
   for (const auto& s : loaded.value()) {

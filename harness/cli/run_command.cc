@@ -54,9 +54,11 @@ std::string UtcNow() {
   return buf;
 }
 
-// Builds the plan; every error here is a usage/scenario error (exit 2).
-Result<Plan> BuildPlan(const RunArgs& args) {
-  auto scenarios = LoadScenarios(args.selectors, DefaultScenarioDir());
+// Builds the plan; every error here is a usage/scenario error (exit 2). Loading stops early once
+// `stop` is requested.
+Result<Plan> BuildPlan(const RunArgs& args, const StopFlag* stop) {
+  auto scenarios = LoadScenarios(args.selectors, DefaultScenarioDir(),
+                                 [stop] { return stop->stop_requested(); });
   if (!scenarios.ok()) return scenarios.status();
   std::vector<Scenario> selected = FilterByTags(std::move(scenarios.value()), args.tags);
   if (selected.empty()) return Status::Usage("no scenario matches the selection (see 'racelab list')");
@@ -65,6 +67,7 @@ Result<Plan> BuildPlan(const RunArgs& args) {
   PlanOptions po;
   po.isolation = *levels;
   po.trials = args.trials;
+  po.trial_timeout_ms = args.trial_timeout_ms;
   for (const auto& kv : args.set) {
     size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) return Status::Usage(fmt::format("--set '{}': expected NAME=VALUE", kv));
@@ -121,7 +124,9 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     reporters.push_back(std::move(r.value()));
   }
   if (reporters.empty()) return UsageError("--format: no format given (valid: " + JoinNames() + ")");
-  auto plan = BuildPlan(args);
+  auto plan = BuildPlan(args, stop);
+  // Interrupted while loading: nothing was started or written yet.
+  if (stop->stop_requested()) return InterruptedExitCode(stop);
   if (!plan.ok()) return UsageError(plan.status().message());
   const bool need_dir = std::any_of(reporters.begin(), reporters.end(),
                                     [](const auto& r) { return !r->file_name().empty(); });
@@ -131,6 +136,7 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     if (!writable.ok()) return UsageError(writable.message());
   }
 
+  if (stop->stop_requested()) return InterruptedExitCode(stop);  // before any cluster starts
   TargetOptions to{args.dsn, args.pg_bindir, args.connect_timeout_ms, stop, !args.no_confine, args.allow_superuser};
   if (!args.quiet) std::cerr << (args.dsn.empty() ? "racelab: starting embedded PostgreSQL…\n" : "");
   auto target = Target::Open(to);
