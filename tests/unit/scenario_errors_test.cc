@@ -315,6 +315,8 @@ TEST(ScenarioErrorsTest, BadFixtureFiles) {
       {"duplicate_step.yaml", ":18:15: sessions[0].steps[3].name: duplicate step name 'claim'"},
       {"unknown_outcome_step.yaml", ":18:25: outcome.win.step: unknown step 'clam'"},
       {"level_without_check.yaml", ":21:5: expect.at.serializable: leaves nothing to check at serializable"},
+      {"barrier_cycle.yaml", ":8:14: sessions[0].steps[0].barrier: barrier cycle: session 'a'"},
+      {"deep_expression.yaml", ":7:12: sessions[0].count: '((((((((((((((((((((((((((((((((((((((((2"},
   };
   for (const Fixture& f : kFixtures) {
     std::string path = std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/bad/" + f.file;

@@ -1,0 +1,123 @@
+// The racelab binary while it loads and plans (issue 7): SIGINT/SIGTERM end loading promptly with
+// 130/143 before any cluster starts or any file is written; hostile --set values and a step longer
+// than the trial deadline are exit-2 errors naming FILE:LINE. No database is needed: every case ends
+// before racelab would connect.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/subprocess.h"
+
+namespace racelab::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const std::string kBin = RACELAB_BINARY;
+const std::string kSrc = RACELAB_SOURCE_DIR;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/rlt-load-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+std::string Rep(const std::string& s, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+// `n` valid scenario files near the size limit (two sessions of 480 steps each), so that loading the
+// folder takes seconds.
+void WriteSlowCatalogue(const fs::path& dir, int n) {
+  std::string steps;
+  for (int i = 0; i < 480; ++i) {
+    steps += "      - sql: SELECT " + std::to_string(i) + " -- " + Rep("padding ", 22) + "\n";
+  }
+  for (int i = 0; i < n; ++i) {
+    std::ofstream f(dir / ("slow-" + std::to_string(i) + ".yaml"));
+    f << "name: slow-" << i << "\ntitle: Slow\nteaches: Loading takes time.\nsessions:\n"
+      << "  - name: a\n    steps:\n" << steps << "      - barrier: go\n"
+      << "  - name: b\n    steps:\n" << steps << "      - barrier: go\n";
+  }
+}
+
+bool IsEmptyDir(const fs::path& dir) { return !fs::exists(dir) || fs::is_empty(dir); }
+
+TEST(CliLoading, SigintWhileLoadingExits130BeforeAnyClusterStarts) {
+  TempDir catalogue, base, parent;
+  WriteSlowCatalogue(catalogue.path, 120);
+  fs::path out = parent.path / "reports";
+  // How long the whole folder takes to load: the signal must come well inside it.
+  ProcessResult full = RunProcess({kBin, "list"}, seconds(120),
+                                  {{"RACELAB_SCENARIOS", catalogue.path.string()}});
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  ASSERT_GT(full.elapsed_ms, 1500) << "loading must take long enough to interrupt it";
+
+  Subprocess p({kBin, "run", catalogue.path.string(), "--out", out.string()},
+               {{"RACELAB_TMPDIR", base.path.string()}});
+  std::this_thread::sleep_for(milliseconds(static_cast<long>(full.elapsed_ms / 4)));
+  auto signalled = std::chrono::steady_clock::now();
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(seconds(60));
+  double after_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - signalled).count();
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_LT(after_ms, 1500) << "one file's load at most (a whole folder took " << full.elapsed_ms << " ms)";
+  EXPECT_EQ(r.err.find("starting embedded PostgreSQL"), std::string::npos) << r.err;
+  EXPECT_TRUE(IsEmptyDir(base.path)) << "no cluster folder was created";
+  EXPECT_FALSE(fs::exists(out)) << "no report folder was created";
+}
+
+TEST(CliLoading, SigtermWhileListingExits143) {
+  TempDir catalogue;
+  WriteSlowCatalogue(catalogue.path, 120);
+  Subprocess p({kBin, "list"}, {{"RACELAB_SCENARIOS", catalogue.path.string()}});
+  std::this_thread::sleep_for(milliseconds(500));
+  p.Signal(SIGTERM);
+  ProcessResult r = p.Wait(seconds(60));
+  EXPECT_EQ(r.exit_code, 143) << r.err;
+  EXPECT_LT(r.elapsed_ms, 2500);
+}
+
+TEST(CliLoading, HostileSetValuesAreUsageErrorsNamingTheFile) {
+  std::string file = kSrc + "/scenarios/guarded-cas-claim.yaml";
+  // 30,000 nested parentheses (once a stack overflow) and a duration past the clock's range.
+  const std::vector<std::string> sets = {"workers=" + Rep("(", 30000) + "2" + Rep(")", 30000),
+                                         "workers=" + Rep("(", 40) + "2" + Rep(")", 40),
+                                         "workers=10000000000000", "workers=1e13"};
+  for (const std::string& set : sets) {
+    ProcessResult r = RunProcess({kBin, "run", file, "--set", set, "--dsn", "host=/nonexistent", "-q"},
+                                 seconds(20));
+    EXPECT_EQ(r.exit_code, 2) << set.substr(0, 60) << ": " << r.err;
+    EXPECT_NE(r.err.find(file + ":"), std::string::npos) << r.err.substr(0, 500);
+    EXPECT_LT(r.err.size(), 2000u);
+  }
+}
+
+TEST(CliLoading, AStepLongerThanTheTrialDeadlineIsAUsageError) {
+  std::string file = kSrc + "/scenarios/lock-hold-wait.yaml";
+  ProcessResult r = RunProcess({kBin, "run", file, "--set", "hold_ms=5000", "--trial-timeout-ms", "1000",
+                                "--dsn", "host=/nonexistent", "-q"},
+                               seconds(20));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(file + ":"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot end before the trial deadline (--trial-timeout-ms 1000)"), std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace racelab::testing
