@@ -51,7 +51,8 @@ void WriteSlowCatalogue(const fs::path& dir, int n) {
     std::ofstream f(dir / ("slow-" + std::to_string(i) + ".yaml"));
     f << "name: slow-" << i << "\ntitle: Slow\nteaches: Loading takes time.\nsessions:\n"
       << "  - name: a\n    steps:\n" << steps << "      - barrier: go\n"
-      << "  - name: b\n    steps:\n" << steps << "      - barrier: go\n";
+      << "  - name: b\n    steps:\n" << steps << "      - barrier: go\n"
+      << "expect: { lock_waits: 0 }\n";
   }
 }
 

@@ -40,7 +40,8 @@ std::string File(const std::string& top = "", const std::string& session = "",
          step +                                         //
          "      - barrier: go\n"                        //
          "  - name: b\n"                                //
-         "    steps: [ { barrier: go } ]\n" + sessions;
+         "    steps: [ { barrier: go } ]\n" + sessions +  //
+         "expect: { lock_waits: 0 }\n";
 }
 
 std::string ErrorOf(const std::string& yaml) {
@@ -124,7 +125,7 @@ TEST(ScenarioLimitsTest, ErrorsStopAtTwentyAndAreCounted) {
   // 6.5 million unknown keys once printed 957 MB; a mapping that large is one error now.
   keys.clear();
   for (int i = 0; i < 20000; ++i) keys += "k" + std::to_string(i) + ": v\n";
-  EXPECT_EQ(ErrorOf(File(keys)), "t.yaml:1:1: has 20004 entries; at most 100 are allowed here");
+  EXPECT_EQ(ErrorOf(File(keys)), "t.yaml:1:1: has 20005 entries; at most 100 are allowed here");
 }
 
 TEST(ScenarioLimitsTest, AliasesCountEachTimeTheyAreRead) {
@@ -188,7 +189,8 @@ TEST(ScenarioLimitsTest, BarrierCyclesOfAnyLength) {
       "name: t\ntitle: T\nteaches: L\nsessions:\n"
       "  - { name: a, steps: [ { barrier: x }, { barrier: y } ] }\n"
       "  - { name: b, steps: [ { barrier: y }, { barrier: z } ] }\n"
-      "  - { name: c, steps: [ { barrier: z }, { barrier: x } ] }\n";
+      "  - { name: c, steps: [ { barrier: z }, { barrier: x } ] }\n"
+      "expect: { lock_waits: 0 }\n";
   EXPECT_EQ(ErrorOf(three),
             "t.yaml:5:25: sessions[0].steps[0].barrier: barrier cycle: session 'a' meets 'x' before "
             "'y', session 'b' meets 'y' before 'z', session 'c' meets 'z' before 'x': each waits at "
@@ -200,6 +202,7 @@ TEST(ScenarioLimitsTest, BarrierCyclesOfAnyLength) {
     ring += "  - { name: r" + std::to_string(i) + ", steps: [ { barrier: b" + std::to_string(i) +
             " }, { barrier: b" + std::to_string((i + 1) % 50) + " } ] }\n";
   }
+  ring += "expect: { lock_waits: 0 }\n";
   EXPECT_THAT(ErrorOf(ring), HasSubstr("barrier cycle: session 'r0' meets 'b0' before 'b1', "
                                        "session 'r1' meets 'b1' before 'b2'"));
   // A chain is fine, and so is a barrier met twice in the same order.
@@ -207,14 +210,16 @@ TEST(ScenarioLimitsTest, BarrierCyclesOfAnyLength) {
       "name: t\ntitle: T\nteaches: L\nsessions:\n"
       "  - { name: a, steps: [ { barrier: x }, { barrier: y }, { barrier: x } ] }\n"
       "  - { name: b, steps: [ { barrier: y }, { barrier: z } ] }\n"
-      "  - { name: c, steps: [ { barrier: x }, { barrier: z }, { barrier: x } ] }\n";
+      "  - { name: c, steps: [ { barrier: x }, { barrier: z }, { barrier: x } ] }\n"
+      "expect: { lock_waits: 0 }\n";
   EXPECT_EQ(ErrorOf(chain), "(loaded without error)");
   // b meets x a second time before y, a meets y before its second x: the k-th listing of a
   // barrier is the k-th meeting.
   std::string repeat =
       "name: t\ntitle: T\nteaches: L\nsessions:\n"
       "  - { name: a, steps: [ { barrier: x }, { barrier: y }, { barrier: x } ] }\n"
-      "  - { name: b, steps: [ { barrier: x }, { barrier: x }, { barrier: y } ] }\n";
+      "  - { name: b, steps: [ { barrier: x }, { barrier: x }, { barrier: y } ] }\n"
+      "expect: { lock_waits: 0 }\n";
   EXPECT_EQ(ErrorOf(repeat),
             "t.yaml:6:41: sessions[1].steps[1].barrier: barrier 'x' (2nd time) comes where session "
             "'a' meets 'y': sessions sharing barriers must meet them in the same order, or each "
