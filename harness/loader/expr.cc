@@ -34,7 +34,8 @@ void ForEachReference(const std::string& text, Fn fn) {
 //   unary := ('-' | '+')* primary            (a loop, not recursion)
 //   primary := NUMBER | '(' expr ')'
 // Recursion happens only at '(' and is bounded: nesting deeper than limits::kMaxExprDepth (counting
-// parentheses and runs of unary signs) is an error, so the stack depth does not depend on the input.
+// parentheses and runs of unary signs) is an error, so the stack depth does not depend on the
+// input.
 class Evaluator {
  public:
   explicit Evaluator(std::string_view text) : text_(text) {}
@@ -135,8 +136,8 @@ class Evaluator {
   }
 
   std::optional<double> TooDeep() {
-    return Fail(fmt::format("nested deeper than {} levels of parentheses or signs",
-                            limits::kMaxExprDepth));
+    return Fail(
+        fmt::format("nested deeper than {} levels of parentheses or signs", limits::kMaxExprDepth));
   }
 
   std::optional<double> Fail(std::string message) {
@@ -198,10 +199,11 @@ Result<double> EvalNumber(const std::string& text, const ParamMap& params) {
         fmt::format("'{}' is not a number (unknown parameter ${{{}}})", text, unknown.front()));
   }
   if (substituted.size() > limits::kMaxLineBytes) {
-    return Status::Usage(fmt::format("'{}' is too long once params are substituted ({} bytes; an "
-                                     "expression may have at most {})",
-                                     text.size() > 80 ? text.substr(0, 80) + "…" : text,
-                                     substituted.size(), limits::kMaxLineBytes));
+    return Status::Usage(
+        fmt::format("'{}' is too long once params are substituted ({} bytes; an "
+                    "expression may have at most {})",
+                    text.size() > 80 ? text.substr(0, 80) + "…" : text, substituted.size(),
+                    limits::kMaxLineBytes));
   }
   Evaluator evaluator(substituted);
   std::optional<double> value = evaluator.Run();

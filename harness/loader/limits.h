@@ -1,8 +1,8 @@
 // The budgets of a scenario file: every size, length, depth, count and number the loader and the
 // planner accept. A file over one of them is an exit-2 error "FILE:LINE:COL: FIELD: … (at most N)"
-// before anything runs, so a hostile or broken file costs at most about a second and a few tens of MB.
-// Documented in docs/scenario-format.md ("Limits"); keep the two in step.
-// Thread-safety: constants.
+// before anything runs, so a hostile or broken file costs at most about a second and a few tens of
+// MB. Documented in docs/scenario-format.md ("Limits"); keep the two in step. Thread-safety:
+// constants.
 #pragma once
 
 #include <cstddef>
@@ -10,25 +10,26 @@
 namespace racelab::limits {
 
 // --- The file -----------------------------------------------------------------------------------
-// Bytes in one scenario file (the largest catalogue file has 5 KiB). Checked before parsing: yaml-cpp
-// needs about 170 bytes of memory per byte of a flat list and more for nested flows.
+// Bytes in one scenario file (the largest catalogue file has 5 KiB). Checked before parsing:
+// yaml-cpp needs about 170 bytes of memory per byte of a flat list and more for nested flows.
 inline constexpr size_t kMaxFileBytes = 256 << 10;  // 256 KiB
 // Errors reported for one file; then the loader stops, with a last line "… and more errors".
 inline constexpr size_t kMaxErrors = 20;
 // Nesting of YAML mappings and lists, the top-level mapping included (the deepest field,
-// expect.at.LEVEL.blocked[i].min_ms, is in the 6th). Checked on yaml-cpp's event stream before any node
-// is built (yaml_nesting.h), because yaml-cpp parses nesting by recursion.
+// expect.at.LEVEL.blocked[i].min_ms, is in the 6th). Checked on yaml-cpp's event stream before any
+// node is built (yaml_nesting.h), because yaml-cpp parses nesting by recursion.
 inline constexpr int kMaxYamlDepth = 32;
 // Bytes of all text values read from a file, counting a text again each time an alias repeats it
 // (YAML anchors/aliases let a small file name the same value millions of times).
 inline constexpr size_t kMaxTotalTextBytes = 4 << 20;  // 4 MiB
 
-// --- Lengths (bytes) --------------------------------------------------------------------------------
-// Names: scenario, session, step, barrier, param, capture, setting, tag. PostgreSQL's own identifier
-// limit (NAMEDATALEN - 1, PostgreSQL docs §4.1.1).
+// --- Lengths (bytes)
+// -------------------------------------------------------------------------------- Names: scenario,
+// session, step, barrier, param, capture, setting, tag. PostgreSQL's own identifier limit
+// (NAMEDATALEN - 1, PostgreSQL docs §4.1.1).
 inline constexpr size_t kMaxNameBytes = 63;
-// One-line texts: title, setting values, `when`, `on_error`, expressions, param values (file defaults
-// and --set values).
+// One-line texts: title, setting values, `when`, `on_error`, expressions, param values (file
+// defaults and --set values).
 inline constexpr size_t kMaxLineBytes = 1024;
 // Long texts: teaches, setup, teardown, a step's SQL, final checks' SQL and `equals`.
 inline constexpr size_t kMaxTextBytes = 64 << 10;  // 64 KiB
@@ -42,11 +43,12 @@ inline constexpr int kMaxExprDepth = 32;
 // --- Counts -------------------------------------------------------------------------------------
 inline constexpr size_t kMaxTags = 32;
 inline constexpr size_t kMaxParams = 100;
-inline constexpr size_t kMaxRoles = 100;             // entries of `sessions`
+inline constexpr size_t kMaxRoles = 100;  // entries of `sessions`
 inline constexpr size_t kMaxStepsPerSession = 500;
-inline constexpr size_t kMaxListItems = 100;         // any other list or mapping: settings, capture,
-                                                     // retry.on, sqlstates, step_rows, blocked, final
-// Session instances in one plan item (sum of every role's count): each is a thread and a connection.
+inline constexpr size_t kMaxListItems = 100;  // any other list or mapping: settings, capture,
+                                              // retry.on, sqlstates, step_rows, blocked, final
+// Session instances in one plan item (sum of every role's count): each is a thread and a
+// connection.
 inline constexpr long kMaxSessionInstances = 1000;
 // Bytes of session text (SQL, settings, names) in one plan item, summed over instances, so that
 // `count` cannot multiply a large file into gigabytes.

@@ -122,8 +122,8 @@ PlannedSession PlanRole(Evaluator& ev, const SessionSpec& role, const std::strin
         ev.Integer(r.initial_ms, retry_path + ".initial_ms", NumberRule::kDurationMs);
     retry.factor = ev.Number(r.factor, retry_path + ".factor", NumberRule::kFactor);
     retry.cap_ms = ev.Integer(r.cap_ms, retry_path + ".cap_ms", NumberRule::kDurationMs);
-    CheckFitsTrial(ev, r.initial_ms, retry_path + ".initial_ms", retry.initial_ms,
-                   trial_timeout_ms, nullptr, "a first retry backoff");
+    CheckFitsTrial(ev, r.initial_ms, retry_path + ".initial_ms", retry.initial_ms, trial_timeout_ms,
+                   nullptr, "a first retry backoff");
     planned.retry = retry;
   }
   for (size_t j = 0; j < role.steps.size(); ++j) {
@@ -144,10 +144,9 @@ PlannedSession PlanRole(Evaluator& ev, const SessionSpec& role, const std::strin
                      &step.loc, "a sleep");
     }
     if (step.kind == StepKind::kAwaitBlocked && !step.timeout_ms.empty()) {
-      p.timeout_ms =
-          ev.Integer(step.timeout_ms, step_path + ".timeout_ms", NumberRule::kTimeoutMs);
-      CheckFitsTrial(ev, step.timeout_ms, step_path + ".timeout_ms", p.timeout_ms,
-                     trial_timeout_ms, &step.loc, "a wait (timeout_ms)");
+      p.timeout_ms = ev.Integer(step.timeout_ms, step_path + ".timeout_ms", NumberRule::kTimeoutMs);
+      CheckFitsTrial(ev, step.timeout_ms, step_path + ".timeout_ms", p.timeout_ms, trial_timeout_ms,
+                     &step.loc, "a wait (timeout_ms)");
     }
     planned.steps.push_back(std::move(p));
   }
@@ -316,11 +315,12 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& scenario, const Pla
     item.isolation = level;
     item.expect = PlanExpect(ev, scenario, level);
     const PlannedExpect& e = item.expect;
-    if (ev.ok() && !e.winners && !e.sqlstates && !e.distinct_claims.value_or(false) && !e.lock_waits &&
-        e.step_rows.empty() && e.blocked.empty() && e.final.empty()) {
+    if (ev.ok() && !e.winners && !e.sqlstates && !e.distinct_claims.value_or(false) &&
+        !e.lock_waits && e.step_rows.empty() && e.blocked.empty() && e.final.empty()) {
       // The loader refuses this for the file's own levels; --isolation can ask for another one.
-      ev.Fail("", "expect", fmt::format("nothing to check at {}: a trial there would pass whatever happened",
-                                        IsolationName(level)));
+      ev.Fail("", "expect",
+              fmt::format("nothing to check at {}: a trial there would pass whatever happened",
+                          IsolationName(level)));
     }
     if (!ev.ok()) return ev.status();
     items.push_back(std::move(item));

@@ -116,12 +116,10 @@ void ReadScenario(LoadContext& ctx, const YAML::Node& root) {
   if (const Ref* ref = fields->Get("title"))
     s.title = TrimTrailing(ctx.reader.Text(*ref).value_or(""));
   if (const Ref* ref = fields->Get("teaches")) {
-    s.teaches =
-        TrimTrailing(ctx.reader.Text(*ref, false, limits::kMaxTextBytes).value_or(""));
+    s.teaches = TrimTrailing(ctx.reader.Text(*ref, false, limits::kMaxTextBytes).value_or(""));
   }
   if (const Ref* ref = fields->Get("tags")) {
-    s.tags =
-        ctx.reader.TextList(*ref, limits::kMaxTags, limits::kMaxNameBytes).value_or(s.tags);
+    s.tags = ctx.reader.TextList(*ref, limits::kMaxTags, limits::kMaxNameBytes).value_or(s.tags);
   }
   if (const Ref* ref = fields->Get("params")) ReadParams(ctx, *ref);
   if (const Ref* ref = fields->Get("isolation")) ReadIsolation(ctx, *ref);
@@ -227,9 +225,10 @@ bool IsStepName(const std::string& name) {
 
 Result<Scenario> LoadScenarioText(const std::string& yaml_text, const std::string& file_name) {
   if (yaml_text.size() > limits::kMaxFileBytes) {
-    return Status::Usage(fmt::format("{}:1:1: the file has {} bytes; a scenario file may have at "
-                                     "most {} (256 KiB)",
-                                     file_name, yaml_text.size(), limits::kMaxFileBytes));
+    return Status::Usage(
+        fmt::format("{}:1:1: the file has {} bytes; a scenario file may have at "
+                    "most {} (256 KiB)",
+                    file_name, yaml_text.size(), limits::kMaxFileBytes));
   }
   if (std::optional<internal::NestingProblem> deep = internal::CheckYamlNesting(yaml_text)) {
     return Status::Usage(

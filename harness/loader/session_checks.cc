@@ -102,8 +102,9 @@ void ReportCycle(LoadContext& ctx, const std::vector<OrderEdge>& edges,
     segments.pop_back();
   }
   // Start with the first session in file order: the report does not depend on the search.
-  auto first = std::min_element(segments.begin(), segments.end(),
-                                [](const OrderEdge& a, const OrderEdge& b) { return a.role < b.role; });
+  auto first =
+      std::min_element(segments.begin(), segments.end(),
+                       [](const OrderEdge& a, const OrderEdge& b) { return a.role < b.role; });
   std::rotate(segments.begin(), first, segments.end());
   const std::vector<SessionSpec>& sessions = ctx.scenario.sessions;
   auto meeting = [&](size_t role, size_t step) {
@@ -151,8 +152,8 @@ void CheckOrder(LoadContext& ctx, const Listings& listings) {
   }
   const size_t nodes = offset.back();
   std::vector<OrderEdge> edges;
-  std::vector<std::vector<size_t>> out(nodes);      // node -> edges leaving it
-  std::vector<std::vector<size_t>> in(nodes);       // node -> edges entering it
+  std::vector<std::vector<size_t>> out(nodes);                   // node -> edges leaving it
+  std::vector<std::vector<size_t>> in(nodes);                    // node -> edges entering it
   std::vector<std::vector<size_t>> occurrence(sessions.size());  // [role][step] -> k
   for (size_t r = 0; r < sessions.size(); ++r) {
     occurrence[r].assign(sessions[r].steps.size(), 0);

@@ -2,9 +2,8 @@
 //
 // yaml-cpp parses nested lists and mappings by recursion (yaml-cpp 0.7 stops at 500 levels with the
 // bare message "bad file"). This check streams the text through yaml-cpp's event parser and stops
-// at the first list or mapping nested deeper than limits::kMaxYamlDepth, so the recursion never goes
-// deeper than that and the error says where and why.
-// Thread-safety: pure function.
+// at the first list or mapping nested deeper than limits::kMaxYamlDepth, so the recursion never
+// goes deeper than that and the error says where and why. Thread-safety: pure function.
 #pragma once
 
 #include <optional>

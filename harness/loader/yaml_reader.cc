@@ -135,14 +135,14 @@ std::optional<Fields> YamlReader::Map(const Ref& ref, const std::vector<std::str
     return std::nullopt;
   }
   if (ref.node.size() > max_entries) {
-    Error(ref, fmt::format("has {} entries; at most {} are allowed here", ref.node.size(),
-                           max_entries));
+    Error(ref,
+          fmt::format("has {} entries; at most {} are allowed here", ref.node.size(), max_entries));
     return std::nullopt;
   }
   std::vector<std::string> valid(allowed.begin(), allowed.end());
   Fields fields{ref, {}};
   std::unordered_set<std::string> seen;  // keys kept so far: a linear duplicate check
-  for (const auto& pair : ref.node) {  // yaml-cpp yields pairs by value: copy the handles
+  for (const auto& pair : ref.node) {    // yaml-cpp yields pairs by value: copy the handles
     if (full()) break;
     const YAML::Node key = pair.first;
     const YAML::Node value = pair.second;
@@ -186,7 +186,8 @@ std::optional<std::vector<Ref>> YamlReader::Seq(const Ref& ref, size_t max_items
     return std::nullopt;
   }
   if (ref.node.size() > max_items) {
-    Error(ref, fmt::format("has {} items; at most {} are allowed here", ref.node.size(), max_items));
+    Error(ref,
+          fmt::format("has {} items; at most {} are allowed here", ref.node.size(), max_items));
     return std::nullopt;
   }
   std::vector<Ref> items;
@@ -232,9 +233,9 @@ std::optional<std::string> YamlReader::Text(const Ref& ref, bool allow_empty, si
 
 std::optional<std::string> YamlReader::ExprText(const Ref& ref) {
   if (ref.node.IsScalar() && ref.node.Scalar().size() > limits::kMaxLineBytes) {
-    Error(ref, fmt::format("expression '{}' is {} bytes long; at most {} are allowed",
-                           Clip(ref.node.Scalar()), ref.node.Scalar().size(),
-                           limits::kMaxLineBytes));
+    Error(ref,
+          fmt::format("expression '{}' is {} bytes long; at most {} are allowed",
+                      Clip(ref.node.Scalar()), ref.node.Scalar().size(), limits::kMaxLineBytes));
     return std::nullopt;
   }
   if (!ref.node.IsScalar() || ref.node.Scalar().empty()) {

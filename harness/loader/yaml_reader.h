@@ -72,13 +72,15 @@ class YamlReader {
   // A list of at most `max_items` items.
   std::optional<std::vector<Ref>> Seq(const Ref& ref, size_t max_items = limits::kMaxListItems);
 
-  // A scalar (quoted or not) as written, at most `max_bytes` long; an empty value is an error unless
-  // `allow_empty`. Every text read counts towards limits::kMaxTotalTextBytes (an alias counts each
-  // time it is read).
+  // A scalar (quoted or not) as written, at most `max_bytes` long; an empty value is an error
+  // unless `allow_empty`. Every text read counts towards limits::kMaxTotalTextBytes (an alias
+  // counts each time it is read).
   std::optional<std::string> Text(const Ref& ref, bool allow_empty = false,
                                   size_t max_bytes = limits::kMaxLineBytes);
   // Text of at most limits::kMaxNameBytes.
-  std::optional<std::string> Name(const Ref& ref) { return Text(ref, false, limits::kMaxNameBytes); }
+  std::optional<std::string> Name(const Ref& ref) {
+    return Text(ref, false, limits::kMaxNameBytes);
+  }
   // A number or an expression such as "${workers} - 1" (validated by the caller).
   std::optional<std::string> ExprText(const Ref& ref);
   std::optional<bool> Bool(const Ref& ref);

@@ -1,8 +1,8 @@
 // The loader fuzz test (issue 7, "Done when"): several hundred hostile scenario files made from the
-// catalogue (tests/fuzz/mutations.h), each loaded and planned by racelab_load_driver — the loader and
-// planner built with AddressSanitizer and UndefinedBehaviorSanitizer. Every file must exit 2 with
-// "FILE:LINE" in its message, within 10 s and 200 MB of RSS, with at most 64 KiB of messages, and
-// leave nothing in its working folder. The files are generated from a fixed seed (set
+// catalogue (tests/fuzz/mutations.h), each loaded and planned by racelab_load_driver — the loader
+// and planner built with AddressSanitizer and UndefinedBehaviorSanitizer. Every file must exit 2
+// with "FILE:LINE" in its message, within 10 s and 200 MB of RSS, with at most 64 KiB of messages,
+// and leave nothing in its working folder. The files are generated from a fixed seed (set
 // RACELAB_FUZZ_SEED to explore others) into a temporary folder that is removed afterwards.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -105,8 +105,10 @@ bool NamesFileLine(const std::string& err, const std::string& path) {
 
 std::vector<CatalogueFile> ReadCatalogue() {
   std::vector<CatalogueFile> files;
-  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(RACELAB_SOURCE_DIR) / "scenarios")) {
-    if (e.path().extension() == ".yaml") files.push_back({e.path().filename().string(), Slurp(e.path())});
+  for (const fs::directory_entry& e :
+       fs::directory_iterator(fs::path(RACELAB_SOURCE_DIR) / "scenarios")) {
+    if (e.path().extension() == ".yaml")
+      files.push_back({e.path().filename().string(), Slurp(e.path())});
   }
   std::sort(files.begin(), files.end(),
             [](const CatalogueFile& a, const CatalogueFile& b) { return a.name < b.name; });
@@ -140,7 +142,8 @@ TEST(LoaderFuzz, TheCatalogueLoadsAndPlansUnderSanitizers) {
 TEST(LoaderFuzz, EveryMutationExitsTwoWithFileLineWithinBudget) {
   Workspace ws;
   uint32_t seed = kSeed;
-  if (const char* env = std::getenv("RACELAB_FUZZ_SEED")) seed = static_cast<uint32_t>(std::strtoul(env, nullptr, 10));
+  if (const char* env = std::getenv("RACELAB_FUZZ_SEED"))
+    seed = static_cast<uint32_t>(std::strtoul(env, nullptr, 10));
   std::vector<FuzzCase> cases = MakeCases(ReadCatalogue(), seed);
   ASSERT_GE(cases.size(), 500u) << "the issue asks for at least 500 files";
 
@@ -165,8 +168,10 @@ TEST(LoaderFuzz, EveryMutationExitsTwoWithFileLineWithinBudget) {
     if (out.timed_out) problems.push_back("did not end within 10 s");
     if (out.exit_code != 2) problems.push_back("exit " + std::to_string(out.exit_code));
     if (!NamesFileLine(out.err, path.string())) problems.push_back("no FILE:LINE in its message");
-    if (out.max_rss_kb > kMaxRssKb) problems.push_back("RSS " + std::to_string(out.max_rss_kb / 1024) + " MB");
-    if (out.err.size() > kMaxStderrBytes) problems.push_back("stderr of " + std::to_string(out.err.size()) + " bytes");
+    if (out.max_rss_kb > kMaxRssKb)
+      problems.push_back("RSS " + std::to_string(out.max_rss_kb / 1024) + " MB");
+    if (out.err.size() > kMaxStderrBytes)
+      problems.push_back("stderr of " + std::to_string(out.err.size()) + " bytes");
     if (!fs::is_empty(ws.root / "cwd")) {
       problems.push_back("left files in its working folder");
       for (const auto& e : fs::directory_iterator(ws.root / "cwd")) fs::remove_all(e.path());
@@ -179,10 +184,11 @@ TEST(LoaderFuzz, EveryMutationExitsTwoWithFileLineWithinBudget) {
                   << out.err.substr(0, 2000);
     if (failures >= 30) break;  // enough to see the pattern
   }
-  std::printf("loader fuzz: %zu files (seed %u), %.1f s in the driver; slowest %.2f s (%s); largest RSS "
-              "%ld MB (%s)\n",
-              cases.size(), seed, total, slowest, slowest_name.c_str(), largest_kb / 1024,
-              largest_name.c_str());
+  std::printf(
+      "loader fuzz: %zu files (seed %u), %.1f s in the driver; slowest %.2f s (%s); largest RSS "
+      "%ld MB (%s)\n",
+      cases.size(), seed, total, slowest, slowest_name.c_str(), largest_kb / 1024,
+      largest_name.c_str());
   EXPECT_EQ(failures, 0u);
 }
 

@@ -56,8 +56,10 @@ std::string AddStep(const std::string& text, const std::string& step) {
 }
 
 // A key set on the first session (its "  - name: …" line is followed by its keys at 4 spaces).
-std::string SetSessionKey(const std::string& text, const std::string& key, const std::string& value) {
-  if (std::optional<std::string> out = ReplaceLine(text, "    " + key + ":", "    " + key + ": " + value))
+std::string SetSessionKey(const std::string& text, const std::string& key,
+                          const std::string& value) {
+  if (std::optional<std::string> out =
+          ReplaceLine(text, "    " + key + ":", "    " + key + ": " + value))
     return *out;
   size_t at = text.find("\n  - name: ");
   if (at == std::string::npos) return text + "\n" + key + ": " + value + "\n";
@@ -87,9 +89,22 @@ std::string Nested(const std::string& open, const std::string& middle, const std
 }
 
 const std::vector<std::string>& BadNumbers() {
-  static const std::vector<std::string> kNumbers = {
-      "99999999999999999999", "1e13",  "nan", "inf", "-1", "0x10",  "1/0", "9007199254740993",
-      "86400001",             "1..2", "--",  "(1", "1)", "2 2",   "\"\"", "${nope}"};
+  static const std::vector<std::string> kNumbers = {"99999999999999999999",
+                                                    "1e13",
+                                                    "nan",
+                                                    "inf",
+                                                    "-1",
+                                                    "0x10",
+                                                    "1/0",
+                                                    "9007199254740993",
+                                                    "86400001",
+                                                    "1..2",
+                                                    "--",
+                                                    "(1",
+                                                    "1)",
+                                                    "2 2",
+                                                    "\"\"",
+                                                    "${nope}"};
   return kNumbers;
 }
 
@@ -97,11 +112,16 @@ using Mutation = std::function<std::string(const std::string&, Rng&)>;
 
 std::vector<std::pair<std::string, Mutation>> Mutations() {
   return {
-      {"name-long", [](auto& t, Rng&) { return ReplaceOrAddTop(t, "name:", "name: " + Rep("a", 64)); }},
+      {"name-long",
+       [](auto& t, Rng&) { return ReplaceOrAddTop(t, "name:", "name: " + Rep("a", 64)); }},
       {"name-binary",
-       [](auto& t, Rng& r) { return ReplaceOrAddTop(t, "name:", "name: " + Binary(r, 1 + r() % 40)); }},
-      {"name-unicode", [](auto& t, Rng&) { return ReplaceOrAddTop(t, "name:", "name: названиe-😀"); }},
-      {"title-long", [](auto& t, Rng&) { return ReplaceOrAddTop(t, "title:", "title: " + Rep("T", 1025)); }},
+       [](auto& t, Rng& r) {
+         return ReplaceOrAddTop(t, "name:", "name: " + Binary(r, 1 + r() % 40));
+       }},
+      {"name-unicode",
+       [](auto& t, Rng&) { return ReplaceOrAddTop(t, "name:", "name: названиe-😀"); }},
+      {"title-long",
+       [](auto& t, Rng&) { return ReplaceOrAddTop(t, "title:", "title: " + Rep("T", 1025)); }},
       {"teaches-long",
        [](auto& t, Rng&) { return ReplaceOrAddTop(t, "teaches:", "teaches: " + Rep("L", 65537)); }},
       {"tags-many",
@@ -110,14 +130,18 @@ std::vector<std::pair<std::string, Mutation>> Mutations() {
          for (int i = 0; i < 33; ++i) tags += (i ? ", t" : "t") + std::to_string(i);
          return ReplaceOrAddTop(t, "tags:", "tags: [" + tags + "]");
        }},
-      {"tag-long", [](auto& t, Rng&) { return ReplaceOrAddTop(t, "tags:", "tags: [" + Rep("t", 64) + "]"); }},
+      {"tag-long",
+       [](auto& t, Rng&) { return ReplaceOrAddTop(t, "tags:", "tags: [" + Rep("t", 64) + "]"); }},
       {"params-many",
        [](auto& t, Rng&) {
          std::string params;
          for (int i = 0; i <= 100; ++i) params += (i ? ", p" : "p") + std::to_string(i) + ": 1";
          return ReplaceOrAddTop(t, "params:", "params: {" + params + "}");
        }},
-      {"param-long", [](auto& t, Rng&) { return ReplaceOrAddTop(t, "params:", "params: {p: " + Rep("9", 1025) + "}"); }},
+      {"param-long",
+       [](auto& t, Rng&) {
+         return ReplaceOrAddTop(t, "params:", "params: {p: " + Rep("9", 1025) + "}");
+       }},
       {"key-long", [](auto& t, Rng&) { return AddTop(t, Rep("k", 70) + ": 1"); }},
       {"keys-unknown-many",
        [](auto& t, Rng&) {
@@ -126,42 +150,80 @@ std::vector<std::pair<std::string, Mutation>> Mutations() {
          keys.pop_back();
          return AddTop(t, keys);
        }},
-      {"keys-duplicate-many", [](auto& t, Rng&) { return AddTop(t, Rep("title: x\n", 2000) + "title: y"); }},
+      {"keys-duplicate-many",
+       [](auto& t, Rng&) { return AddTop(t, Rep("title: x\n", 2000) + "title: y"); }},
       {"sleep-bad-number",
-       [](auto& t, Rng& r) { return AddStep(t, "sleep_ms: " + BadNumbers()[r() % BadNumbers().size()]); }},
+       [](auto& t, Rng& r) {
+         return AddStep(t, "sleep_ms: " + BadNumbers()[r() % BadNumbers().size()]);
+       }},
       {"sleep-over-trial-deadline", [](auto& t, Rng&) { return AddStep(t, "sleep_ms: 120001"); }},
-      {"timeout-huge", [](auto& t, Rng&) { return AddStep(t, "{await_blocked: nobody, timeout_ms: 9000000000000000}"); }},
+      {"timeout-huge",
+       [](auto& t, Rng&) {
+         return AddStep(t, "{await_blocked: nobody, timeout_ms: 9000000000000000}");
+       }},
       {"retry-huge",
-       [](auto& t, Rng&) { return SetSessionKey(t, "retry", "{on: [\"40001\"], initial_ms: 100000000000000000000}"); }},
-      {"retry-attempts-huge", [](auto& t, Rng&) { return SetSessionKey(t, "retry", "{on: [\"40001\"], attempts: 1001}"); }},
-      {"count-parens-30000", [](auto& t, Rng&) { return SetSessionKey(t, "count", "\"" + Nested("(", "2", ")", 30000) + "\""); }},
-      {"count-signs-200000", [](auto& t, Rng&) { return SetSessionKey(t, "count", "\"" + Rep("-+", 100000) + "2\""); }},
-      {"count-parens-33", [](auto& t, Rng&) { return SetSessionKey(t, "count", "\"" + Nested("(", "2", ")", 33) + "\""); }},
-      {"count-signs-33", [](auto& t, Rng&) { return SetSessionKey(t, "count", "\"" + Rep("- ", 33) + "2\""); }},
+       [](auto& t, Rng&) {
+         return SetSessionKey(t, "retry", "{on: [\"40001\"], initial_ms: 100000000000000000000}");
+       }},
+      {"retry-attempts-huge",
+       [](auto& t, Rng&) {
+         return SetSessionKey(t, "retry", "{on: [\"40001\"], attempts: 1001}");
+       }},
+      {"count-parens-30000",
+       [](auto& t, Rng&) {
+         return SetSessionKey(t, "count", "\"" + Nested("(", "2", ")", 30000) + "\"");
+       }},
+      {"count-signs-200000",
+       [](auto& t, Rng&) { return SetSessionKey(t, "count", "\"" + Rep("-+", 100000) + "2\""); }},
+      {"count-parens-33",
+       [](auto& t, Rng&) {
+         return SetSessionKey(t, "count", "\"" + Nested("(", "2", ")", 33) + "\"");
+       }},
+      {"count-signs-33",
+       [](auto& t, Rng&) { return SetSessionKey(t, "count", "\"" + Rep("- ", 33) + "2\""); }},
       {"count-too-many", [](auto& t, Rng&) { return SetSessionKey(t, "count", "1001"); }},
       {"count-bad-number",
-       [](auto& t, Rng& r) { return SetSessionKey(t, "count", "\"" + BadNumbers()[r() % BadNumbers().size()] + "\""); }},
+       [](auto& t, Rng& r) {
+         return SetSessionKey(t, "count", "\"" + BadNumbers()[r() % BadNumbers().size()] + "\"");
+       }},
       {"yaml-deep-flow",
-       [](auto& t, Rng& r) { return ReplaceOrAddTop(t, "tags:", "tags: " + Nested("[", "", "]", 33 + r() % 5000)); }},
+       [](auto& t, Rng& r) {
+         return ReplaceOrAddTop(t, "tags:", "tags: " + Nested("[", "", "]", 33 + r() % 5000));
+       }},
       {"yaml-deep-mixed",
-       [](auto& t, Rng& r) { return ReplaceOrAddTop(t, "tags:", "tags: " + Nested("[{a: ", "b", "}]", 17 + r() % 2000)); }},
+       [](auto& t, Rng& r) {
+         return ReplaceOrAddTop(t, "tags:", "tags: " + Nested("[{a: ", "b", "}]", 17 + r() % 2000));
+       }},
       {"yaml-deep-block",
        [](auto& t, Rng& r) {
          std::string lines = "deep:";
          for (size_t i = 1, n = 33 + r() % 200; i <= n; ++i) lines += "\n" + Rep("  ", i) + "k:";
          return AddTop(t, lines + " 1");
        }},
-      {"yaml-deep-unclosed", [](auto& t, Rng& r) { return ReplaceOrAddTop(t, "tags:", "tags: " + Rep("[", 40 + r() % 60000)); }},
-      {"sql-long", [](auto& t, Rng&) { return AddStep(t, "sql: SELECT '" + Rep("x", 70000) + "'"); }},
+      {"yaml-deep-unclosed",
+       [](auto& t, Rng& r) {
+         return ReplaceOrAddTop(t, "tags:", "tags: " + Rep("[", 40 + r() % 60000));
+       }},
+      {"sql-long",
+       [](auto& t, Rng&) { return AddStep(t, "sql: SELECT '" + Rep("x", 70000) + "'"); }},
       {"sql-nul", [](auto& t, Rng&) { return AddStep(t, "sql: \"SELECT 1\\0; DROP TABLE x\""); }},
-      {"sql-reference-long", [](auto& t, Rng&) { return AddStep(t, "sql: SELECT ${" + Rep("a", 50000) + "}"); }},
-      {"when-long", [](auto& t, Rng&) { return AddStep(t, "{sql: SELECT 1, when: \"x == '" + Rep("w", 2000) + "'\"}"); }},
-      {"capture-long", [](auto& t, Rng&) { return AddStep(t, "{sql: SELECT 1, capture: [" + Rep("c", 64) + "]}"); }},
-      {"steps-many", [](auto& t, Rng&) { return InsertAfter(t, "    steps:", Rep("      - begin\n", 501)); }},
+      {"sql-reference-long",
+       [](auto& t, Rng&) { return AddStep(t, "sql: SELECT ${" + Rep("a", 50000) + "}"); }},
+      {"when-long",
+       [](auto& t, Rng&) {
+         return AddStep(t, "{sql: SELECT 1, when: \"x == '" + Rep("w", 2000) + "'\"}");
+       }},
+      {"capture-long",
+       [](auto& t, Rng&) {
+         return AddStep(t, "{sql: SELECT 1, capture: [" + Rep("c", 64) + "]}");
+       }},
+      {"steps-many",
+       [](auto& t, Rng&) { return InsertAfter(t, "    steps:", Rep("      - begin\n", 501)); }},
       {"sessions-many",
        [](auto& t, Rng&) {
          std::string lines;
-         for (int i = 0; i < 101; ++i) lines += "  - {name: s" + std::to_string(i) + ", steps: [begin]}\n";
+         for (int i = 0; i < 101; ++i)
+           lines += "  - {name: s" + std::to_string(i) + ", steps: [begin]}\n";
          return AddSessions(t, lines);
        }},
       {"barrier-cycle-3",
@@ -176,23 +238,24 @@ std::vector<std::pair<std::string, Mutation>> Mutations() {
          std::string lines;
          size_t n = 4 + r() % 60;
          for (size_t i = 0; i < n; ++i) {
-           lines += "  - {name: c" + std::to_string(i) + ", steps: [{barrier: b" + std::to_string(i) +
-                    "}, {barrier: b" + std::to_string((i + 1) % n) + "}]}\n";
+           lines += "  - {name: c" + std::to_string(i) + ", steps: [{barrier: b" +
+                    std::to_string(i) + "}, {barrier: b" + std::to_string((i + 1) % n) + "}]}\n";
          }
          return AddSessions(t, lines);
        }},
       {"type-swap",
        [](auto& t, Rng& r) {
          static const std::vector<std::pair<std::string, std::string>> kSwaps = {
-             {"name:", "name: [a, b]"}, {"title:", "title: {a: 1}"}, {"teaches:", "teaches: [x]"},
+             {"name:", "name: [a, b]"}, {"title:", "title: {a: 1}"},  {"teaches:", "teaches: [x]"},
              {"tags:", "tags: {a: b}"}, {"sessions:", "sessions: 5"}, {"expect:", "expect: [1]"}};
          const auto& [prefix, line] = kSwaps[r() % kSwaps.size()];
          return ReplaceOrAddTop(t, prefix, line);
        }},
       {"step-type-swap",
        [](auto& t, Rng& r) {
-         static const std::vector<std::string> kSteps = {"[a]", "{sql: [1]}", "{barrier: {a: 1}}",
-                                                         "{sleep_ms: [1]}", "{begin: 1, sql: x}", "~"};
+         static const std::vector<std::string> kSteps = {
+             "[a]", "{sql: [1]}", "{barrier: {a: 1}}", "{sleep_ms: [1]}", "{begin: 1, sql: x}",
+             "~"};
          return AddStep(t, kSteps[r() % kSteps.size()]);
        }},
       {"alias-bomb",
@@ -200,7 +263,8 @@ std::vector<std::pair<std::string, Mutation>> Mutations() {
          std::string lines = "lol0: &l0 [" + Rep("lol, ", 9) + "lol]";
          for (int i = 1; i <= 9; ++i) {
            std::string prev = "*l" + std::to_string(i - 1);
-           lines += "\nlol" + std::to_string(i) + ": &l" + std::to_string(i) + " [" + Rep(prev + ", ", 9) + prev + "]";
+           lines += "\nlol" + std::to_string(i) + ": &l" + std::to_string(i) + " [" +
+                    Rep(prev + ", ", 9) + prev + "]";
          }
          std::string out = AddTop(t, lines);
          return ReplaceOrAddTop(out, "tags:", "tags: *l9");
@@ -210,13 +274,15 @@ std::vector<std::pair<std::string, Mutation>> Mutations() {
          std::string out = AddTop(t, "big: &big '" + Rep("A", 60000) + "'");
          std::string lines;
          for (int i = 0; i < 60; ++i) {
-           lines += "  - {name: b" + std::to_string(i) + ", steps: [" + Rep("{sql: *big}, ", 29) + "{sql: *big}]}\n";
+           lines += "  - {name: b" + std::to_string(i) + ", steps: [" + Rep("{sql: *big}, ", 29) +
+                    "{sql: *big}]}\n";
          }
          return AddSessions(out, lines);
        }},
       {"alias-cycle", [](auto& t, Rng&) { return ReplaceOrAddTop(t, "tags:", "tags: &c [*c]"); }},
       {"second-document", [](auto& t, Rng&) { return t + "\n---\nname: second\n"; }},
-      {"over-size-limit", [](auto& t, Rng&) { return t + "\n" + Rep("# padding padding padding padding\n", 8000); }},
+      {"over-size-limit",
+       [](auto& t, Rng&) { return t + "\n" + Rep("# padding padding padding padding\n", 8000); }},
   };
 }
 
@@ -231,7 +297,8 @@ std::vector<FuzzCase> MakeCases(const std::vector<CatalogueFile>& catalogue, uin
     // Every mutation on every other file (a different half for each mutation).
     for (size_t m = 0; m < mutations.size(); ++m) {
       if ((f + m) % 2 != 0) continue;
-      cases.push_back({file.name + "." + mutations[m].first, mutations[m].second(file.text, rng), ""});
+      cases.push_back(
+          {file.name + "." + mutations[m].first, mutations[m].second(file.text, rng), ""});
     }
     // Over-long --set values, for files that declare params (each param gets the value).
     if (file.text.find("\nparams:") != std::string::npos) {
@@ -242,7 +309,8 @@ std::vector<FuzzCase> MakeCases(const std::vector<CatalogueFile>& catalogue, uin
     }
   }
   // Whole files of random bytes, and a few degenerate ones.
-  for (int i = 0; i < 12; ++i) cases.push_back({"binary-" + std::to_string(i), Binary(rng, 1 + rng() % 8000), ""});
+  for (int i = 0; i < 12; ++i)
+    cases.push_back({"binary-" + std::to_string(i), Binary(rng, 1 + rng() % 8000), ""});
   cases.push_back({"empty", "", ""});
   cases.push_back({"nul-bytes", std::string(4096, '\0'), ""});
   cases.push_back({"bom-only", "\xEF\xBB\xBF", ""});

@@ -17,9 +17,9 @@ struct CatalogueFile {
 };
 
 struct FuzzCase {
-  std::string name;     // "<catalogue file>.<mutation>", unique; the generated file's name
-  std::string text;     // the file's content
-  std::string set_all;  // non-empty: run with --set-all VALUE
+  std::string name;         // "<catalogue file>.<mutation>", unique; the generated file's name
+  std::string text;         // the file's content
+  std::string set_all;      // non-empty: run with --set-all VALUE
   size_t filler_bytes = 0;  // non-zero: the file is this many bytes of comment lines instead
 };
 

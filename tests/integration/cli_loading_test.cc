@@ -1,7 +1,7 @@
 // The racelab binary while it loads and plans (issue 7): SIGINT/SIGTERM end loading promptly with
 // 130/143 before any cluster starts or any file is written; hostile --set values and a step longer
-// than the trial deadline are exit-2 errors naming FILE:LINE. No database is needed: every case ends
-// before racelab would connect.
+// than the trial deadline are exit-2 errors naming FILE:LINE. No database is needed: every case
+// ends before racelab would connect.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -40,8 +40,8 @@ std::string Rep(const std::string& s, size_t n) {
   return out;
 }
 
-// `n` valid scenario files near the size limit (two sessions of 480 steps each), so that loading the
-// folder takes seconds.
+// `n` valid scenario files near the size limit (two sessions of 480 steps each), so that loading
+// the folder takes seconds.
 void WriteSlowCatalogue(const fs::path& dir, int n) {
   std::string steps;
   for (int i = 0; i < 480; ++i) {
@@ -50,8 +50,10 @@ void WriteSlowCatalogue(const fs::path& dir, int n) {
   for (int i = 0; i < n; ++i) {
     std::ofstream f(dir / ("slow-" + std::to_string(i) + ".yaml"));
     f << "name: slow-" << i << "\ntitle: Slow\nteaches: Loading takes time.\nsessions:\n"
-      << "  - name: a\n    steps:\n" << steps << "      - barrier: go\n"
-      << "  - name: b\n    steps:\n" << steps << "      - barrier: go\n"
+      << "  - name: a\n    steps:\n"
+      << steps << "      - barrier: go\n"
+      << "  - name: b\n    steps:\n"
+      << steps << "      - barrier: go\n"
       << "expect: { lock_waits: 0 }\n";
   }
 }
@@ -63,8 +65,8 @@ TEST(CliLoading, SigintWhileLoadingExits130BeforeAnyClusterStarts) {
   WriteSlowCatalogue(catalogue.path, 120);
   fs::path out = parent.path / "reports";
   // How long the whole folder takes to load: the signal must come well inside it.
-  ProcessResult full = RunProcess({kBin, "list"}, seconds(120),
-                                  {{"RACELAB_SCENARIOS", catalogue.path.string()}});
+  ProcessResult full =
+      RunProcess({kBin, "list"}, seconds(120), {{"RACELAB_SCENARIOS", catalogue.path.string()}});
   ASSERT_EQ(full.exit_code, 0) << full.err;
   ASSERT_GT(full.elapsed_ms, 1500) << "loading must take long enough to interrupt it";
 
@@ -75,9 +77,11 @@ TEST(CliLoading, SigintWhileLoadingExits130BeforeAnyClusterStarts) {
   p.Signal(SIGINT);
   ProcessResult r = p.Wait(seconds(60));
   double after_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - signalled).count();
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - signalled)
+          .count();
   EXPECT_EQ(r.exit_code, 130) << r.err;
-  EXPECT_LT(after_ms, 1500) << "one file's load at most (a whole folder took " << full.elapsed_ms << " ms)";
+  EXPECT_LT(after_ms, 1500) << "one file's load at most (a whole folder took " << full.elapsed_ms
+                            << " ms)";
   EXPECT_EQ(r.err.find("starting embedded PostgreSQL"), std::string::npos) << r.err;
   EXPECT_TRUE(IsEmptyDir(base.path)) << "no cluster folder was created";
   EXPECT_FALSE(fs::exists(out)) << "no report folder was created";
@@ -101,8 +105,8 @@ TEST(CliLoading, HostileSetValuesAreUsageErrorsNamingTheFile) {
                                          "workers=" + Rep("(", 40) + "2" + Rep(")", 40),
                                          "workers=10000000000000", "workers=1e13"};
   for (const std::string& set : sets) {
-    ProcessResult r = RunProcess({kBin, "run", file, "--set", set, "--dsn", "host=/nonexistent", "-q"},
-                                 seconds(20));
+    ProcessResult r = RunProcess(
+        {kBin, "run", file, "--set", set, "--dsn", "host=/nonexistent", "-q"}, seconds(20));
     EXPECT_EQ(r.exit_code, 2) << set.substr(0, 60) << ": " << r.err;
     EXPECT_NE(r.err.find(file + ":"), std::string::npos) << r.err.substr(0, 500);
     EXPECT_LT(r.err.size(), 2000u);
@@ -111,12 +115,13 @@ TEST(CliLoading, HostileSetValuesAreUsageErrorsNamingTheFile) {
 
 TEST(CliLoading, AStepLongerThanTheTrialDeadlineIsAUsageError) {
   std::string file = kSrc + "/scenarios/lock-hold-wait.yaml";
-  ProcessResult r = RunProcess({kBin, "run", file, "--set", "hold_ms=5000", "--trial-timeout-ms", "1000",
-                                "--dsn", "host=/nonexistent", "-q"},
+  ProcessResult r = RunProcess({kBin, "run", file, "--set", "hold_ms=5000", "--trial-timeout-ms",
+                                "1000", "--dsn", "host=/nonexistent", "-q"},
                                seconds(20));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(file + ":"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("cannot end before the trial deadline (--trial-timeout-ms 1000)"), std::string::npos)
+  EXPECT_NE(r.err.find("cannot end before the trial deadline (--trial-timeout-ms 1000)"),
+            std::string::npos)
       << r.err;
 }
 

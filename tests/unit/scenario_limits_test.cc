@@ -29,18 +29,19 @@ std::string Rep(const std::string& s, size_t n) {
 // step, `sessions` as more sessions.
 std::string File(const std::string& top = "", const std::string& session = "",
                  const std::string& step = "", const std::string& sessions = "") {
-  return "name: t\n"                                    // 1
-         "title: T\n"                                   // 2
-         "teaches: L\n" +                               // 3
-         top +                                          //
-         "sessions:\n"                                  //
-         "  - name: a\n" +                              //
-         session +                                      //
-         "    steps:\n" +                               //
-         step +                                         //
-         "      - barrier: go\n"                        //
-         "  - name: b\n"                                //
-         "    steps: [ { barrier: go } ]\n" + sessions +  //
+  return "name: t\n"              // 1
+         "title: T\n"             // 2
+         "teaches: L\n" +         // 3
+         top +                    //
+         "sessions:\n"            //
+         "  - name: a\n" +        //
+         session +                //
+         "    steps:\n" +         //
+         step +                   //
+         "      - barrier: go\n"  //
+         "  - name: b\n"          //
+         "    steps: [ { barrier: go } ]\n" +
+         sessions +  //
          "expect: { lock_waits: 0 }\n";
 }
 
@@ -84,8 +85,7 @@ TEST(ScenarioLimitsTest, Lengths) {
               HasSubstr("is 70009 bytes long; at most 65536 are allowed here"));
   EXPECT_THAT(ErrorOf(File("params: { p: " + Rep("9", 1025) + " }\n")),
               StartsWith("t.yaml:4:14: params.p: "));
-  EXPECT_THAT(ErrorOf(File(Rep("k", 64) + ": 1\n")),
-              StartsWith("t.yaml:4:1: key 'kkkk"));
+  EXPECT_THAT(ErrorOf(File(Rep("k", 64) + ": 1\n")), StartsWith("t.yaml:4:1: key 'kkkk"));
   // A 50,000-character ${name} (it once crashed a worker's std::regex): an unknown reference, its
   // name cut in the message.
   std::string msg = ErrorOf(File("", "", "      - sql: SELECT ${" + Rep("a", 50000) + "}\n"));
@@ -107,12 +107,14 @@ TEST(ScenarioLimitsTest, Counts) {
   EXPECT_EQ(ErrorOf(File("", "", Rep("      - begin\n", 500))),
             "t.yaml:7:7: sessions[0].steps: has 501 items; at most 500 are allowed here");
   std::string roles;
-  for (int i = 0; i < 99; ++i) roles += "  - { name: r" + std::to_string(i) + ", steps: [begin] }\n";
+  for (int i = 0; i < 99; ++i)
+    roles += "  - { name: r" + std::to_string(i) + ", steps: [begin] }\n";
   EXPECT_THAT(ErrorOf(File("", "", "", roles)),
               StartsWith("t.yaml:5:3: sessions: has 101 items; at most 100 are allowed here"));
-  EXPECT_THAT(ErrorOf(File("", "    count: 600\n", "", "  - { name: c, count: 600, steps: [begin] }\n")),
-              StartsWith("t.yaml:5:3: sessions: the sessions' counts add up to 1201 instances; "
-                         "at most 1000"));
+  EXPECT_THAT(
+      ErrorOf(File("", "    count: 600\n", "", "  - { name: c, count: 600, steps: [begin] }\n")),
+      StartsWith("t.yaml:5:3: sessions: the sessions' counts add up to 1201 instances; "
+                 "at most 1000"));
 }
 
 TEST(ScenarioLimitsTest, ErrorsStopAtTwentyAndAreCounted) {
@@ -144,7 +146,8 @@ TEST(ScenarioLimitsTest, AliasesCountEachTimeTheyAreRead) {
             prev + "]\n";
   }
   auto start = std::chrono::steady_clock::now();
-  EXPECT_THAT(ErrorOf(File(bomb + "tags: *l9\n")), HasSubstr("tags[0]: expected text, found a list"));
+  EXPECT_THAT(ErrorOf(File(bomb + "tags: *l9\n")),
+              HasSubstr("tags[0]: expected text, found a list"));
   EXPECT_THAT(ErrorOf(File("tags: &c [*c]\n")), HasSubstr("tags[0]: expected text, found a list"));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
@@ -173,10 +176,11 @@ TEST(ScenarioLimitsTest, NumbersStayInTheClocksRange) {
   EXPECT_THAT(ErrorOf(File("", "", "      - { await_blocked: b, timeout_ms: 9000000000000000 }\n")),
               StartsWith("t.yaml:7:41: sessions[0].steps[0].timeout_ms: '9000000000000000' must be "
                          "a number of ms from 1 to 86400000"));
-  EXPECT_THAT(ErrorOf(File("", "    retry: { on: [\"40001\"], initial_ms: 100000000000000000000 }\n",
-                           "      - begin\n")),
-              StartsWith("t.yaml:6:41: sessions[0].retry.initial_ms: '100000000000000000000' must "
-                         "be a number of ms from 0 to 86400000"));
+  EXPECT_THAT(
+      ErrorOf(File("", "    retry: { on: [\"40001\"], initial_ms: 100000000000000000000 }\n",
+                   "      - begin\n")),
+      StartsWith("t.yaml:6:41: sessions[0].retry.initial_ms: '100000000000000000000' must "
+                 "be a number of ms from 0 to 86400000"));
   EXPECT_THAT(ErrorOf(File("", "    retry: { on: [\"40001\"], attempts: 1001, factor: 1001 }\n",
                            "      - begin\n")),
               HasSubstr("sessions[0].retry.attempts: '1001' must be an integer from 1 to 1000"));
@@ -191,11 +195,12 @@ TEST(ScenarioLimitsTest, BarrierCyclesOfAnyLength) {
       "  - { name: b, steps: [ { barrier: y }, { barrier: z } ] }\n"
       "  - { name: c, steps: [ { barrier: z }, { barrier: x } ] }\n"
       "expect: { lock_waits: 0 }\n";
-  EXPECT_EQ(ErrorOf(three),
-            "t.yaml:5:25: sessions[0].steps[0].barrier: barrier cycle: session 'a' meets 'x' before "
-            "'y', session 'b' meets 'y' before 'z', session 'c' meets 'z' before 'x': each waits at "
-            "a barrier for a session that waits at the next one, until the trial deadline (meet "
-            "shared barriers in one order in every session)");
+  EXPECT_EQ(
+      ErrorOf(three),
+      "t.yaml:5:25: sessions[0].steps[0].barrier: barrier cycle: session 'a' meets 'x' before "
+      "'y', session 'b' meets 'y' before 'z', session 'c' meets 'z' before 'x': each waits at "
+      "a barrier for a session that waits at the next one, until the trial deadline (meet "
+      "shared barriers in one order in every session)");
   // 50 roles in a ring: found in one pass, not by comparing every pair.
   std::string ring = "name: t\ntitle: T\nteaches: L\nsessions:\n";
   for (int i = 0; i < 50; ++i) {
@@ -265,8 +270,9 @@ TEST_F(PlanLimitsTest, AStepLongerThanTheTrialDeadlineIsAnError) {
   PlanOptions short_trials;
   short_trials.trial_timeout_ms = 50;
   EXPECT_THAT(PlanError(hold, short_trials), HasSubstr("a sleep of 100 ms cannot end"));
-  EXPECT_THAT(PlanError(File("", "", "      - { await_blocked: b, timeout_ms: 500 }\n"), short_trials),
-              HasSubstr("sessions[0].steps[0].timeout_ms: a wait (timeout_ms) of 500 ms cannot end"));
+  EXPECT_THAT(
+      PlanError(File("", "", "      - { await_blocked: b, timeout_ms: 500 }\n"), short_trials),
+      HasSubstr("sessions[0].steps[0].timeout_ms: a wait (timeout_ms) of 500 ms cannot end"));
 }
 
 TEST_F(PlanLimitsTest, HostileSetValues) {
@@ -274,7 +280,8 @@ TEST_F(PlanLimitsTest, HostileSetValues) {
   // The issue's --set workers=((((…2…)))) with 30,000 parentheses: an error, not a crash.
   options.set = {{"workers", Rep("(", 30000) + "2" + Rep(")", 30000)}};
   EXPECT_THAT(PlanError(hold, options), StartsWith("--set workers=((((("));
-  EXPECT_THAT(PlanError(hold, options), HasSubstr(": t.yaml:4:34: params.workers: the value has 60001 bytes; at most 1024"));
+  EXPECT_THAT(PlanError(hold, options),
+              HasSubstr(": t.yaml:4:34: params.workers: the value has 60001 bytes; at most 1024"));
   options.set = {{"workers", Rep("(", 40) + "2" + Rep(")", 40)}};
   EXPECT_THAT(PlanError(hold, options), HasSubstr("t.yaml:7:12: sessions[0].count: "));
   EXPECT_THAT(PlanError(hold, options), HasSubstr("nested deeper than 32"));
@@ -283,8 +290,9 @@ TEST_F(PlanLimitsTest, HostileSetValues) {
   options.set = {{"hold_ms", "1e13"}};
   EXPECT_THAT(PlanError(hold, options), HasSubstr("is not a number"));
   options.set = {{"workers", "1001"}};
-  EXPECT_THAT(PlanError(hold, options),
-              HasSubstr("t.yaml:7:12: sessions[0].count: '${workers}' must be an integer from 1 to 1000"));
+  EXPECT_THAT(
+      PlanError(hold, options),
+      HasSubstr("t.yaml:7:12: sessions[0].count: '${workers}' must be an integer from 1 to 1000"));
 }
 
 TEST_F(PlanLimitsTest, CountCannotMultiplyTextIntoGigabytes) {
