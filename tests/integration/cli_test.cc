@@ -15,6 +15,7 @@
 #include "harness/embedded/cluster.h"
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
+#include "tests/integration/test_files.h"
 
 namespace racelab::testing {
 namespace {
@@ -26,23 +27,7 @@ using std::chrono::seconds;
 const std::string kBin = RACELAB_BINARY;
 const std::string kSrc = RACELAB_SOURCE_DIR;
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
-// A fresh folder per test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/rlt-XXXXXX";
-    path = mkdtemp(tmpl);
-    fs::permissions(path, fs::perms::all);  // the embedded cluster's unprivileged user must enter it
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 int CountRows(const std::string& sql) {
   PGconn* c = PQconnectdb(TestConninfo().c_str());
@@ -312,13 +297,13 @@ TEST(Cli, HungStatementIsCancelledAtItsDeadlineAndReported) {
 }
 
 TEST(Cli, TrialPastItsDeadlineIsAnErrorNotAHang) {
-  ProcessResult r = RunProcess({kBin, "run", "lock-hold-wait", "--set", "hold_ms=20000", "--isolation", "rc",
-                                "--trials", "2", "--trial-timeout-ms", "1000", "--dsn", TestConninfo(),
-                                    "--allow-superuser", "-q",
+  ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/trial_past_deadline.yaml", "--trials", "2",
+                                "--trial-timeout-ms", "1000", "--dsn", TestConninfo(), "--allow-superuser", "-q",
                                 "--format", "console"},
                                seconds(60));
   EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
   EXPECT_LT(r.elapsed_ms, 30000) << "the trial deadline ends the hold early";
+  EXPECT_NE(r.out.find("deadline"), std::string::npos) << r.out;
   EXPECT_EQ(RacelabSchemas(), 0);
 }
 
