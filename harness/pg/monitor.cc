@@ -1,4 +1,5 @@
 #include "harness/pg/monitor.h"
+#include "harness/pg/pid_list.h"
 
 #include <boost/chrono.hpp>
 #include <algorithm>
@@ -16,20 +17,6 @@ int64_t UsSince(SteadyTime origin) {
       .count();
 }
 
-// Parses a PostgreSQL int[] text value: "{12,34}".
-std::vector<int> ParseIntArray(const std::string& text) {
-  std::vector<int> out;
-  std::string cur;
-  for (char c : text + ",") {
-    if (c >= '0' && c <= '9') {
-      cur.push_back(c);
-    } else if (!cur.empty()) {
-      out.push_back(std::stoi(cur));
-      cur.clear();
-    }
-  }
-  return out;
-}
 
 std::string PidList(const std::vector<int>& pids) {
   std::ostringstream q;
@@ -104,7 +91,7 @@ void Monitor::PollLoop() {
       o.poll_received_us = received;
       o.pid = std::stoi(row[0].value_or("0"));
       o.wait_event = row[2].value_or("");
-      o.blocking_pids = ParseIntArray(row[3].value_or(""));
+      o.blocking_pids = ParsePidList(row[3].value_or(""));
       o.query = row[4].value_or("");
       last_seen_poll_[o.pid] = number;
       observations_.push_back(std::move(o));

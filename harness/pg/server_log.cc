@@ -1,4 +1,5 @@
 #include "harness/pg/server_log.h"
+#include "harness/pg/pid_list.h"
 
 #include <algorithm>
 #include <ctime>
@@ -51,19 +52,6 @@ std::string WaitEventOf(const std::string& object) {
   return "other";
 }
 
-std::vector<int> ParsePids(const std::string& list) {
-  std::vector<int> out;
-  std::string cur;
-  for (char c : list + ",") {
-    if (c >= '0' && c <= '9') {
-      cur.push_back(c);
-    } else if (!cur.empty()) {
-      out.push_back(std::stoi(cur));
-      cur.clear();
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -109,7 +97,7 @@ ServerLogBatch ParseServerLog(const std::vector<std::string>& lines) {
     std::smatch h;
     const std::string detail = j.value("detail", "");
     if (std::regex_search(detail, h, kHolders)) {
-      for (int p : ParsePids(h[1].str())) {
+      for (int p : ParsePidList(h[1].str())) {
         if (p != pid && std::find(w.holders.begin(), w.holders.end(), p) == w.holders.end()) {
           w.holders.push_back(p);
         }

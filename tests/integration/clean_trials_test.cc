@@ -20,6 +20,7 @@
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/scenario_runner.h"
 #include "tests/integration/subprocess.h"
+#include "tests/integration/test_files.h"
 
 namespace racelab::testing {
 namespace {
@@ -27,14 +28,6 @@ namespace {
 constexpr int kLeakTrials = 5;
 
 // A fresh folder for a CLI run's reports, removed afterwards.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/rlt-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
 
 std::string Fixture(const std::string& file) {
   return std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/clean_trials/" + file;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/integration/subprocess.h"
+#include "tests/integration/test_files.h"
 
 namespace racelab::testing {
 namespace {
@@ -25,14 +26,6 @@ using std::chrono::seconds;
 const std::string kBin = RACELAB_BINARY;
 const std::string kSrc = RACELAB_SOURCE_DIR;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/rlt-load-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 std::string Rep(const std::string& s, size_t n) {
   std::string out;

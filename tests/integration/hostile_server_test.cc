@@ -21,6 +21,7 @@
 #include "harness/embedded/process.h"
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
+#include "tests/integration/test_files.h"
 
 namespace racelab::testing {
 namespace {
@@ -33,25 +34,9 @@ using std::chrono::seconds;
 const std::string kBin = RACELAB_BINARY;
 const std::string kSrc = RACELAB_SOURCE_DIR;
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 double MsSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-// A fresh folder per test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/rlt-XXXXXX";
-    path = mkdtemp(tmpl);
-    fs::permissions(path, fs::perms::all);  // the embedded cluster's unprivileged user must enter it
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // The count `sql` returns, or -1 if the server cannot be asked.
 int Count(const std::string& conninfo, const char* sql) {

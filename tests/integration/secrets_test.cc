@@ -15,6 +15,7 @@
 
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
+#include "tests/integration/test_files.h"
 
 namespace racelab::testing {
 namespace {
@@ -24,22 +25,7 @@ using std::chrono::seconds;
 
 const std::string kBin = RACELAB_BINARY;
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/rls-XXXXXX";
-    path = mkdtemp(tmpl);
-    fs::permissions(path, fs::perms::all);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 std::string Option(const std::string& conninfo, const std::string& key) {
   PQconninfoOption* opts = PQconninfoParse(conninfo.c_str(), nullptr);
