@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "bench/bench_target.h"
 #include "harness/embedded/cluster.h"
 #include "harness/model/isolation.h"
 #include "harness/pg/connection.h"
@@ -107,17 +108,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   std::unique_ptr<EmbeddedCluster> cluster;
-  if (const char* dsn = std::getenv("RACELAB_BENCH_DSN"); dsn != nullptr && *dsn != '\0') {
-    g_conninfo = dsn;
-  } else {
-    auto started = EmbeddedCluster::Start(ClusterOptions{});
-    if (!started.ok()) {
-      std::cerr << "racelab-bench: " << started.status().message() << "\n";
-      return 3;
-    }
-    cluster = std::move(started.value());
-    g_conninfo = cluster->conninfo();
-  }
+  std::optional<std::string> target = BenchTarget("racelab-bench", &cluster);
+  if (!target) return 3;
+  g_conninfo = *target;
   if (!PrepareSchema()) return 3;
   for (IsolationLevel level : AllIsolationLevels()) {
     std::string name = "guarded_cas_claim/" + std::string(IsolationName(level));

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "bench/bench_target.h"
 #include "harness/embedded/cluster.h"
 #include "harness/pg/connection.h"
 #include "harness/run/session_reset.h"
@@ -79,17 +80,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   std::unique_ptr<EmbeddedCluster> cluster;
-  if (const char* dsn = std::getenv("RACELAB_BENCH_DSN"); dsn != nullptr && *dsn != '\0') {
-    g_conninfo = dsn;
-  } else {
-    auto started = EmbeddedCluster::Start(ClusterOptions{});
-    if (!started.ok()) {
-      std::cerr << "racelab-reset-bench: " << started.status().message() << "\n";
-      return 3;
-    }
-    cluster = std::move(started.value());
-    g_conninfo = cluster->conninfo();
-  }
+  std::optional<std::string> target = BenchTarget("racelab-reset-bench", &cluster);
+  if (!target) return 3;
+  g_conninfo = *target;
   benchmark::RegisterBenchmark("session_start/discard_all", DiscardAll)
       ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("session_start/reconnect", Reconnect)->Unit(benchmark::kMicrosecond);
