@@ -147,7 +147,11 @@ void AttributeLockWaits(const std::vector<LockObservation>& observations, const 
       best->lock_wait_first_seen_us = first;
     }
     best->lock_wait_last_seen_us = std::max(best->lock_wait_last_seen_us, last);
-    if (best->lock_wait_source == "server_log") continue;  // the server's record stands
+    // The blockers pg_blocking_pids() named count with the server log's: each source names the holders
+    // at one instant of the wait, and either can miss one (a naive-select-then-update trial under
+    // ctest -j2 recorded a server-logged wait without its holder `first`).
+    AddBlockers(o.blocking_pids, names, best);
+    if (best->lock_wait_source == "server_log") continue;  // the server's timing stands
     if (!best->lock_wait) {
       best->lock_wait = true;
       best->lock_wait_source = "poll";
@@ -156,7 +160,6 @@ void AttributeLockWaits(const std::vector<LockObservation>& observations, const 
     // A poll tells neither when the wait began nor when it ended: the whole statement stands for it.
     best->lock_wait_start_us = best->sent_us;
     best->lock_wait_us = best->completed_us - best->sent_us;
-    AddBlockers(o.blocking_pids, names, best);
   }
 }
 
