@@ -11,6 +11,8 @@ namespace {
 
 constexpr std::string_view kDsnFlag = "--dsn";
 constexpr std::string_view kDsnEq = "--dsn=";
+constexpr std::string_view kSetFlag = "--set";
+constexpr std::string_view kSetEq = "--set=";
 
 // Whether argv[i] is a connection string that may hold a password, and its redacted form (every
 // --dsn value is shown redacted; only one that may hold a password is a secret to search for).
@@ -22,6 +24,17 @@ std::pair<bool, std::string> Classify(int i, const char* const* argv) {
     return {MayHoldPassword(value), std::string(kDsnEq) + RedactDsn(std::string(value))};
   }
   if (LooksLikeDsn(arg)) return {true, RedactDsn(std::string(arg))};
+  // A --set value that is itself a connection string (a scenario parameter): NAME=postgresql://u:pw@…
+  std::string_view set = arg;
+  if (arg.substr(0, kSetEq.size()) == kSetEq) {
+    set = arg.substr(kSetEq.size());
+  } else if (i == 0 || argv[i - 1] != kSetFlag) {
+    set = {};
+  }
+  if (size_t eq = set.find('='); eq != std::string_view::npos && LooksLikeDsn(set.substr(eq + 1))) {
+    const size_t name_end = arg.size() - set.size() + eq + 1;
+    return {true, std::string(arg.substr(0, name_end)) + RedactDsn(std::string(set.substr(eq + 1)))};
+  }
   return {false, std::string(arg)};
 }
 
@@ -58,8 +71,15 @@ std::string RedactArguments(const std::string& text, int argc, const char* const
     if (!secret) continue;
     secrets.emplace_back(argv[i], redacted);
     std::string_view arg = argv[i];
-    if (arg.substr(0, kDsnEq.size()) == kDsnEq) {  // the parser may echo the value alone
-      secrets.emplace_back(std::string(arg.substr(kDsnEq.size())), redacted.substr(kDsnEq.size()));
+    // --dsn=VALUE, --set NAME=VALUE, --set=NAME=VALUE: the parser or the planner may echo VALUE alone.
+    size_t at = 0;
+    if (arg.substr(0, kDsnEq.size()) == kDsnEq) {
+      at = kDsnEq.size();
+    } else if (arg.substr(0, kSetEq.size()) == kSetEq || argv[i - 1] == kSetFlag) {
+      at = arg.find('=', arg.substr(0, kSetEq.size()) == kSetEq ? kSetEq.size() : 0) + 1;
+    }
+    if (at > 0 && at <= arg.size() && at <= redacted.size()) {
+      secrets.emplace_back(std::string(arg.substr(at)), redacted.substr(at));
     }
   }
   std::sort(secrets.begin(), secrets.end(),

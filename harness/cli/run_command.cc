@@ -18,6 +18,7 @@
 #include "harness/loader/planner.h"
 #include "harness/model/terminal_text.h"
 #include "harness/run/runner.h"
+#include "harness/pg/dsn.h"
 #include "reports/reporter.h"
 
 namespace racelab::cli {
@@ -78,11 +79,33 @@ Result<Plan> BuildPlan(const RunArgs& args, const StopFlag* stop) {
     if (!declared) return Status::Usage(fmt::format("--set {}: no selected scenario has a parameter '{}'", key, key));
     po.set[key] = kv.substr(eq + 1);
   }
+  // A --set value that is a connection string is a secret: the planner's errors quote values, so they
+  // are shown with that value redacted (the whole value, as the command line shows it).
+  auto redacted = [&](Status st) {
+    std::string msg = st.message();
+    for (const auto& [key, value] : po.set) {
+      if (!LooksLikeDsn(value)) continue;
+      const std::string safe = RedactDsn(value);
+      for (size_t at = msg.find(value); at != std::string::npos; at = msg.find(value, at + safe.size())) {
+        msg.replace(at, value.size(), safe);
+      }
+    }
+    return st.code() == StatusCode::kUsage      ? Status::Usage(msg)
+           : st.code() == StatusCode::kDatabase ? Status::Database(msg)
+                                                : Status::Internal(msg);
+  };
   Plan plan;
   for (const auto& s : selected) {
     auto items = ExpandScenario(s, po);
-    if (!items.ok()) return items.status();
-    for (auto& it : items.value()) plan.items.push_back(std::move(it));
+    if (!items.ok()) return redacted(items.status());
+    for (auto& it : items.value()) {
+      // Parameters are already substituted into the SQL; item.params is what reports show, so a value
+      // that is a connection string is shown with its password removed (README "Passwords").
+      for (auto& [name, value] : it.params) {
+        if (LooksLikeDsn(value)) value = RedactDsn(value);
+      }
+      plan.items.push_back(std::move(it));
+    }
   }
   return plan;
 }

@@ -122,6 +122,15 @@ std::vector<Form> Forms() {
       {"list_with_dsn_eq", {"list", "--dsn=" + uri}, {"Uri-S3cret"}, 2},
       {"explain_with_dsn", {"explain", "guarded-cas-claim", "--dsn", uri}, {"Uri-S3cret"}, 2},
       {"stray_dsn_positional", {"run", uri}, {"Uri-S3cret"}, 2},
+      // A connection string as a --set value: a scenario parameter, shown redacted in the command and
+      // in the planner's error (workers must be a number).
+      {"set_value_dsn", with({"--dsn", kv, "--set", "workers=postgresql://u:S3t-S3cret@/db"}), {"S3t-S3cret"}, 2},
+      {"set_text_param_dsn",
+       {"run", std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/text_param.yaml", "--trials", "1", "--dsn", kv,
+        "--set", "note=postgresql://u:S3t-S3cret@/db"},
+       {"S3t-S3cret"},
+       0},
+      {"set_eq_value_dsn", with({"--dsn", kv, "--set=workers=postgresql://u:S3t-S3cret@/db"}), {"S3t-S3cret"}, 2},
       {"unreachable",
        with({"--dsn", "postgresql://u:Unre4ch-S3cret@127.0.0.1:1/db", "--connect-timeout-ms",
              "2000"}),
