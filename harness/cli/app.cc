@@ -80,7 +80,8 @@ int Main(int argc, char** argv) {
       ->delimiter(',');
   run->add_option("--isolation", args.isolation,
                   "Levels: all, or a comma list of rc, rr, ser or 'read committed', 'repeatable read', "
-                  "'serializable' (default: each scenario's own list)");
+                  "'serializable' (default: each scenario's own list; a scenario that lists its own levels runs "
+                  "only at those of them asked for here, and is skipped with a note if none)");
   run->add_option("--trials", args.trials, "Trials per scenario and level")
       ->check(CLI::Range(1, 100000))->capture_default_str();
   run->add_option("--set", args.set, "Override a scenario parameter: --set workers=8 (repeatable)");

@@ -296,6 +296,24 @@ TEST(Cli, HungStatementIsCancelledAtItsDeadlineAndReported) {
   EXPECT_EQ(RacelabSchemas(), 0);
 }
 
+// --isolation chooses among a scenario's own levels: naive-select-then-update-retry lists only
+// repeatable read, so `--isolation rc` skips it with a note instead of reporting a false `fail`.
+TEST(Cli, IsolationSkipsAScenarioThatDoesNotListTheLevel) {
+  ProcessResult r = RunProcess({kBin, "run", "naive-select-then-update-retry", "guarded-cas-claim", "--isolation", "rc",
+                                "--trials", "1", "--format", "console"},
+                               seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.err.find("naive-select-then-update-retry skipped: it runs only at repeatable read"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("naive-select-then-update-retry"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 result: 1 pass"), std::string::npos) << r.out;
+  ProcessResult alone = RunProcess(
+      {kBin, "run", "naive-select-then-update-retry", "--isolation", "rc", "--trials", "1"}, seconds(60));
+  EXPECT_EQ(alone.exit_code, 2) << alone.err;
+  EXPECT_NE(alone.err.find("no selected scenario runs at the levels --isolation asks for"), std::string::npos)
+      << alone.err;
+}
+
 TEST(Cli, TrialPastItsDeadlineIsAnErrorNotAHang) {
   ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/trial_past_deadline.yaml", "--trials", "2",
                                 "--trial-timeout-ms", "1000", "--dsn", TestConninfo(), "--allow-superuser", "-q",
