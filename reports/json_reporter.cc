@@ -1,4 +1,4 @@
-// "json" reporter: racelab.json, the contract format of DESIGN.md "Report JSON".
+// "json" reporter: racelab.json, the contract format of docs/report-schema.md.
 //
 // Every field is documented in docs/report-schema.md. Keys keep the order written here
 // (ordered_json) so the file reads top-down like the schema. Omission rule, applied everywhere:

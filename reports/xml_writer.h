@@ -1,4 +1,4 @@
-// XmlWriter: the one place where racelab escapes XML (STYLE.md habit 8). Used by the JUnit reporter
+// XmlWriter: the one place where racelab escapes XML. Used by the JUnit reporter
 // and meant for an HTML reporter too (the escapes it emits are valid in both).
 //
 // Escaping (EscapeXml): & < > " ' become &amp; &lt; &gt; &quot; &#39; everywhere; characters

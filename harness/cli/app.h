@@ -1,6 +1,6 @@
 // The racelab command line: `racelab list | explain | run` (CLI11). main() only calls Main().
 //
-// Exit codes (DESIGN.md contract): 0 every expectation held · 1 an expectation failed · 2 usage or
+// Exit codes (README "Exit codes"): 0 every expectation held · 1 an expectation failed · 2 usage or
 // scenario-file error (including scenario SQL that cannot run, SQLSTATE class 42) · 3 database/connection error or a deadline passed · 130/143 interrupted by
 // SIGINT/SIGTERM (reports of what ran are still written; nothing is left behind).
 #pragma once

@@ -1,4 +1,4 @@
-// `racelab list` and `racelab explain`: what would run, without connecting (STYLE.md habit 12).
+// `racelab list` and `racelab explain`: what would run, without connecting.
 #include <iostream>
 #include <sstream>
 

@@ -1,5 +1,5 @@
 // EmbeddedCluster: a throwaway PostgreSQL cluster that racelab starts when no --dsn is given
-// (DESIGN.md "Embedded PostgreSQL", a contract).
+// (README "Using it").
 //
 // - Binaries: ClusterOptions::pg_bindir, else `pg_config --bindir`, else initdb on PATH, else the
 //   newest /usr/lib/postgresql/*/bin.

@@ -1,4 +1,4 @@
-// Scenario: what a scenario file says, as the loader read it (stage 1 of DESIGN.md's flow).
+// Scenario: what a scenario file says, as the loader read it (stage 1: scenario → plan → trial results → summary → reports).
 //
 // Filled by: harness/loader (ScenarioLoader). Read by: the planner (harness/loader/plan.h), `list` and
 // `explain`. Nothing here has been substituted yet: fields typed `Expr` hold the text as written, which

@@ -1,6 +1,6 @@
-// Status and Result<T>: expected failures as values (STYLE.md habit 3).
+// Status and Result<T>: expected failures as values.
 //
-// A Status carries a category (which maps to the CLI exit code, DESIGN.md "Exit codes") and a message
+// A Status carries a category (which maps to the CLI exit code, README "Exit codes") and a message
 // meant for a person. Result<T> is either a value or a non-OK Status.
 // Thread-safety: plain values; copy freely.
 #pragma once

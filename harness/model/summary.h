@@ -51,7 +51,7 @@ struct ExpectationTally {
   double max_widened_by_ms = 0;  // largest Check::widened_by_ms over the trials
 };
 
-// One PlanItem after all its trials: the "results" entries of the JSON report (DESIGN.md contract).
+// One PlanItem after all its trials: the "results" entries of the JSON report (docs/report-schema.md).
 struct ResultSummary {
   const PlanItem* item = nullptr;  // REQUIRES: outlives the summary (owned by the Plan)
   int trials = 0;

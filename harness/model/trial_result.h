@@ -1,8 +1,8 @@
 // TrialResult: what happened in one trial (stage 3), as plain data.
 //
 // Filled by: the runner (harness/run) from its workers and the monitor. Read by: the evaluator and the
-// reporters. All times are µs since the trial's start on std::chrono::steady_clock (DESIGN.md "Timing").
-// Labels are session labels and step names, never PIDs or XIDs (STYLE.md habit 6).
+// reporters. All times are µs since the trial's start on std::chrono::steady_clock (docs/report-schema.md "Times").
+// Labels are session labels and step names, never PIDs or XIDs (so reports compare across runs).
 // Thread-safety: plain values; the runner assembles one per trial after all workers have joined.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Connection: one libpq connection with deadlines on every wait (STYLE.md habit 4).
+// Connection: one libpq connection with deadlines on every wait.
 //
 // Every call is non-blocking underneath (PQconnectStartParams/PQconnectPoll, PQsendQuery + poll(2)):
 // a wait ends at its deadline, or at a stop request, by a cancel request, then a grace period, then

@@ -3,7 +3,7 @@
 //
 // Built on Boost.Thread (boost::mutex, boost::condition_variable) rather than boost::barrier because
 // racelab needs what boost::barrier::wait() lacks: a deadline on every wait and a way to release
-// stranded participants (Abort) when the trial fails — STYLE.md habit 4, the same reason
+// stranded participants (Abort) when the trial fails — nothing waits without a deadline, the same reason
 // google/benchmark's Barrier can drop a failed thread. Reusable: each release starts a new generation.
 // A participant whose session has failed keeps arriving (without running SQL), so counts never change.
 // Thread-safety: all members are safe from any thread.

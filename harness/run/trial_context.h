@@ -1,5 +1,5 @@
 // TrialContext: what the workers of one trial share — and the only thing they share besides the
-// result each one fills for itself (STYLE.md habit 5: the thread rules are written down here).
+// result each one fills for itself (the thread rules are written down here).
 //
 // Filled by: the runner before the worker threads start; read-only for workers while they run,
 // except the members that say otherwise.

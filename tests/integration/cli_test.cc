@@ -1,4 +1,4 @@
-// The racelab binary as a user runs it: exit codes (DESIGN.md contract), error messages, reports,
+// The racelab binary as a user runs it: exit codes (README), error messages, reports,
 // and that nothing is left behind — no schema, no postgres process, no cluster folder — after a run
 // and after SIGINT mid-run. Runs against the test server (--dsn) or racelab's own embedded cluster. The
 // test server's role is a superuser: runs against it pass --allow-superuser (confinement_test.cc covers
