@@ -240,11 +240,15 @@ TEST(HostileServer, TwoRunsWithTheSamePidDoNotInterfereAndCleanKeepsLiveSchemas)
   auto run = [&] {
     return std::make_unique<Subprocess>(std::vector<std::string>{
         "/usr/bin/unshare", "--pid", "--fork", kBin, "run", "lock-hold-wait", "--set", "hold_ms=400", "--isolation",
-        "rc", "--trials", "8", "--dsn", dsn, "--allow-superuser", "--format", "console", "-q"});
+        "rc", "--trials", "12", "--dsn", dsn, "--allow-superuser", "--format", "console"});
   };
   auto a = run();
   auto b = run();
-  ASSERT_TRUE(WaitForSchemas(dsn, 2, seconds(60))) << "both runs make a schema of their own";
+  if (!WaitForSchemas(dsn, 2, seconds(60))) {
+    ProcessResult ra = a->Wait(seconds(60)), rb = b->Wait(seconds(60));
+    FAIL() << "both runs make a schema of their own; schemas now " << RacelabSchemas(dsn) << "\nrun a exited "
+           << ra.exit_code << ":\n" << ra.err << ra.out << "\nrun b exited " << rb.exit_code << ":\n" << rb.err << rb.out;
+  }
   ProcessResult clean = RunProcess({kBin, "clean", "--dsn", dsn}, seconds(60));
   EXPECT_EQ(clean.exit_code, 0) << clean.err;
   EXPECT_NE(clean.out.find("0 racelab schema(s) and 0 role(s) dropped, 2 schema(s) of live runs kept"), std::string::npos) << clean.out;
