@@ -1,0 +1,123 @@
+// Engine: everything the runner, the evaluator and the CLI need from a database server, so that none
+// of them includes a client library or names an engine (docs/architecture.md "The engine interface").
+//
+// An Engine is bound to one server for one racelab run: an embedded throwaway server it started, or
+// the server a --dsn names. It opens sessions, owns the per-item workspace (a PostgreSQL schema, a
+// MariaDB database, a SQLite database file) where all scenario SQL runs, spells BEGIN at a level,
+// classifies errors, watches waits, and lists/drops the leftovers of dead runs. What differs between
+// engines and matters to a scenario is a Capabilities flag, never an `if engine == …`.
+//
+// Implementations: harness/engines/postgresql (libpq), harness/engines/mariadb (Connector/C),
+// harness/engines/sqlite (libsqlite3). The factory is harness/engines/open_engine.h.
+// Thread-safety: an Engine is used from the runner's (main) thread; the Sessions and WaitMonitor it
+// hands out follow their own rules.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/engine/session.h"
+#include "harness/engine/wait_monitor.h"
+#include "harness/model/isolation.h"
+#include "harness/model/status.h"
+#include "harness/model/summary.h"
+#include "harness/run/stop_flag.h"
+
+namespace racelab {
+
+// What this engine can do; the planner skips (with a note) what a scenario needs and the engine lacks.
+struct Capabilities {
+  std::vector<IsolationLevel> levels;  // levels it runs, weakest first
+  IsolationLevel default_level = IsolationLevel::kReadCommitted;
+  bool terminate = true;             // can end another session from the server side (`terminate` steps)
+  bool row_locks = true;             // waits are per row (false: SQLite's database-wide lock)
+  bool server_lock_log = false;      // waits also come from the server's own record (PostgreSQL jsonlog)
+  bool returning = true;             // UPDATE … RETURNING
+  bool multi_statement = true;       // one Exec may hold several statements
+};
+
+// How one session starts each trial (the PostgreSQL engine: ROLLBACK, DISCARD ALL, search_path,
+// settings — harness/engines/postgresql/session_reset.h).
+struct SessionStart {
+  std::string label;   // the session's label, for errors ("worker.2")
+  std::string workspace;  // the item's workspace (schema / database / file)
+  std::vector<std::pair<std::string, std::string>> settings;  // engine settings, in file order
+  std::string denied_hint;  // added in parentheses to a setting the server refuses to this role, or ""
+};
+
+// One leftover of a run that is gone (a workspace whose run lock nobody holds), for `racelab clean`.
+struct Leftover {
+  std::string kind;   // "schema", "database", "file", "role", "cluster"
+  std::string name;
+  bool live = false;  // its run still holds its run lock: never dropped
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  // "postgresql" | "mariadb" | "sqlite" — the name reports and --engine use.
+  virtual std::string name() const = 0;
+  virtual const Capabilities& capabilities() const = 0;
+  // Engine, server version, embedded or not, the redacted DSN and the settings that matter.
+  virtual const TargetInfo& info() const = 0;
+
+  // Opens a session where scenario SQL runs (under confinement: as the generated role), waiting at
+  // most until `deadline`. `label` is shown by the server where it can (application_name,
+  // program_name). Errors: kDatabase, never with a password in the message.
+  virtual Result<std::unique_ptr<Session>> OpenSession(const std::string& label, SteadyTime deadline,
+                                                       const StopFlag* stop) = 0;
+  // Opens a wait monitor on a session of its own. `poll` is the polling interval where it polls.
+  virtual Result<std::unique_ptr<WaitMonitor>> OpenMonitor(std::chrono::microseconds poll,
+                                                           SteadyTime deadline, const StopFlag* stop) = 0;
+
+  // The workspace of one plan item: created (empty) before its first trial, emptied before every
+  // trial (ResetWorkspace: drop and create), dropped after its last. `name` comes from
+  // WorkspaceName(). Each waits at most until `deadline`. Errors: kDatabase.
+  virtual Status ResetWorkspace(const std::string& name, SteadyTime deadline, const StopFlag* stop) = 0;
+  virtual Status DropWorkspace(const std::string& name, SteadyTime deadline) = 0;
+  // This process's n-th workspace name (unique on a shared server: it carries the run id).
+  virtual std::string WorkspaceName(int n) const = 0;
+
+  // Makes `session` begin a trial as if it had just connected, inside `start.workspace`, with the
+  // session's settings. kUsage when the scenario asks for a setting that cannot be; kDatabase
+  // otherwise; *connection_lost when the session turned out to be gone.
+  virtual Status StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
+                            const std::string& file, bool* connection_lost) = 0;
+
+  // The statement(s) that open a transaction at `level`, e.g. "BEGIN ISOLATION LEVEL READ COMMITTED".
+  virtual std::string BeginSql(IsolationLevel level) const = 0;
+  // Whether a COMMIT's result says the transaction committed (PostgreSQL answers COMMIT on a failed
+  // transaction with the tag ROLLBACK and no error).
+  virtual bool Committed(const QueryResult& commit) const = 0;
+  // An error that means the scenario's SQL can never run (PostgreSQL class 42): a bug in the file,
+  // not an outcome of the race.
+  virtual bool IsScenarioError(const QueryResult& r) const = 0;
+  // An error that means the session is gone (PostgreSQL 57P01–57P04, class 08; MariaDB 1927/2006/2013).
+  virtual bool IsSessionLost(const QueryResult& r) const = 0;
+
+  // The server's own record of waits (capabilities().server_lock_log), opened before the first
+  // trial; nullptr when the engine has none (then waits come from the WaitMonitor alone).
+  virtual Result<std::unique_ptr<ServerWaitLog>> OpenWaitLog() { return std::unique_ptr<ServerWaitLog>(); }
+
+  // The run lock: held while this run may have workspaces on the server, so that `racelab clean` of
+  // another process never drops them. Hold() is idempotent.
+  virtual Status HoldRunLock(SteadyTime connect_deadline, SteadyTime statement_deadline,
+                             const StopFlag* stop) = 0;
+  // The server still answers (reconnecting if needed) by `deadline`.
+  virtual bool ServerAnswers(SteadyTime deadline) = 0;
+
+  // Leftovers of earlier runs on this server (`racelab clean`), and dropping those whose run is gone.
+  virtual Result<std::vector<Leftover>> ListLeftovers(SteadyTime deadline) = 0;
+  virtual Status DropLeftovers(const std::vector<Leftover>& which, SteadyTime deadline) = 0;
+
+  // Ends everything this engine started: the generated role, the run lock, the embedded server.
+  // Idempotent; called by the destructor too. Call after every Session is closed.
+  virtual Status Close() = 0;
+};
+
+}  // namespace racelab

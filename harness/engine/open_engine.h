@@ -1,0 +1,44 @@
+// OpenEngine: the one place that knows every engine — picks and starts one from --engine / --dsn
+// (docs/architecture.md "The engine interface").
+//
+// - `--dsn postgresql://…` / `postgres://…` / libpq key=value → postgresql; `mariadb://…` /
+//   `mysql://…` → mariadb; `sqlite:///path` → sqlite. `--engine` names the engine when there is no
+//   DSN (then an embedded throwaway server is started) and must agree with the DSN when both are given.
+// - An embedded server is stopped and removed by Engine::Close() (and the destructor); the next run
+//   removes what a SIGKILLed run left.
+// Thread-safety: main thread only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/engine/engine.h"
+#include "harness/model/status.h"
+#include "harness/run/stop_flag.h"
+
+namespace racelab {
+
+struct EngineOptions {
+  std::string engine;              // "" = from the DSN, else "postgresql"
+  std::string dsn;                 // "" = embedded server
+  std::string server_bindir;       // embedded: where the server's binaries are ("" = search)
+  long connect_timeout_ms = 10000;
+  long statement_timeout_ms = 30000;
+  const StopFlag* stop = nullptr;
+  bool confine = true;             // run scenario SQL as a generated role where the engine has roles
+  bool allow_superuser = false;    // accept a DSN that connects as a superuser
+};
+
+// The engines this build knows, e.g. {"postgresql", "mariadb", "sqlite"}.
+std::vector<std::string> EngineNames();
+
+// The engine a DSN names by its scheme, or "" when it names none (kUsage is OpenEngine's to give).
+std::string EngineOfDsn(const std::string& dsn);
+
+// Starts (embedded) or connects to (DSN) the server and checks it. Errors: kUsage for a bad engine
+// name, a DSN that does not parse or a superuser DSN not allowed; kDatabase when the server cannot
+// be started or reached. Never a password in a message.
+Result<std::unique_ptr<Engine>> OpenEngine(const EngineOptions& options);
+
+}  // namespace racelab
