@@ -1,0 +1,77 @@
+// IsolationSpec: a PostgreSQL isolationtester spec file (src/test/isolation/specs/*.spec in PostgreSQL's
+// source tree) as the spec parser read it (harness/loader/spec_parser.h).
+//
+// The file says: setup blocks run on a control connection, an optional teardown, sessions each with an
+// optional setup, steps (named SQL blocks) and an optional teardown, and optional permutation lines —
+// orders of steps across sessions, each step optionally annotated with blocking markers. The format is
+// described in docs/scenario-format.md ("PostgreSQL isolation spec files"); its source of truth is
+// PostgreSQL's src/test/isolation/README and specparse.y.
+// Thread-safety: plain values; immutable once parsed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/model/scenario.h"
+
+namespace racelab {
+
+// One `{ … }` block: its text with leading/trailing blanks (spaces, tabs, CR, FF — not newlines) cut,
+// exactly as isolationtester prints it in "step NAME: TEXT".
+struct SpecSql {
+  std::string text;
+  SourceLoc loc;  // of the opening brace
+};
+
+struct SpecStep {
+  std::string name;  // unique in the whole file (case-sensitive, no case folding)
+  SpecSql sql;
+  SourceLoc loc;     // of the `step` keyword
+};
+
+struct SpecSession {
+  std::string name;
+  SourceLoc loc;
+  std::optional<SpecSql> setup;
+  std::vector<SpecStep> steps;  // at least one
+  std::optional<SpecSql> teardown;
+};
+
+// A blocking marker on a permutation step: `(*)`, `(other)`, `(other notices 2)`. A marker only delays
+// when the step is *reported* complete, never when it starts (PostgreSQL README "Dealing with race
+// conditions").
+struct SpecBlocker {
+  enum class Kind {
+    kOnce,     // `*`: report the step as waiting as soon as it starts
+    kStep,     // `other`: not complete while step `other` (another session's) is still running
+    kNotices,  // `other notices N`: not complete before other's session sent N more NOTICEs
+  };
+  Kind kind = Kind::kOnce;
+  std::string step;  // kStep, kNotices
+  int notices = 0;   // kNotices
+  SourceLoc loc;
+};
+
+struct SpecPermutationStep {
+  std::string name;
+  std::vector<SpecBlocker> blockers;
+  SourceLoc loc;
+};
+
+struct SpecPermutation {
+  std::vector<SpecPermutationStep> steps;
+  SourceLoc loc;  // of the `permutation` keyword
+};
+
+struct IsolationSpec {
+  SourceLoc loc;                   // the file
+  std::vector<SpecSql> setup;      // run in order, each as one simple-query string
+  std::optional<SpecSql> teardown;
+  std::vector<SpecSession> sessions;  // at least one
+  std::vector<SpecPermutation> permutations;  // empty: every interleaving (spec_permutations.h)
+  // Not errors, as in isolationtester: "unused step name: X" when permutations leave a step out.
+  std::vector<std::string> warnings;
+};
+
+}  // namespace racelab
