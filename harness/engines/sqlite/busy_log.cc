@@ -1,0 +1,127 @@
+#include "harness/engines/sqlite/busy_log.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace racelab::sqlite {
+
+const char* WaitEndName(WaitEnd end) {
+  switch (end) {
+    case WaitEnd::kAcquired:
+      return "acquired";
+    case WaitEnd::kBusyTimeout:
+      return "busy_timeout";
+    case WaitEnd::kDeadline:
+      return "deadline";
+    case WaitEnd::kCancelled:
+      return "cancelled";
+  }
+  return "?";
+}
+
+void BusyLog::SetFile(int64_t session, const std::string& file) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sessions_[session] = SessionState{file, SQLITE_TXN_NONE};
+}
+
+void BusyLog::SetTxnState(int64_t session, int state) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sessions_[session].txn_state = state;
+}
+
+void BusyLog::Forget(int64_t session) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sessions_.erase(session);
+}
+
+std::vector<int64_t> BusyLog::HoldersLocked(int64_t session, int own_state) const {
+  auto self = sessions_.find(session);
+  if (self == sessions_.end() || self->second.file.empty()) return {};
+  // A writer (own state WRITE) waits for readers to leave (rollback journal: EXCLUSIVE needs every
+  // SHARED lock gone); anyone else waits for the writer.
+  const int at_least = own_state == SQLITE_TXN_WRITE ? SQLITE_TXN_READ : SQLITE_TXN_WRITE;
+  std::vector<int64_t> out;
+  for (const auto& [id, st] : sessions_) {
+    if (id != session && st.file == self->second.file && st.txn_state >= at_least)
+      out.push_back(id);
+  }
+  return out;  // std::map order: sorted
+}
+
+size_t BusyLog::WaitStarted(int64_t session, const std::string& statement, const std::string& need,
+                            int own_state) {
+  BusyWait w;
+  w.session_id = session;
+  w.statement = statement;
+  w.need = need;
+  w.start = std::chrono::steady_clock::now();
+  w.start_wall_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+  std::lock_guard<std::mutex> lock(mu_);
+  w.holders = HoldersLocked(session, own_state);
+  sightings_.push_back(BusySighting{w.start, session, statement, w.holders});
+  waits_.push_back(std::move(w));
+  taken_.push_back(false);
+  cv_.notify_all();
+  return waits_.size() - 1;
+}
+
+void BusyLog::Retried(size_t handle, int retries) {
+  auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (handle >= waits_.size()) return;  // cleared meanwhile
+  BusyWait& w = waits_[handle];
+  w.retries = retries;
+  sightings_.push_back(BusySighting{now, w.session_id, w.statement, w.holders});
+  cv_.notify_all();
+}
+
+void BusyLog::WaitEnded(size_t handle, SteadyTime at, WaitEnd how) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (handle >= waits_.size() || waits_[handle].ended) return;
+  waits_[handle].ended = true;
+  waits_[handle].end = at;
+  waits_[handle].how = how;
+}
+
+std::vector<BusyWait> BusyLog::TakeEnded() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<BusyWait> out;
+  for (size_t i = 0; i < waits_.size(); ++i) {
+    if (waits_[i].ended && !taken_[i]) {
+      taken_[i] = true;
+      out.push_back(waits_[i]);
+    }
+  }
+  // Handles index waits_: forget them only when none is open (then no handle is in use).
+  if (std::all_of(waits_.begin(), waits_.end(), [](const BusyWait& w) { return w.ended; })) {
+    waits_.clear();
+    taken_.clear();
+  }
+  return out;
+}
+
+std::vector<BusySighting> BusyLog::SightingsSince(SteadyTime since) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<BusySighting> out;
+  for (const auto& s : sightings_) {
+    if (s.at >= since) out.push_back(s);
+  }
+  return out;
+}
+
+void BusyLog::ClearSightings() {
+  std::lock_guard<std::mutex> lock(mu_);
+  sightings_.clear();
+}
+
+bool BusyLog::SeenSinceLocked(int64_t session, SteadyTime since) const {
+  return std::any_of(sightings_.begin(), sightings_.end(), [&](const BusySighting& s) {
+    return s.session_id == session && s.at >= since;
+  });
+}
+
+}  // namespace racelab::sqlite

@@ -1,0 +1,116 @@
+// BusyLog: what every SQLite session's busy handler saw, shared by the sessions, the wait monitor
+// and the wait log of one SqliteEngine (docs/sqlite.md "Waits").
+//
+// SQLite has no lock table to poll. When a connection finds the database locked it calls its busy
+// handler, once per retry, with the number of earlier calls for the same locking event (SQLite docs
+// c3ref/busy_handler.html); when the handler returns 0 the statement fails with SQLITE_BUSY, when
+// it returns non-zero SQLite tries again. racelab installs its own handler (sqlite_session.h), so
+// every wait is seen exactly: its first call (the wait began), each retry, and its end — the
+// handler gave up (busy_timeout spent, statement deadline, cancel) or the statement went on (the
+// lock was taken: the next progress-handler call or the statement's end, whichever comes first).
+// SQLite does not call the handler at all when waiting could deadlock (a read transaction asking to
+// write while another connection holds the write lock): that SQLITE_BUSY comes back at once and is
+// no wait here. Holders are inferred, not reported by SQLite: the other sessions on the same
+// database file whose last statement left them in a write transaction (sqlite3_txn_state() ==
+// SQLITE_TXN_WRITE), or, for a session that already writes (a COMMIT waiting for readers to leave
+// in rollback-journal mode), those in any transaction. Thread-safety: every member is safe from any
+// thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace racelab::sqlite {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// Why a wait ended.
+enum class WaitEnd { kAcquired, kBusyTimeout, kDeadline, kCancelled };
+const char* WaitEndName(WaitEnd end);  // "acquired", "busy_timeout", "deadline", "cancelled"
+
+// One locking event of one statement, from the first busy-handler call to its end.
+struct BusyWait {
+  int64_t session_id = 0;
+  std::string statement;      // the statement that waited, as sent
+  std::string need;           // what it waited for: "read", "write" or "commit"
+  SteadyTime start;           // the first busy-handler call
+  int64_t start_wall_us = 0;  // the same instant, µs since the Unix epoch
+  SteadyTime end;             // when it ended (REQUIRES: ended)
+  bool ended = false;
+  WaitEnd how = WaitEnd::kAcquired;
+  int retries = 0;               // times the handler let SQLite try again
+  std::vector<int64_t> holders;  // inferred (see the file comment), sorted
+};
+
+// One busy-handler call: the session was waiting at `at`.
+struct BusySighting {
+  SteadyTime at;
+  int64_t session_id = 0;
+  std::string statement;
+  std::vector<int64_t> holders;
+};
+
+class BusyLog {
+ public:
+  // The session works on `file` ("" = none); called when it opens or closes its connection.
+  void SetFile(int64_t session, const std::string& file);
+  // The transaction state its last statement left it in (SQLITE_TXN_NONE/READ/WRITE).
+  void SetTxnState(int64_t session, int state);
+  void Forget(int64_t session);
+
+  // From a busy handler: a new locking event of `session` began now; returns its handle.
+  size_t WaitStarted(int64_t session, const std::string& statement, const std::string& need,
+                     int own_state);
+  // The handler was called again for the same event (`retries` so far).
+  void Retried(size_t handle, int retries);
+  // The event ended at `at`.
+  void WaitEnded(size_t handle, SteadyTime at, WaitEnd how);
+
+  // Waits that ended and were not taken yet, in start order; they are taken (and forgotten once no
+  // wait is open).
+  std::vector<BusyWait> TakeEnded();
+  // Busy-handler calls since `since` of the given sessions (all when empty).
+  std::vector<BusySighting> SightingsSince(SteadyTime since) const;
+  // Forgets the busy-handler calls (a monitor's Begin).
+  void ClearSightings();
+
+  // Waits until each of `sessions` has a busy-handler call at or after `since`; false at `deadline`
+  // or when `stop()` turns true (checked every 20 ms).
+  template <typename StopFn>
+  bool AwaitSightings(const std::vector<int64_t>& sessions, SteadyTime since, SteadyTime deadline,
+                      StopFn stop) {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      bool all = true;
+      for (int64_t s : sessions) all = all && SeenSinceLocked(s, since);
+      if (all) return true;
+      if (stop()) return false;
+      auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) return false;
+      cv_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(20)));
+    }
+  }
+
+ private:
+  struct SessionState {
+    std::string file;
+    int txn_state = 0;
+  };
+  bool SeenSinceLocked(int64_t session, SteadyTime since) const;
+  std::vector<int64_t> HoldersLocked(int64_t session, int own_state) const;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<int64_t, SessionState> sessions_;  // guarded by mu_
+  std::vector<BusyWait> waits_;               // guarded by mu_; a handle indexes it until Clear()
+  std::vector<bool> taken_;                   // guarded by mu_: waits_[i] was returned by TakeEnded
+  std::vector<BusySighting> sightings_;       // guarded by mu_
+};
+
+}  // namespace racelab::sqlite

@@ -1,0 +1,302 @@
+#include "harness/engines/sqlite/sqlite_engine.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "harness/engines/sqlite/error_names.h"
+#include "harness/engines/sqlite/session_settings.h"
+#include "harness/engines/sqlite/sqlite_session.h"
+#include "harness/engines/sqlite/sqlite_waits.h"
+
+namespace racelab::sqlite {
+namespace fs = std::filesystem;
+namespace {
+
+// Copies database `from` (opened read-only) into `to` with SQLite's online backup API
+// (SQLite docs backup.html), which gives a consistent copy even of a database in WAL mode.
+Status CopyDatabase(const std::string& from, const std::string& to) {
+  sqlite3* src = nullptr;
+  sqlite3* dst = nullptr;
+  auto close = [&] {
+    sqlite3_close_v2(src);
+    sqlite3_close_v2(dst);
+  };
+  int rc = sqlite3_open_v2(from.c_str(), &src, SQLITE_OPEN_READONLY, nullptr);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_open_v2(to.c_str(), &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = sqlite3_errstr(rc);
+    close();
+    return Status::Database(
+        fmt::format("cannot copy SQLite database {}: {} ({})", from, msg, ErrorName(rc)));
+  }
+  sqlite3_busy_timeout(src, 5000);
+  sqlite3_backup* b = sqlite3_backup_init(dst, "main", src, "main");
+  if (b == nullptr) {
+    std::string msg = sqlite3_errmsg(dst);
+    close();
+    return Status::Database(fmt::format("cannot copy SQLite database {}: {}", from, msg));
+  }
+  rc = sqlite3_backup_step(b, -1);
+  sqlite3_backup_finish(b);
+  if (rc != SQLITE_DONE) {
+    std::string msg = sqlite3_errstr(rc);
+    close();
+    return Status::Database(
+        fmt::format("cannot copy SQLite database {}: {} ({})", from, msg, ErrorName(rc)));
+  }
+  close();
+  return Status::Ok();
+}
+
+void RemoveDatabaseFiles(const std::string& db) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) ::unlink((db + suffix).c_str());
+}
+
+std::string GenerationFile(const std::string& dir, int generation) {
+  return fmt::format("{}/trial-{}.db", dir, generation);
+}
+
+}  // namespace
+
+Result<std::string> ParseSqliteDsn(const std::string& dsn) {
+  const std::string scheme = "sqlite:";
+  if (dsn.rfind(scheme, 0) != 0)
+    return Status::Usage(fmt::format("'{}' is not a sqlite: DSN", dsn));
+  std::string rest = dsn.substr(scheme.size());
+  if (rest.rfind("//", 0) == 0) {
+    rest = rest.substr(2);
+    if (rest.empty() || rest[0] != '/') {
+      return Status::Usage(
+          fmt::format("--dsn {}: a SQLite DSN names a file, not a host: sqlite:///absolute/path.db "
+                      "or sqlite:relative/path.db",
+                      dsn));
+    }
+  }
+  if (rest.empty())
+    return Status::Usage(
+        fmt::format("--dsn {}: no database file named (sqlite:///path/file.db)", dsn));
+  if (rest.find('?') != std::string::npos) {
+    return Status::Usage(
+        fmt::format("--dsn {}: SQLite DSNs take no options (settings go in the scenario's "
+                    "session settings)",
+                    dsn));
+  }
+  return rest;
+}
+
+SqliteEngine::SqliteEngine(EngineOptions options, std::string source)
+    : options_(std::move(options)), source_(std::move(source)) {
+  caps_.levels = {IsolationLevel::kSerializable};
+  caps_.default_level = IsolationLevel::kSerializable;
+  caps_.terminate = false;
+  caps_.row_locks = false;
+  caps_.server_lock_log = true;  // the busy handler's record (sqlite_waits.h)
+  caps_.returning = sqlite3_libversion_number() >= 3035000;  // UPDATE … RETURNING: SQLite 3.35.0
+  caps_.multi_statement = true;
+  info_.engine = "sqlite";
+  info_.server_version = sqlite3_libversion();
+  info_.embedded = source_.empty();
+  info_.dsn_redacted = options_.dsn;
+  info_.settings = {{"database", source_.empty() ? "a new empty file per trial"
+                                                 : "a copy of " + source_ + " per trial"},
+                    {"threadsafe", std::to_string(sqlite3_threadsafe())}};
+}
+
+SqliteEngine::~SqliteEngine() { Close(); }
+
+Status SqliteEngine::Start() {
+  for (const RunFolderEntry& e : ListRunFolders(TempBase(), "")) {
+    if (!e.live) RemoveIfDead(e.path);
+  }
+  return folder_.Create(TempBase());
+}
+
+Result<std::unique_ptr<Session>> SqliteEngine::OpenSession(const std::string& label,
+                                                           SteadyTime deadline,
+                                                           const StopFlag* stop) {
+  auto s = std::make_unique<SqliteSession>(next_session_id_++, label, &busy_log_, stop);
+  Status st = s->Open(":memory:");  // until StartClean puts it on a trial's file
+  if (!st.ok()) return st;
+  return std::unique_ptr<Session>(std::move(s));
+}
+
+Result<std::unique_ptr<WaitMonitor>> SqliteEngine::OpenMonitor(std::chrono::microseconds poll,
+                                                               SteadyTime deadline,
+                                                               const StopFlag* stop) {
+  return std::unique_ptr<WaitMonitor>(std::make_unique<SqliteWaitMonitor>(&busy_log_));
+}
+
+Result<std::unique_ptr<ServerWaitLog>> SqliteEngine::OpenWaitLog() {
+  return std::unique_ptr<ServerWaitLog>(std::make_unique<SqliteWaitLog>(&busy_log_));
+}
+
+std::string SqliteEngine::WorkspaceName(int n) const {
+  return fmt::format("racelab_{}_{}_{}", ::getpid(), SqliteRunId(), n);
+}
+
+std::string SqliteEngine::WorkspaceFile(const std::string& name) const {
+  auto it = workspaces_.find(name);
+  return it == workspaces_.end() || it->second.generation == 0
+             ? ""
+             : GenerationFile(it->second.dir, it->second.generation);
+}
+
+Status SqliteEngine::ResetWorkspace(const std::string& name, SteadyTime deadline,
+                                    const StopFlag* stop) {
+  if (!folder_.created()) {
+    Status st = folder_.Create(TempBase());
+    if (!st.ok()) return st;
+  }
+  Workspace& ws = workspaces_[name];
+  if (ws.dir.empty()) {
+    ws.dir = folder_.path() + "/" + name;
+    if (::mkdir(ws.dir.c_str(), 0700) != 0 && errno != EEXIST) {
+      return Status::Internal(fmt::format("cannot create {}: {}", ws.dir, std::strerror(errno)));
+    }
+  }
+  // A new file per trial: the last trial's sessions may still have the old one open (StartClean
+  // moves them), and a new name keeps them from ever sharing a lock with the new trial.
+  if (ws.generation > 0) RemoveDatabaseFiles(GenerationFile(ws.dir, ws.generation));
+  ++ws.generation;
+  const std::string file = GenerationFile(ws.dir, ws.generation);
+  RemoveDatabaseFiles(file);
+  if (!source_.empty()) return CopyDatabase(source_, file);
+  return Status::Ok();
+}
+
+Status SqliteEngine::DropWorkspace(const std::string& name, SteadyTime deadline) {
+  auto it = workspaces_.find(name);
+  if (it == workspaces_.end()) return Status::Ok();
+  std::error_code ec;
+  fs::remove_all(it->second.dir, ec);
+  workspaces_.erase(it);
+  if (ec)
+    return Status::Internal(fmt::format("cannot remove workspace {}: {}", name, ec.message()));
+  return Status::Ok();
+}
+
+Status SqliteEngine::StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
+                                const std::string& file, bool* connection_lost) {
+  auto* s = static_cast<SqliteSession*>(session);
+  if (connection_lost != nullptr) *connection_lost = false;
+  auto settings = ParseSqliteSettings(start.settings);
+  if (!settings.ok())
+    return Status::Usage(
+        fmt::format("{}: session {}: {}", file, start.label, settings.status().message()));
+  const std::string db = WorkspaceFile(start.workspace);
+  if (db.empty())
+    return Status::Internal(fmt::format("workspace {} was never reset", start.workspace));
+  Status st = s->Open(db);  // a new connection: nothing of the last trial is left on it
+  if (!st.ok()) return st;
+  if (!settings->journal_mode.empty()) {
+    QueryResult r = s->Exec("PRAGMA journal_mode = " + settings->journal_mode, deadline);
+    std::string got = r.ok() && !r.values.empty() && r.values[0][0] ? *r.values[0][0] : "";
+    if (!r.ok() || got != settings->journal_mode) {
+      // Leaving WAL needs the only connection (pragma.html#pragma_journal_mode): SQLITE_BUSY here.
+      return Status::Usage(
+          fmt::format("{}: session {}: settings.journal_mode: asked for '{}', the database "
+                      "stays in '{}'{} (the journal mode belongs to the file: sessions must agree)",
+                      file, start.label, settings->journal_mode, r.ok() ? got : "its mode",
+                      r.ok() ? "" : ": " + r.message + " (" + r.error_code + ")"));
+    }
+  }
+  for (const auto& [name, value] : settings->pragmas) {
+    QueryResult r = s->Exec(fmt::format("PRAGMA {} = {}", name, value), deadline);
+    if (!r.ok()) {
+      return Status::Usage(fmt::format("{}: session {}: settings.{}: {} ({})", file, start.label,
+                                       name, r.message, r.error_code));
+    }
+  }
+  s->set_busy_timeout_ms(settings->busy_timeout_ms.value_or(0));
+  s->set_begin_mode(settings->begin_mode);
+  return Status::Ok();
+}
+
+bool SqliteEngine::IsScenarioError(const QueryResult& r) const {
+  // SQLITE_ERROR is SQLite's generic "SQL error" (syntax, no such table/column —
+  // rescode.html#error); "cannot commit/rollback - no transaction is active" follows a transaction
+  // SQLite already rolled back, an outcome of the race.
+  return r.error_code == "SQLITE_ERROR" &&
+         r.message.find("no transaction is active") == std::string::npos;
+}
+
+bool SqliteEngine::IsSessionLost(const QueryResult& r) const {
+  return r.connection_lost || r.error_code.rfind("SQLITE_IOERR", 0) == 0 ||
+         r.error_code.rfind("SQLITE_CORRUPT", 0) == 0 || r.error_code == "SQLITE_NOTADB" ||
+         r.error_code.rfind("SQLITE_CANTOPEN", 0) == 0;
+}
+
+Status SqliteEngine::HoldRunLock(SteadyTime connect_deadline, SteadyTime statement_deadline,
+                                 const StopFlag* stop) {
+  return folder_.created() ? Status::Ok() : folder_.Create(TempBase());
+}
+
+bool SqliteEngine::ServerAnswers(SteadyTime deadline) {
+  std::error_code ec;
+  return folder_.created() && fs::is_directory(folder_.path(), ec);
+}
+
+Result<std::vector<Leftover>> SqliteEngine::ListLeftovers(SteadyTime deadline) {
+  std::vector<Leftover> out;
+  for (const RunFolderEntry& e : ListRunFolders(TempBase(), folder_.path())) {
+    out.push_back(Leftover{"file", e.path, e.live});
+  }
+  return out;
+}
+
+Status SqliteEngine::DropLeftovers(const std::vector<Leftover>& which, SteadyTime deadline) {
+  std::string failed;
+  for (const Leftover& l : which) {
+    if (l.live || l.kind != "file") continue;
+    if (!RemoveIfDead(l.name)) failed += (failed.empty() ? "" : ", ") + l.name;
+  }
+  if (!failed.empty())
+    return Status::Internal("could not remove " + failed + " (in use, or not removable)");
+  return Status::Ok();
+}
+
+Status SqliteEngine::Close() {
+  workspaces_.clear();
+  return folder_.Remove();
+}
+
+Result<std::unique_ptr<Engine>> OpenSqliteEngine(const EngineOptions& options) {
+  if (!options.engine.empty() && options.engine != "sqlite") {
+    return Status::Usage(fmt::format("--engine {} does not match a SQLite DSN", options.engine));
+  }
+  std::string source;
+  if (!options.dsn.empty()) {
+    auto path = ParseSqliteDsn(options.dsn);
+    if (!path.ok()) return path.status();
+    std::error_code ec;
+    if (!fs::is_regular_file(*path, ec)) {
+      return Status::Database(fmt::format("--dsn {}: no such database file", options.dsn));
+    }
+    source = fs::absolute(*path, ec).string();
+    // Is it a SQLite database? Reading its schema says (SQLITE_NOTADB otherwise).
+    sqlite3* db = nullptr;
+    int rc = sqlite3_open_v2(source.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    if (rc == SQLITE_OK)
+      rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
+    std::string msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    if (rc != SQLITE_OK) {
+      return Status::Database(fmt::format("--dsn {}: cannot read it as a SQLite database: {} ({})",
+                                          options.dsn, msg, ErrorName(rc)));
+    }
+  }
+  auto engine = std::make_unique<SqliteEngine>(options, source);
+  Status st = engine->Start();
+  if (!st.ok()) return st;
+  return std::unique_ptr<Engine>(std::move(engine));
+}
+
+}  // namespace racelab::sqlite

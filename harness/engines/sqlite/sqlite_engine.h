@@ -1,0 +1,103 @@
+// SqliteEngine: SQLite (libsqlite3, in this process) behind the Engine interface (docs/sqlite.md).
+//
+// - "Server": none. `--engine sqlite` works in a private run folder (run_folder.h); each plan
+// item's
+//   workspace is a folder there, and every trial gets a new database file in it (ResetWorkspace),
+//   so nothing of one trial reaches the next. `--dsn sqlite:///path/file.db` does the same, but
+//   each trial's file starts as a copy of that database (SQLite's online backup API, the source
+//   opened read-only): racelab never writes the user's file.
+// - Sessions: one connection each (sqlite_session.h), reopened on the trial's file by StartClean,
+// so
+//   every trial starts as if just connected. Session settings (docs/scenario-format.md "SQLite"):
+//   `busy_timeout` (ms; SQLite's default 0), `journal_mode` (delete, truncate, persist, memory,
+//   wal, off; it belongs to the database file, so sessions that name it must agree), `begin`
+//   (deferred, immediate, exclusive: what a `begin` step sends); any other name runs as `PRAGMA
+//   name = value`.
+// - Levels: SQLite has one, serializable (SQLite docs isolation.html: "all transactions in SQLite
+//   show serializable isolation"); Capabilities say so, with no terminate and no row locks.
+// - Leftovers: the run folders of dead runs (ListLeftovers/DropLeftovers), also swept when an
+// engine
+//   opens.
+// Thread-safety: as Engine says (the runner's thread); sessions follow sqlite_session.h.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/engine/engine.h"
+#include "harness/engine/open_engine.h"
+#include "harness/engines/sqlite/busy_log.h"
+#include "harness/engines/sqlite/run_folder.h"
+
+namespace racelab::sqlite {
+
+// The path a `sqlite:` DSN names: "sqlite:///abs/file.db" -> "/abs/file.db", "sqlite:rel.db" ->
+// "rel.db". kUsage for anything else (no path, a query string, a host).
+Result<std::string> ParseSqliteDsn(const std::string& dsn);
+
+class SqliteEngine final : public Engine {
+ public:
+  // Use OpenSqliteEngine().
+  SqliteEngine(EngineOptions options, std::string source);
+  ~SqliteEngine() override;
+
+  std::string name() const override { return "sqlite"; }
+  const Capabilities& capabilities() const override { return caps_; }
+  const TargetInfo& info() const override { return info_; }
+
+  Result<std::unique_ptr<Session>> OpenSession(const std::string& label, SteadyTime deadline,
+                                               const StopFlag* stop) override;
+  Result<std::unique_ptr<WaitMonitor>> OpenMonitor(std::chrono::microseconds poll,
+                                                   SteadyTime deadline,
+                                                   const StopFlag* stop) override;
+  Status ResetWorkspace(const std::string& name, SteadyTime deadline,
+                        const StopFlag* stop) override;
+  Status DropWorkspace(const std::string& name, SteadyTime deadline) override;
+  std::string WorkspaceName(int n) const override;
+  Status StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
+                    const std::string& file, bool* connection_lost) override;
+  // "BEGIN": the session adds its `begin` mode (sqlite_session.h).
+  std::string BeginSql(IsolationLevel level) const override { return "BEGIN"; }
+  bool Committed(const QueryResult& commit) const override { return commit.ok(); }
+  bool IsScenarioError(const QueryResult& r) const override;
+  bool IsSessionLost(const QueryResult& r) const override;
+  Result<std::unique_ptr<ServerWaitLog>> OpenWaitLog() override;
+  Status HoldRunLock(SteadyTime connect_deadline, SteadyTime statement_deadline,
+                     const StopFlag* stop) override;
+  bool ServerAnswers(SteadyTime deadline) override;
+  Result<std::vector<Leftover>> ListLeftovers(SteadyTime deadline) override;
+  Status DropLeftovers(const std::vector<Leftover>& which, SteadyTime deadline) override;
+  Status Close() override;
+
+  // The database file the current trial of workspace `name` uses ("" before ResetWorkspace).
+  std::string WorkspaceFile(const std::string& name) const;
+  const std::string& run_folder() const { return folder_.path(); }
+  BusyLog* busy_log() { return &busy_log_; }
+  // Creates the run folder and sweeps dead runs' folders (OpenSqliteEngine calls it).
+  Status Start();
+
+ private:
+  struct Workspace {
+    std::string dir;
+    int generation = 0;
+  };
+
+  EngineOptions options_;
+  std::string source_;  // the --dsn database copied into every trial, or ""
+  Capabilities caps_;
+  TargetInfo info_;
+  RunFolder folder_;
+  BusyLog busy_log_;
+  std::map<std::string, Workspace> workspaces_;
+  std::atomic<int64_t> next_session_id_{1};
+};
+
+// Opens the SQLite engine for `options` (engine "sqlite", or a sqlite: DSN). Errors: kUsage for a
+// bad DSN; kDatabase when the DSN's file is missing or not a SQLite database; kInternal when the
+// run folder cannot be made.
+Result<std::unique_ptr<Engine>> OpenSqliteEngine(const EngineOptions& options);
+
+}  // namespace racelab::sqlite

@@ -1,0 +1,67 @@
+#include "harness/engines/sqlite/sqlite_waits.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace racelab::sqlite {
+
+void SqliteWaitMonitor::Begin(std::vector<int64_t> sessions, SteadyTime origin) {
+  sessions_ = std::move(sessions);
+  origin_ = origin;
+  log_->ClearSightings();
+}
+
+std::vector<WaitObservation> SqliteWaitMonitor::End() {
+  std::vector<WaitObservation> out;
+  for (const BusySighting& s : log_->SightingsSince(origin_)) {
+    if (!sessions_.empty() &&
+        std::find(sessions_.begin(), sessions_.end(), s.session_id) == sessions_.end()) {
+      continue;
+    }
+    WaitObservation o;
+    o.poll_sent_us = std::chrono::duration_cast<std::chrono::microseconds>(s.at - origin_).count();
+    o.poll_received_us = o.poll_sent_us;
+    o.session_id = s.session_id;
+    o.wait_event = "busy";
+    o.blocking = s.holders;
+    o.query = s.statement;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+bool SqliteWaitMonitor::AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
+                                     const StopFlag* stop) {
+  return log_->AwaitSightings(sessions, std::chrono::steady_clock::now(), deadline,
+                              [stop] { return stop != nullptr && stop->stop_requested(); });
+}
+
+std::string SqliteWaitMonitor::Terminate(const std::vector<int64_t>& sessions,
+                                         SteadyTime deadline) {
+  return "terminate is not supported on SQLite: there is no server to end a connection from "
+         "(the engine runs inside racelab)";
+}
+
+ServerLockWait ToServerLockWait(const BusyWait& w) {
+  ServerLockWait out;
+  out.session_id = w.session_id;
+  out.mode = w.need;
+  out.object = fmt::format("database main: {} busy {}, {}", w.retries,
+                           w.retries == 1 ? "retry" : "retries", WaitEndName(w.how));
+  out.wait_event = "busy";
+  out.statement = w.statement;
+  out.start_lo_us = w.start_wall_us;
+  out.start_hi_us = w.start_wall_us;
+  out.duration_us = std::chrono::duration_cast<std::chrono::microseconds>(w.end - w.start).count();
+  out.holders = w.holders;
+  return out;
+}
+
+Result<ServerWaitBatch> SqliteWaitLog::Collect(Session* control, SteadyTime deadline) {
+  ServerWaitBatch batch;
+  for (const BusyWait& w : log_->TakeEnded()) batch.waits.push_back(ToServerLockWait(w));
+  return batch;
+}
+
+}  // namespace racelab::sqlite

@@ -1,0 +1,57 @@
+// SQLite's waits as the runner sees them (docs/sqlite.md "Waits"): a WaitMonitor and a
+// ServerWaitLog, both reading the engine's BusyLog — there is no lock table and no server to poll.
+//
+// - SqliteWaitMonitor: every busy-handler call is one WaitObservation (poll_sent_us =
+// poll_received_us
+//   = the call; wait_event "busy"; blocking = the inferred holders). AwaitBlocked returns once each
+//   session made a busy-handler call after it was asked. Terminate is not supported: SQLite runs in
+//   this process and cannot end another connection (Capabilities::terminate = false).
+// - SqliteWaitLog: each ended wait as one ServerLockWait with its exact start (start_lo_us =
+//   start_hi_us) and duration; `mode` says what the statement needed the lock for ("write", "read",
+//   "commit"); `object` holds the busy-handler retries and how the wait ended, e.g.
+//   "database main: 7 busy retries, acquired".
+// Thread-safety: as the interfaces say (WaitMonitor: Begin/End on the runner thread, the rest from
+// any).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/engine/wait_monitor.h"
+#include "harness/engines/sqlite/busy_log.h"
+
+namespace racelab::sqlite {
+
+class SqliteWaitMonitor final : public WaitMonitor {
+ public:
+  explicit SqliteWaitMonitor(BusyLog* log) : log_(log) {}
+  void Begin(std::vector<int64_t> sessions, SteadyTime origin) override;
+  std::vector<WaitObservation> End() override;
+  bool AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
+                    const StopFlag* stop) override;
+  std::string Terminate(const std::vector<int64_t>& sessions, SteadyTime deadline) override;
+  std::string error() override { return ""; }
+  bool healthy() override { return true; }
+  int64_t session_id() override { return 0; }
+
+ private:
+  BusyLog* const log_;
+  std::vector<int64_t> sessions_;  // runner thread
+  SteadyTime origin_;
+};
+
+class SqliteWaitLog final : public ServerWaitLog {
+ public:
+  explicit SqliteWaitLog(BusyLog* log) : log_(log) {}
+  Result<ServerWaitBatch> Collect(Session* control, SteadyTime deadline) override;
+
+ private:
+  BusyLog* const log_;
+};
+
+// One ended BusyWait as a ServerLockWait (exposed for tests).
+ServerLockWait ToServerLockWait(const BusyWait& w);
+
+}  // namespace racelab::sqlite

@@ -1,0 +1,314 @@
+// The SQLite engine against the real libsqlite3 (no mocks): what SQLite does when two connections
+// want the same database, and what racelab's busy handler records about it (docs/sqlite.md).
+#include "harness/engines/sqlite/sqlite_engine.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include "harness/engines/sqlite/sqlite_session.h"
+#include "harness/engines/sqlite/sqlite_waits.h"
+
+namespace racelab::sqlite {
+namespace {
+
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+SteadyTime In(long ms) { return Clock::now() + milliseconds(ms); }
+
+long MsSince(SteadyTime t) {
+  return std::chrono::duration_cast<milliseconds>(Clock::now() - t).count();
+}
+
+class SqliteEngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    EngineOptions o;
+    o.engine = "sqlite";
+    auto e = OpenSqliteEngine(o);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    engine_.reset(static_cast<SqliteEngine*>(e->release()));
+    ws_ = engine_->WorkspaceName(1);
+    ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(5000), nullptr).ok());
+  }
+  void TearDown() override {
+    a_.reset();
+    b_.reset();
+    if (engine_) EXPECT_TRUE(engine_->Close().ok());
+  }
+
+  // A session on the workspace with these settings; the first one also creates table runs.
+  std::unique_ptr<SqliteSession> Open(const std::string& label,
+                                      std::vector<std::pair<std::string, std::string>> settings) {
+    auto s = engine_->OpenSession(label, In(1000), nullptr);
+    EXPECT_TRUE(s.ok());
+    std::unique_ptr<SqliteSession> out(static_cast<SqliteSession*>(s->release()));
+    SessionStart start{label, ws_, std::move(settings), ""};
+    Status st = engine_->StartClean(out.get(), start, In(1000), "test.yaml", nullptr);
+    EXPECT_TRUE(st.ok()) << st.message();
+    return out;
+  }
+  void Setup(const std::string& journal_mode, long busy_timeout_ms) {
+    a_ = Open("a",
+              {{"journal_mode", journal_mode}, {"busy_timeout", std::to_string(busy_timeout_ms)}});
+    b_ = Open("b",
+              {{"journal_mode", journal_mode}, {"busy_timeout", std::to_string(busy_timeout_ms)}});
+    Ok(a_.get(),
+       "CREATE TABLE runs (id INTEGER PRIMARY KEY, status TEXT NOT NULL); "
+       "INSERT INTO runs VALUES (1, 'queued')");
+    engine_->busy_log()->TakeEnded();
+  }
+  static QueryResult Run(SqliteSession* s, const std::string& sql, long deadline_ms = 10000) {
+    return s->Exec(sql, In(deadline_ms), 10);
+  }
+  static void Ok(SqliteSession* s, const std::string& sql) {
+    QueryResult r = Run(s, sql);
+    ASSERT_TRUE(r.ok()) << sql << ": " << r.error_code << " " << r.message;
+  }
+
+  std::unique_ptr<SqliteEngine> engine_;
+  std::string ws_;
+  std::unique_ptr<SqliteSession> a_, b_;
+};
+
+// lang_transaction.html: a deferred transaction that has read cannot become a writer while another
+// connection writes — SQLITE_BUSY at once; c3ref/busy_handler.html: SQLite does not call the busy
+// handler where waiting could deadlock. So busy_timeout does not help.
+TEST_F(SqliteEngineTest, DeferredReaderUpgradeIsRefusedAtOnceDespiteBusyTimeout) {
+  for (const char* mode : {"delete", "wal"}) {
+    SCOPED_TRACE(mode);
+    ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(5000), nullptr).ok());
+    Setup(mode, 5000);
+    Ok(a_.get(), "BEGIN");
+    Ok(a_.get(), "SELECT status FROM runs WHERE id = 1");
+    Ok(b_.get(), "BEGIN");
+    Ok(b_.get(), "SELECT status FROM runs WHERE id = 1");
+    Ok(a_.get(), "UPDATE runs SET status = 'running' WHERE id = 1");
+    auto t0 = Clock::now();
+    QueryResult r = Run(b_.get(), "UPDATE runs SET status = 'running' WHERE id = 1");
+    EXPECT_EQ(r.error_code, "SQLITE_BUSY");
+    EXPECT_EQ(r.message, "database is locked");
+    EXPECT_TRUE(r.sqlstate.empty());
+    EXPECT_LT(MsSince(t0), 1000) << "the busy timeout (5 s) was not used";
+    EXPECT_TRUE(b_->in_transaction()) << "SQLITE_BUSY leaves the transaction open";
+    EXPECT_TRUE(engine_->busy_log()->TakeEnded().empty()) << "the busy handler was called";
+    Ok(b_.get(), "ROLLBACK");
+    Ok(a_.get(), "COMMIT");
+  }
+}
+
+// wal.html / rescode.html#busy_snapshot: the reader's snapshot is older than the last commit.
+TEST_F(SqliteEngineTest, WalStaleSnapshotWriteGetsBusySnapshot) {
+  Setup("wal", 5000);
+  Ok(b_.get(), "BEGIN");
+  Ok(b_.get(), "SELECT status FROM runs WHERE id = 1");
+  Ok(a_.get(), "UPDATE runs SET status = 'running' WHERE id = 1");  // autocommit: committed
+  QueryResult r =
+      Run(b_.get(), "UPDATE runs SET status = 'running' WHERE id = 1 AND status = 'queued'");
+  EXPECT_EQ(r.error_code, "SQLITE_BUSY_SNAPSHOT");
+  Ok(b_.get(), "ROLLBACK");
+}
+
+// Rollback journal: the writer's COMMIT needs every reader gone; it waits in the busy handler until
+// the reader rolls back, and the wait is recorded with its holder.
+TEST_F(SqliteEngineTest, JournalCommitWaitsForReaderAndTheWaitIsRecorded) {
+  Setup("delete", 5000);
+  Ok(a_.get(), "BEGIN");
+  Ok(a_.get(), "UPDATE runs SET status = 'running' WHERE id = 1");
+  Ok(b_.get(), "BEGIN");
+  Ok(b_.get(), "SELECT status FROM runs WHERE id = 1");
+  auto commit = std::async(std::launch::async, [&] { return Run(a_.get(), "COMMIT"); });
+  SqliteWaitMonitor monitor(engine_->busy_log());
+  ASSERT_TRUE(monitor.AwaitBlocked({a_->session_id()}, In(5000), nullptr));
+  std::this_thread::sleep_for(milliseconds(50));
+  Ok(b_.get(), "ROLLBACK");
+  QueryResult r = commit.get();
+  EXPECT_TRUE(r.ok()) << r.error_code;
+  auto waits = engine_->busy_log()->TakeEnded();
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0].session_id, a_->session_id());
+  EXPECT_EQ(waits[0].need, "commit");
+  EXPECT_EQ(waits[0].how, WaitEnd::kAcquired);
+  EXPECT_GE(waits[0].retries, 3);
+  EXPECT_GE(std::chrono::duration_cast<milliseconds>(waits[0].end - waits[0].start).count(), 40);
+  EXPECT_EQ(waits[0].holders, std::vector<int64_t>{b_->session_id()});
+}
+
+// BEGIN IMMEDIATE takes the write lock up front, so the second one waits (busy handler) instead of
+// failing later, and goes on when the first commits.
+TEST_F(SqliteEngineTest, ImmediateWaitsForTheWriterThenProceeds) {
+  for (const char* mode : {"delete", "wal"}) {
+    SCOPED_TRACE(mode);
+    ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(5000), nullptr).ok());
+    a_ = Open("a", {{"journal_mode", mode}, {"begin", "immediate"}, {"busy_timeout", "5000"}});
+    b_ = Open("b", {{"journal_mode", mode}, {"begin", "immediate"}, {"busy_timeout", "5000"}});
+    Ok(a_.get(),
+       "CREATE TABLE runs (id INTEGER PRIMARY KEY, status TEXT); INSERT INTO runs VALUES (1, "
+       "'queued')");
+    engine_->busy_log()->TakeEnded();
+    Ok(a_.get(), "BEGIN");
+    auto second = std::async(std::launch::async, [&] { return Run(b_.get(), "BEGIN"); });
+    SqliteWaitMonitor monitor(engine_->busy_log());
+    ASSERT_TRUE(monitor.AwaitBlocked({b_->session_id()}, In(5000), nullptr));
+    Ok(a_.get(), "UPDATE runs SET status = 'running' WHERE id = 1 AND status = 'queued'");
+    Ok(a_.get(), "COMMIT");
+    QueryResult r = second.get();
+    ASSERT_TRUE(r.ok()) << r.error_code;
+    QueryResult u =
+        Run(b_.get(),
+            "UPDATE runs SET status = 'running' WHERE id = 1 AND status = 'queued' RETURNING id");
+    EXPECT_TRUE(u.ok());
+    EXPECT_EQ(u.rows, 0) << "the second sees the first's commit";
+    Ok(b_.get(), "COMMIT");
+    auto waits = engine_->busy_log()->TakeEnded();
+    ASSERT_EQ(waits.size(), 1u);
+    EXPECT_EQ(waits[0].need, "write");
+    EXPECT_EQ(waits[0].statement, "BEGIN IMMEDIATE");
+    EXPECT_EQ(waits[0].how, WaitEnd::kAcquired);
+    EXPECT_EQ(waits[0].holders, std::vector<int64_t>{a_->session_id()});
+  }
+}
+
+// A deferred transaction whose first statement writes holds no read transaction yet, so it waits in
+// its busy handler (docs/sqlite.md row 6) and then sees the winner's commit: the guarded claim.
+TEST_F(SqliteEngineTest, WriteAsFirstStatementWaitsAndSeesTheWinner) {
+  for (const char* mode : {"delete", "wal"}) {
+    SCOPED_TRACE(mode);
+    ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(5000), nullptr).ok());
+    Setup(mode, 5000);
+    const std::string claim =
+        "UPDATE runs SET status = 'running' WHERE id = 1 AND status = 'queued' RETURNING id";
+    Ok(a_.get(), "BEGIN");
+    QueryResult won = Run(a_.get(), claim);
+    ASSERT_TRUE(won.ok());
+    EXPECT_EQ(won.rows, 1);
+    Ok(b_.get(), "BEGIN");
+    auto second = std::async(std::launch::async, [&] { return Run(b_.get(), claim); });
+    SqliteWaitMonitor monitor(engine_->busy_log());
+    ASSERT_TRUE(monitor.AwaitBlocked({b_->session_id()}, In(5000), nullptr));
+    Ok(a_.get(), "COMMIT");
+    QueryResult lost = second.get();
+    ASSERT_TRUE(lost.ok()) << lost.error_code;
+    EXPECT_EQ(lost.rows, 0);
+    Ok(b_.get(), "COMMIT");
+    auto waits = engine_->busy_log()->TakeEnded();
+    ASSERT_GE(waits.size(), 1u);
+    EXPECT_EQ(waits.back().session_id, b_->session_id());
+    EXPECT_EQ(waits.back().how, WaitEnd::kAcquired);
+  }
+}
+
+// busy_timeout 100 ms with SQLite's schedule (1, 2, 5, 10, 15, 20, 25, 22 ms): 8 retries, then
+// SQLITE_BUSY; busy_timeout 0 consults the handler once and gives up.
+TEST_F(SqliteEngineTest, BusyTimeoutFollowsSqliteScheduleThenGivesUp) {
+  Setup("wal", 100);
+  Ok(a_.get(), "BEGIN IMMEDIATE");
+  auto t0 = Clock::now();
+  QueryResult r = Run(b_.get(), "BEGIN IMMEDIATE");
+  EXPECT_EQ(r.error_code, "SQLITE_BUSY");
+  EXPECT_FALSE(r.cancelled_by_deadline);
+  EXPECT_GE(MsSince(t0), 100);
+  auto waits = engine_->busy_log()->TakeEnded();
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0].retries, 8);
+  EXPECT_EQ(waits[0].how, WaitEnd::kBusyTimeout);
+
+  b_->set_busy_timeout_ms(0);
+  r = Run(b_.get(), "BEGIN IMMEDIATE");
+  EXPECT_EQ(r.error_code, "SQLITE_BUSY");
+  waits = engine_->busy_log()->TakeEnded();
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0].retries, 0);
+  Ok(a_.get(), "ROLLBACK");
+}
+
+// A statement stuck behind a lock past its deadline: the busy handler stops at the deadline.
+TEST_F(SqliteEngineTest, LockWaitEndsAtTheStatementDeadline) {
+  Setup("wal", 60000);
+  Ok(a_.get(), "BEGIN IMMEDIATE");
+  auto t0 = Clock::now();
+  QueryResult r = Run(b_.get(), "BEGIN IMMEDIATE", 300);
+  long ms = MsSince(t0);
+  EXPECT_EQ(r.error_code, "SQLITE_BUSY");
+  EXPECT_TRUE(r.cancelled_by_deadline);
+  EXPECT_NE(r.message.find("at the statement deadline"), std::string::npos) << r.message;
+  EXPECT_GE(ms, 290);
+  EXPECT_LT(ms, 2000);
+  auto waits = engine_->busy_log()->TakeEnded();
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0].how, WaitEnd::kDeadline);
+  Ok(a_.get(), "ROLLBACK");
+}
+
+// A statement that computes past its deadline is interrupted (progress handler); Cancel() from
+// another thread interrupts one too (sqlite3_interrupt).
+TEST_F(SqliteEngineTest, LongStatementIsInterruptedAtDeadlineAndByCancel) {
+  Setup("delete", 0);
+  const std::string forever =
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c";
+  auto t0 = Clock::now();
+  QueryResult r = Run(a_.get(), forever, 200);
+  EXPECT_EQ(r.error_code, "SQLITE_INTERRUPT");
+  EXPECT_TRUE(r.cancelled_by_deadline);
+  EXPECT_LT(MsSince(t0), 2000);
+
+  auto running = std::async(std::launch::async, [&] { return Run(a_.get(), forever, 60000); });
+  std::this_thread::sleep_for(milliseconds(100));
+  EXPECT_TRUE(a_->Cancel(milliseconds(2000)));
+  r = running.get();
+  EXPECT_EQ(r.error_code, "SQLITE_INTERRUPT");
+  EXPECT_TRUE(r.cancelled_by_deadline);
+  Ok(a_.get(), "SELECT 1");  // the session works after it
+}
+
+TEST_F(SqliteEngineTest, PartialUniqueIndexViolationIsNamedWithItsExtendedCode) {
+  Setup("delete", 0);
+  Ok(a_.get(),
+     "CREATE TABLE r (id INTEGER PRIMARY KEY, thread_id TEXT, status TEXT); "
+     "CREATE UNIQUE INDEX one_active ON r (thread_id) WHERE status IN ('queued', 'running'); "
+     "INSERT INTO r (thread_id, status) VALUES ('t', 'succeeded'), ('t', 'queued')");
+  QueryResult r = Run(b_.get(), "INSERT INTO r (thread_id, status) VALUES ('t', 'running')");
+  EXPECT_EQ(r.error_code, "SQLITE_CONSTRAINT_UNIQUE");
+  EXPECT_EQ(r.message, "UNIQUE constraint failed: r.thread_id");
+  EXPECT_FALSE(engine_->IsScenarioError(r));
+  QueryResult bad = Run(b_.get(), "SELEC 1");
+  EXPECT_EQ(bad.error_code, "SQLITE_ERROR");
+  EXPECT_TRUE(engine_->IsScenarioError(bad));
+}
+
+TEST_F(SqliteEngineTest, EveryTrialGetsANewEmptyDatabase) {
+  Setup("wal", 0);
+  std::string first = engine_->WorkspaceFile(ws_);
+  ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(5000), nullptr).ok());
+  EXPECT_NE(engine_->WorkspaceFile(ws_), first);
+  EXPECT_FALSE(std::filesystem::exists(first));
+  a_ = Open("a", {});
+  QueryResult r = Run(a_.get(), "SELECT count(*) FROM sqlite_schema");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.values[0][0].value_or(""), "0");
+}
+
+TEST_F(SqliteEngineTest, SessionsMustAgreeOnTheJournalMode) {
+  a_ = Open("a", {{"journal_mode", "wal"}});
+  Ok(a_.get(), "CREATE TABLE t (x)");
+  auto s = engine_->OpenSession("b", In(1000), nullptr);
+  ASSERT_TRUE(s.ok());
+  Status st =
+      engine_->StartClean(s->get(), SessionStart{"b", ws_, {{"journal_mode", "delete"}}, ""},
+                          In(1000), "x.yaml", nullptr);
+  // Switching a WAL database back needs it to be the only connection
+  // (pragma.html#pragma_journal_mode).
+  EXPECT_EQ(st.code(), StatusCode::kUsage) << st.message();
+  EXPECT_NE(st.message().find("x.yaml: session b: settings.journal_mode"), std::string::npos)
+      << st.message();
+  st = engine_->StartClean(s->get(), SessionStart{"b", ws_, {{"begin", "later"}}, ""}, In(1000),
+                           "x.yaml", nullptr);
+  EXPECT_EQ(st.code(), StatusCode::kUsage);
+}
+
+}  // namespace
+}  // namespace racelab::sqlite
