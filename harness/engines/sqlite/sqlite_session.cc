@@ -204,6 +204,10 @@ QueryResult SqliteSession::Exec(const std::string& sql_in, SteadyTime deadline, 
   auto fail = [&](int rc) {
     r.error_code = ErrorName(rc);
     r.message = sqlite3_errmsg(db_);
+    // sqlite3_interrupt() is also seen by SQLite's own checks, before the progress handler's.
+    if (stopped_ == WaitEnd::kAcquired && (rc & 0xff) == SQLITE_INTERRUPT && cancel_.load()) {
+      stopped_ = WaitEnd::kCancelled;
+    }
     if (stopped_ == WaitEnd::kDeadline || stopped_ == WaitEnd::kCancelled) {
       r.cancelled_by_deadline = true;
       const bool busy = (rc & 0xff) == SQLITE_BUSY;
