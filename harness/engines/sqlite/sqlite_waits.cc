@@ -47,9 +47,10 @@ ServerLockWait ToServerLockWait(const BusyWait& w) {
   ServerLockWait out;
   out.session_id = w.session_id;
   out.mode = w.need;
-  out.object = fmt::format("database main: {} busy {}, {}", w.retries,
-                           w.retries == 1 ? "retry" : "retries", WaitEndName(w.how));
-  out.wait_event = "busy";
+  out.object = "database main";
+  // The busy handler's record in the name reports and the timeline show: "busy: 7 retries, acquired".
+  out.wait_event = fmt::format("busy: {} {}, {}", w.retries, w.retries == 1 ? "retry" : "retries",
+                               WaitEndName(w.how));
   out.statement = w.statement;
   out.start_lo_us = w.start_wall_us;
   out.start_hi_us = w.start_wall_us;

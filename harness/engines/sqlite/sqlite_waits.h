@@ -8,8 +8,9 @@
 //   this process and cannot end another connection (Capabilities::terminate = false).
 // - SqliteWaitLog: each ended wait as one ServerLockWait with its exact start (start_lo_us =
 //   start_hi_us) and duration; `mode` says what the statement needed the lock for ("write", "read",
-//   "commit"); `object` holds the busy-handler retries and how the wait ended, e.g.
-//   "database main: 7 busy retries, acquired".
+//   "commit"); `wait_event` carries the busy-handler retries and how the wait ended, e.g.
+//   "busy: 7 retries, acquired" (so reports and the HTML timeline show them); `object` is
+//   "database main".
 // Thread-safety: as the interfaces say (WaitMonitor: Begin/End on the runner thread, the rest from
 // any).
 #pragma once
