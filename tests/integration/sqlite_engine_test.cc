@@ -47,7 +47,7 @@ class SqliteEngineTest : public ::testing::Test {
     auto s = engine_->OpenSession(label, In(1000), nullptr);
     EXPECT_TRUE(s.ok());
     std::unique_ptr<SqliteSession> out(static_cast<SqliteSession*>(s->release()));
-    SessionStart start{label, ws_, std::move(settings), ""};
+    SessionStart start{.label = label, .workspace = ws_, .settings = std::move(settings)};
     Status st = engine_->StartClean(out.get(), start, In(1000), "test.yaml", nullptr);
     EXPECT_TRUE(st.ok()) << st.message();
     return out;
@@ -297,17 +297,51 @@ TEST_F(SqliteEngineTest, SessionsMustAgreeOnTheJournalMode) {
   Ok(a_.get(), "CREATE TABLE t (x)");
   auto s = engine_->OpenSession("b", In(1000), nullptr);
   ASSERT_TRUE(s.ok());
-  Status st =
-      engine_->StartClean(s->get(), SessionStart{"b", ws_, {{"journal_mode", "delete"}}, ""},
-                          In(1000), "x.yaml", nullptr);
+  Status st = engine_->StartClean(
+      s->get(),
+      SessionStart{.label = "b", .workspace = ws_, .settings = {{"journal_mode", "delete"}}},
+      In(1000), "x.yaml", nullptr);
   // Switching a WAL database back needs it to be the only connection
   // (pragma.html#pragma_journal_mode).
   EXPECT_EQ(st.code(), StatusCode::kUsage) << st.message();
   EXPECT_NE(st.message().find("x.yaml: session b: settings.journal_mode"), std::string::npos)
       << st.message();
-  st = engine_->StartClean(s->get(), SessionStart{"b", ws_, {{"begin", "later"}}, ""}, In(1000),
-                           "x.yaml", nullptr);
+  st = engine_->StartClean(
+      s->get(), SessionStart{.label = "b", .workspace = ws_, .settings = {{"begin", "later"}}},
+      In(1000), "x.yaml", nullptr);
   EXPECT_EQ(st.code(), StatusCode::kUsage);
+}
+
+}  // namespace
+}  // namespace racelab::sqlite
+
+namespace racelab::sqlite {
+namespace {
+
+// Sessions start in parallel (one per worker thread); switching a new file to WAL takes an
+// exclusive lock for a moment, so one session's PRAGMA may meet another's: it waits, and is not a
+// recorded wait.
+TEST_F(SqliteEngineTest, SessionsStartInParallelOnWal) {
+  for (int trial = 0; trial < 20; ++trial) {
+    ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(5000), nullptr).ok());
+    std::vector<std::unique_ptr<Session>> sessions;
+    for (int i = 0; i < 4; ++i)
+      sessions.push_back(std::move(*engine_->OpenSession("w", In(1000), nullptr)));
+    std::vector<std::future<Status>> started;
+    for (auto& s : sessions) {
+      started.push_back(std::async(std::launch::async, [&] {
+        return engine_->StartClean(
+            s.get(),
+            SessionStart{.label = "w", .workspace = ws_, .settings = {{"journal_mode", "wal"}}},
+            In(5000), "f.yaml", nullptr);
+      }));
+    }
+    for (auto& f : started) {
+      Status st = f.get();
+      ASSERT_TRUE(st.ok()) << st.message();
+    }
+  }
+  EXPECT_TRUE(engine_->busy_log()->TakeEnded().empty());
 }
 
 }  // namespace

@@ -60,9 +60,12 @@ TEST_F(SqliteFilesTest, CloseRemovesTheRunFolder) {
   std::string ws = e->WorkspaceName(1);
   ASSERT_TRUE(e->ResetWorkspace(ws, In(1000), nullptr).ok());
   auto s = e->OpenSession("w", In(1000), nullptr);
-  ASSERT_TRUE(e->StartClean(s->get(), SessionStart{"w", ws, {{"journal_mode", "wal"}}, ""},
-                            In(1000), "f", nullptr)
-                  .ok());
+  ASSERT_TRUE(
+      e->StartClean(
+           s->get(),
+           SessionStart{.label = "w", .workspace = ws, .settings = {{"journal_mode", "wal"}}},
+           In(1000), "f", nullptr)
+          .ok());
   ASSERT_TRUE((*s)->Exec("CREATE TABLE t (x); INSERT INTO t VALUES (1)", In(1000)).ok());
   EXPECT_EQ(Folders().size(), 1u);
   s->reset();
@@ -137,7 +140,8 @@ TEST_F(SqliteFilesTest, ADsnDatabaseIsCopiedNeverWritten) {
     ASSERT_TRUE(e->ResetWorkspace(ws, In(1000), nullptr).ok());
     auto s = e->OpenSession("w", In(1000), nullptr);
     ASSERT_TRUE(
-        e->StartClean(s->get(), SessionStart{"w", ws, {}, ""}, In(1000), "f", nullptr).ok());
+        e->StartClean(s->get(), SessionStart{.label = "w", .workspace = ws}, In(1000), "f", nullptr)
+            .ok());
     QueryResult r = (*s)->Exec(
         "UPDATE runs SET status = 'running' WHERE status = 'queued' RETURNING id", In(1000));
     ASSERT_TRUE(r.ok()) << r.message;

@@ -196,6 +196,16 @@ Status SqliteEngine::StartClean(Session* session, const SessionStart& start, Ste
     return Status::Internal(fmt::format("workspace {} was never reset", start.workspace));
   Status st = s->Open(db);  // a new connection: nothing of the last trial is left on it
   if (!st.ok()) return st;
+  // The pragmas may meet another session's (sessions start in parallel; leaving rollback mode for
+  // WAL takes an exclusive lock for a moment): they wait until the deadline, unrecorded.
+  s->set_recording(false);
+  struct Recording {
+    SqliteSession* s;
+    ~Recording() { s->set_recording(true); }
+  } recording_again{s};
+  s->set_busy_timeout_ms(std::max<long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               deadline - std::chrono::steady_clock::now())
+                                               .count()));
   if (!settings->journal_mode.empty()) {
     QueryResult r = s->Exec("PRAGMA journal_mode = " + settings->journal_mode, deadline);
     std::string got = r.ok() && !r.values.empty() && r.values[0][0] ? *r.values[0][0] : "";

@@ -121,7 +121,9 @@ bool SqliteSession::SleepUntil(SteadyTime until) {
 int SqliteSession::BusyHandler(void* self, int calls) {
   auto* s = static_cast<SqliteSession*>(self);
   if (!s->running_.load()) return 0;  // not inside Exec: never wait
-  if (calls == 0 || !s->wait_open_) {
+  if (!s->recording_) {
+    // Not the scenario's wait: SQLite's schedule (below) without a record.
+  } else if (calls == 0 || !s->wait_open_) {
     s->EndOpenWait(Clock::now());  // an earlier locking event of this statement got its lock
     const int own = s->txn_state_at_start_;
     const char* need = own == SQLITE_TXN_WRITE                        ? "commit"
@@ -160,13 +162,13 @@ int SqliteSession::BusyHandler(void* self, int calls) {
     }
   }
   if (why != WaitEnd::kAcquired) {
-    s->log_->WaitEnded(s->wait_handle_, Clock::now(), why);
+    if (s->wait_open_) s->log_->WaitEnded(s->wait_handle_, Clock::now(), why);
     s->wait_open_ = false;
     if (why != WaitEnd::kBusyTimeout) s->stopped_ = why;
     return 0;  // SQLITE_BUSY
   }
   s->wait_retries_ = calls + 1;
-  s->log_->Retried(s->wait_handle_, s->wait_retries_);
+  if (s->wait_open_) s->log_->Retried(s->wait_handle_, s->wait_retries_);
   return 1;  // try again
 }
 

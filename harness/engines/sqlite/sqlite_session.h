@@ -61,6 +61,9 @@ class SqliteSession final : public Session {
   // busy_timeout in ms (>= 0) for racelab's busy handler (see the file comment).
   void set_busy_timeout_ms(long ms) { busy_timeout_ms_ = ms; }
   long busy_timeout_ms() const { return busy_timeout_ms_; }
+  // Whether busy waits go to the BusyLog (default true). StartClean turns it off for its own
+  // pragmas, which are racelab's, not the scenario's.
+  void set_recording(bool on) { recording_ = on; }
   // "DEFERRED" | "IMMEDIATE" | "EXCLUSIVE" | "" (plain BEGIN).
   void set_begin_mode(std::string mode) { begin_mode_ = std::move(mode); }
 
@@ -95,6 +98,7 @@ class SqliteSession final : public Session {
   std::string file_;
   sqlite3* db_ = nullptr;  // written under db_mu_ (Cancel reads it there)
   long busy_timeout_ms_ = 0;
+  bool recording_ = true;
   std::string begin_mode_;
 
   // State of the running Exec (owning thread, read by the handlers on the same thread).
