@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "harness/cli/command_line.h"
+#include "harness/compare/compare_command.h"
+#include "harness/compare/merge_command.h"
 #include "harness/loader/catalogue.h"
 #include "harness/model/terminal_text.h"
 
@@ -107,6 +109,11 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(1L, 86400000L))->capture_default_str();
   run->add_flag("--quiet,-q", args.quiet, "No progress lines on stderr");
 
+  compare::CompareArgs compare_args;
+  auto* compare = compare::AddCompareSubcommand(app, &compare_args);
+  compare::MergeArgs merge_args;
+  auto* merge = compare::AddMergeSubcommand(app, &merge_args);
+
   if (int i = StrayDsnArgument(argc, argv); i > 0) {
     return UsageError(fmt::format(
         "argument {} looks like a connection string (not shown: it may contain a password); pass it with --dsn "
@@ -117,7 +124,7 @@ int Main(int argc, char** argv) {
                                           return sub->get_name() == argv[1];
                                         }).empty()) {
     return UsageError("unknown command '" + SanitizeForTerminal(argv[1]) +
-                      "' (expected list, explain, run or clean; see racelab --help)");
+                      "' (expected list, explain, run, compare, merge or clean; see racelab --help)");
   }
   try {
     app.parse(argc, argv);
@@ -131,6 +138,9 @@ int Main(int argc, char** argv) {
   if (list->parsed()) return ListCommand(list_tags, &stop);
   if (explain->parsed()) return ExplainCommand(explain_name, &stop);
   if (clean->parsed()) return CleanCommand(clean_dsn, clean_timeout_ms, clean_dry_run);
+  if (compare->parsed()) return compare::CompareCommand(compare_args);
+  merge_args.command_line = CommandLine(argc, argv);
+  if (merge->parsed()) return compare::MergeCommand(merge_args);
   args.command_line = CommandLine(argc, argv);
   return RunCommand(args, &stop);
 }

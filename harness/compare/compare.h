@@ -1,0 +1,86 @@
+// Compare: what changed between two racelab reports, result by result (scenario × engine × isolation
+// level × params), judged against chance and against the noise both runs measured. The rules are
+// documented in docs/compare.md ("How a change is judged"); in short:
+// - counts (expectation failures, winners, per-trial row counts and final values: trials; SQLSTATE
+//   occurrences, lock waits: events per trial) are tested with exact tests (stats.h); all tests of one
+//   comparison form one family, Holm-corrected, and a change is significant when its adjusted p < alpha;
+// - a significant rise of an expectation's failures, or a significant shift of an outcome's
+//   frequency, is a regression; so is a result whose new verdict is `error` (its behaviour is unknown);
+// - blocked time (median) is flagged when it moved by more than the larger p50→p95 spread of the two
+//   runs plus a floor (1 ms or 10 % of the larger median); a regression only with TimingPolicy::kFail.
+//   Barrier skew, racelab's own precision, is flagged the same way (floor 100 µs or 50 %) but never
+//   a regression.
+// Results present in one report only, and reports from another racelab version, engine or server,
+// are compared with a note or warning, never refused.
+// Thread-safety: pure function over plain values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/compare/report_view.h"
+
+namespace racelab::compare {
+
+enum class TimingPolicy { kWarn, kFail };
+
+struct CompareOptions {
+  double alpha = 0.01;                    // family-wise error rate of the whole comparison
+  TimingPolicy timing = TimingPolicy::kWarn;
+};
+
+// One exact test of a count.
+struct CountTest {
+  std::string kind;     // "expectation" | "winners" | "sqlstate" | "lock waits" | "outcome"
+  std::string subject;  // "expectation failed: winners = 1", "2 winners", "SQLSTATE 40001", "worker/claim rows 0,1"
+  bool per_trial = true;  // true: count of trials (Fisher 2×2); false: events over trials (Poisson rates)
+  int64_t base_count = 0, base_trials = 0, new_count = 0, new_trials = 0;
+  double p = 1;          // two-sided
+  double p_adjusted = 1; // Holm over the comparison's family
+  bool in_family = false;  // testable (Testable2x2 / a non-zero count): counted in the correction
+  bool significant = false;
+  bool regression = false;
+  // Proportions (or rates) differ at all.
+  bool differs() const { return base_count * new_trials != new_count * base_trials; }
+  bool rose() const { return new_count * base_trials > base_count * new_trials; }
+};
+
+struct TimingShift {
+  std::string what;  // "blocked ms" | "skew µs"
+  PercentileView base, now;
+  double shift = 0;    // now.p50 - base.p50
+  double allowed = 0;  // |shift| beyond this is flagged
+  bool flagged = false;
+  bool regression = false;
+};
+
+struct ResultComparison {
+  std::string key;  // ResultView::Key()
+  std::string scenario, isolation, engine;
+  std::optional<std::string> base_verdict, new_verdict;  // nullopt: absent from that report
+  int64_t base_trials = 0, new_trials = 0;
+  std::vector<CountTest> tests;
+  std::vector<TimingShift> timing;
+  std::vector<std::string> notes;    // not regressions: verdict changes within chance, missing results, …
+  std::vector<std::string> reasons;  // why it is a regression, one line each
+  bool regression = false;
+};
+
+struct Comparison {
+  std::string base_name, new_name;
+  CompareOptions options;
+  size_t family_size = 0;             // tests counted in the Holm correction
+  std::vector<std::string> warnings;  // other version, engine or server, schema
+  std::vector<ResultComparison> results;  // base order, then results only in NEW
+  int regressions() const;
+  bool regression() const { return regressions() > 0; }
+};
+
+Comparison Compare(const ReportView& base, const ReportView& now, const CompareOptions& options);
+
+// The rule line printed with every comparison: "Fisher's exact test (two-sided) … alpha = 0.01 …".
+std::string MethodLine(const Comparison& c);
+
+}  // namespace racelab::compare

@@ -1,0 +1,138 @@
+#include "harness/compare/merge_command.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "harness/compare/report_reader.h"
+#include "harness/compare/shard.h"
+#include "harness/model/terminal_text.h"
+#include "reports/reporter.h"
+
+namespace racelab::compare {
+namespace {
+
+int Usage(const std::string& message) {
+  std::cerr << "racelab: " << SanitizeForTerminal(message) << "\n";
+  return 2;
+}
+
+void Warn(const std::string& message) { std::cerr << "racelab: warning: " << SanitizeForTerminal(message) << "\n"; }
+
+std::string ResultKey(const RunReport& report, const ResultSummary& r) {
+  std::string key = fmt::format("{} [{}] {}", r.item->scenario, IsolationName(r.item->isolation), report.target.engine);
+  for (const auto& [k, v] : r.item->params) key += fmt::format(" {}={}", k, v);
+  return key;
+}
+
+}  // namespace
+
+CLI::App* AddMergeSubcommand(CLI::App& app, MergeArgs* args) {
+  auto* m = app.add_subcommand(
+      "merge", "Join the racelab.json reports of shard jobs (run --shard K/N) into one set of reports (every format)");
+  m->add_option("reports", args->inputs, "racelab.json files of the shards")->required();
+  m->add_option("--out", args->out, "Folder for report files")->capture_default_str();
+  m->add_option("--format", args->formats, "Reports: console,json,md,junit,html")->capture_default_str();
+  return m;
+}
+
+int MergeCommand(const MergeArgs& args) {
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  std::stringstream formats(args.formats);
+  std::set<std::string> seen_formats;
+  for (std::string name; std::getline(formats, name, ',');) {
+    if (name.empty() || !seen_formats.insert(name).second) continue;
+    auto r = MakeReporter(name);
+    if (!r.ok()) return Usage("--format: " + r.status().message());
+    reporters.push_back(std::move(r.value()));
+  }
+  if (reporters.empty()) return Usage("--format: no format given");
+
+  std::vector<LoadedRun> runs;
+  for (const auto& path : args.inputs) {
+    auto run = ReadRunReport(path);
+    if (!run.ok()) return Usage(run.status().message());
+    runs.push_back(std::move(run.value()));
+  }
+  const RunReport& first = runs.front().report;
+  for (size_t i = 1; i < runs.size(); ++i) {
+    const RunReport& r = runs[i].report;
+    auto differs = [&](const char* what, const std::string& a, const std::string& b) {
+      if (a != b) Warn(fmt::format("{} and {}: {} differs ({} vs {}); joined all the same", args.inputs[0], args.inputs[i], what, a, b));
+    };
+    differs("racelab version", first.racelab_version, r.racelab_version);
+    differs("engine", first.target.engine, r.target.engine);
+    differs("server version", first.target.server_version, r.target.server_version);
+    if (first.seed != r.seed) differs("seed", std::to_string(first.seed), std::to_string(r.seed));
+  }
+
+  // Plan order when every input says which shard it ran (distinct K of the same N).
+  std::vector<std::optional<Shard>> shards;
+  for (const auto& r : runs) shards.push_back(ShardOfCommand(r.report.command));
+  std::set<size_t> ks;
+  bool planned = std::all_of(shards.begin(), shards.end(), [&](const auto& s) {
+    return s.has_value() && s->n == shards.front()->n && ks.insert(s->k).second;
+  });
+  std::vector<std::pair<size_t, ResultSummary*>> ordered;  // (position, result)
+  std::map<std::string, size_t> owner;                             // result key -> input
+  for (size_t i = 0; i < runs.size(); ++i) {
+    auto& results = runs[i].report.results;
+    for (size_t j = 0; j < results.size(); ++j) {
+      const std::string key = ResultKey(runs[i].report, results[j]);
+      if (auto [it, fresh] = owner.emplace(key, i); !fresh) {
+        return Usage(fmt::format("{} and {} both hold {}: shards overlap (run each with its own --shard K/N)",
+                                 args.inputs[it->second], args.inputs[i], key));
+      }
+      const size_t position = planned ? (shards[i]->k - 1) + j * shards[i]->n : ordered.size();
+      ordered.emplace_back(position, &results[j]);
+    }
+  }
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+
+  RunReport merged;
+  merged.racelab_version = first.racelab_version;
+  merged.created_at = first.created_at;
+  for (const auto& r : runs) merged.created_at = std::max(merged.created_at, r.report.created_at);
+  merged.command = args.command_line;
+  merged.seed = first.seed;
+  merged.target = first.target;
+  for (const auto& [position, r] : ordered) merged.results.push_back(std::move(*r));
+
+  const bool need_dir = std::any_of(reporters.begin(), reporters.end(), [](const auto& r) { return !r->file_name().empty(); });
+  if (need_dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(args.out, ec);
+    if (ec) return Usage(fmt::format("--out {}: cannot create the folder: {}", args.out, ec.message()));
+  }
+  bool write_failed = false;
+  for (const auto& r : reporters) {
+    if (r->file_name().empty()) {
+      r->Write(merged, std::cout);
+      continue;
+    }
+    const std::filesystem::path p = std::filesystem::path(args.out) / std::string(r->file_name());
+    std::ofstream f(p);
+    r->Write(merged, f);
+    if (!f) {
+      std::cerr << "racelab: cannot write " << SanitizeForTerminal(p.string()) << "\n";
+      write_failed = true;
+    }
+  }
+  if (write_failed) return 2;
+  if (need_dir) {
+    std::cerr << fmt::format("racelab: {} results of {} reports joined; reports written to {}/\n", merged.results.size(),
+                             runs.size(), SanitizeForTerminal(args.out));
+  }
+  const auto has = [&](Verdict v) {
+    return std::any_of(merged.results.begin(), merged.results.end(), [&](const ResultSummary& r) { return r.verdict == v; });
+  };
+  return has(Verdict::kError) ? 3 : has(Verdict::kFail) ? 1 : 0;
+}
+
+}  // namespace racelab::compare

@@ -1,0 +1,213 @@
+#include "harness/compare/report_reader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/compare/report_view.h"
+#include "harness/loader/scenario_loader.h"
+
+namespace racelab::compare {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string Str(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+template <typename T>
+T Num(const Json& j, const char* key, T fallback = T{}) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<T>() : fallback;
+}
+
+bool Bool(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+const Json& Arr(const Json& j, const char* key) {
+  static const Json kEmpty = Json::array();
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : kEmpty;
+}
+
+Verdict ParseVerdict(const std::string& v) {
+  return v == "fail" ? Verdict::kFail : v == "error" ? Verdict::kError : Verdict::kPass;
+}
+
+StepKind ParseKind(const std::string& k) {
+  static const std::pair<const char*, StepKind> kKinds[] = {
+      {"begin", StepKind::kBegin},   {"sql", StepKind::kSql},           {"barrier", StepKind::kBarrier},
+      {"sleep", StepKind::kSleep},   {"await_blocked", StepKind::kAwaitBlocked},
+      {"commit", StepKind::kCommit}, {"rollback", StepKind::kRollback}, {"terminate", StepKind::kTerminate}};
+  for (const auto& [name, kind] : kKinds) if (k == name) return kind;
+  return StepKind::kSql;
+}
+
+Percentiles ReadPercentiles(const Json& j, const char* key) {
+  Percentiles p;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_object()) return p;
+  p.p50 = Num<double>(*it, "p50");
+  p.p95 = Num<double>(*it, "p95");
+  p.max = Num<double>(*it, "max");
+  p.count = Num<size_t>(*it, "count");
+  return p;
+}
+
+StepEvent ReadEvent(const Json& e) {
+  StepEvent ev;
+  ev.session = Str(e, "session");
+  ev.step = Str(e, "step");
+  ev.kind = ParseKind(Str(e, "kind"));
+  ev.attempt = Num<int>(e, "attempt", 1);
+  ev.sent_us = Num<int64_t>(e, "sent_us");
+  ev.completed_us = Num<int64_t>(e, "completed_us");
+  ev.skipped = Bool(e, "skipped");
+  ev.rows = Num<long>(e, "rows", -1);
+  if (auto it = e.find("captured"); it != e.end() && it->is_object()) {
+    for (const auto& [k, v] : it->items()) ev.captured[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  ev.sqlstate = Str(e, "sqlstate");
+  ev.message = Str(e, "message");
+  ev.cancelled_by_deadline = Bool(e, "cancelled_by_deadline");
+  ev.lock_wait = Bool(e, "lock_wait");
+  ev.lock_wait_source = Str(e, "lock_wait_source");
+  ev.lock_wait_start_us = Num<int64_t>(e, "lock_wait_start_us");
+  ev.lock_wait_us = Num<int64_t>(e, "lock_wait_us");
+  ev.lock_wait_first_seen_us = Num<int64_t>(e, "lock_wait_first_seen_us");
+  ev.lock_wait_last_seen_us = Num<int64_t>(e, "lock_wait_last_seen_us");
+  ev.wait_event = Str(e, "wait_event");
+  ev.lock_mode = Str(e, "lock_mode");
+  for (const Json& b : Arr(e, "blocked_by")) if (b.is_string()) ev.blocked_by.push_back(b.get<std::string>());
+  ev.late_us = Num<int64_t>(e, "late_us");
+  return ev;
+}
+
+TrialVerdict ReadTrial(const Json& t) {
+  TrialVerdict v;
+  TrialResult& r = v.result;
+  r.index = Num<int>(t, "trial");
+  v.verdict = ParseVerdict(Str(t, "verdict"));
+  r.duration_us = Num<int64_t>(t, "duration_us");
+  r.error = Str(t, "error");
+  r.deadline_exceeded = Bool(t, "deadline_exceeded");
+  for (const Json& c : Arr(t, "checks")) {
+    v.checks.push_back({Str(c, "text"), Bool(c, "passed"), Str(c, "detail"), Num<double>(c, "widened_by_ms")});
+  }
+  for (const Json& s : Arr(t, "sessions")) {
+    SessionResult sr;
+    sr.label = Str(s, "label");
+    sr.role = Str(s, "role");
+    sr.committed = Bool(s, "committed");
+    sr.won = Bool(s, "won");
+    if (s.contains("claim")) sr.claim = Str(s, "claim");
+    sr.sqlstate = Str(s, "sqlstate");
+    sr.message = Str(s, "message");
+    sr.attempts = Num<int>(s, "attempts", 1);
+    r.sessions.push_back(std::move(sr));
+  }
+  for (const Json& b : Arr(t, "barriers")) {
+    r.barriers.push_back({Str(b, "barrier"), Num<int>(b, "occurrence", 1), Num<int64_t>(b, "released_us"),
+                          Num<int64_t>(b, "skew_us")});
+  }
+  for (const Json& e : Arr(t, "events")) r.events.push_back(ReadEvent(e));
+  for (const Json& f : Arr(t, "finals")) {
+    FinalValue fv;
+    fv.sql = Str(f, "sql");
+    if (auto it = f.find("value"); it != f.end() && it->is_string()) fv.value = it->get<std::string>();
+    fv.error = Str(f, "error");
+    r.finals.push_back(std::move(fv));
+  }
+  return v;
+}
+
+// The scenario's lesson and tags from its file, when it can still be read.
+void FillFromScenarioFile(PlanItem* item) {
+  if (item->file.empty()) return;
+  auto scenario = LoadScenarioFile(item->file);
+  if (!scenario.ok() || scenario->name != item->scenario) return;
+  item->teaches = scenario->teaches;
+  item->tags = scenario->tags;
+}
+
+}  // namespace
+
+Result<LoadedRun> ReadRunReport(const std::string& path) {
+  auto view = ReadReportView(path);  // the field-by-field checks, with their messages
+  if (!view.ok()) return view.status();
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const Json doc = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Status::Usage(path + ": not valid JSON");
+  LoadedRun run;
+  RunReport& rep = run.report;
+  rep.racelab_version = Str(doc, "racelab_version");
+  rep.created_at = Str(doc, "created_at");
+  rep.command = Str(doc, "command");
+  rep.seed = Num<uint64_t>(doc, "seed");
+  if (auto t = doc.find("target"); t != doc.end() && t->is_object()) {
+    rep.target.engine = Str(*t, "engine");
+    rep.target.server_version = Str(*t, "server_version");
+    rep.target.embedded = Bool(*t, "embedded");
+    rep.target.dsn_redacted = Str(*t, "dsn");
+    if (auto s = t->find("settings"); s != t->end() && s->is_object()) {
+      for (const auto& [k, v] : s->items()) rep.target.settings.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+    }
+  }
+  for (const Json& r : Arr(doc, "results")) {
+    auto item = std::make_unique<PlanItem>();
+    item->scenario = Str(r, "scenario");
+    item->title = Str(r, "title");
+    item->file = Str(r, "file");
+    const auto level = ParseIsolation(Str(r, "isolation"));
+    if (!level) {
+      return Status::Usage(fmt::format("{}: results[{}].isolation: unknown level '{}'", path, rep.results.size(),
+                                       Str(r, "isolation")));
+    }
+    item->isolation = *level;
+    if (auto p = r.find("params"); p != r.end() && p->is_object()) {
+      for (const auto& [k, v] : p->items()) item->params.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    item->trials = Num<int>(r, "trials");
+    FillFromScenarioFile(item.get());
+    ResultSummary s;
+    s.item = item.get();
+    s.trials = item->trials;
+    s.verdict = ParseVerdict(Str(r, "verdict"));
+    s.error = Str(r, "error");
+    if (auto w = r.find("winners"); w != r.end() && w->is_object()) {
+      for (const auto& [k, v] : w->items()) s.winners[std::atoi(k.c_str())] = v.get<int>();
+    }
+    if (auto q = r.find("sqlstates"); q != r.end() && q->is_object()) {
+      for (const auto& [k, v] : q->items()) s.sqlstates[k] = v.get<int>();
+    }
+    s.retries = Num<int>(r, "retries");
+    s.blocked_ms = ReadPercentiles(r, "blocked_ms");
+    s.skew_us = ReadPercentiles(r, "skew_us");
+    for (const Json& e : Arr(r, "expectations")) {
+      s.expectations.push_back({Str(e, "text"), Num<int>(e, "passed"), Num<int>(e, "failed"), Str(e, "first_failure"),
+                                Num<double>(e, "max_widened_by_ms")});
+    }
+    for (const Json& t : Arr(r, "trial_details")) s.trial_details.push_back(ReadTrial(t));
+    const auto& trials = s.trial_details;
+    auto bad = std::find_if(trials.begin(), trials.end(), [](const TrialVerdict& t) { return t.verdict != Verdict::kPass; });
+    auto wait = std::find_if(trials.begin(), trials.end(), [](const TrialVerdict& t) {
+      return std::any_of(t.result.events.begin(), t.result.events.end(), [](const StepEvent& e) { return e.lock_wait; });
+    });
+    auto pick = bad != trials.end() ? bad : wait;
+    s.representative_trial = pick == trials.end() ? 0 : static_cast<int>(pick - trials.begin());
+    run.items.push_back(std::move(item));
+    rep.results.push_back(std::move(s));
+  }
+  return run;
+}
+
+}  // namespace racelab::compare

@@ -1,0 +1,30 @@
+// Reads a racelab.json (docs/report-schema.md) back into the in-memory RunReport that the reporters
+// write (reports/reporter.h), so that `racelab merge` can write every format of shard reports joined.
+//
+// What JSON does not hold is rebuilt or left empty: each result's PlanItem gets scenario, title, file,
+// isolation and params from the report, and the lesson (`teaches`) and tags from the scenario file
+// when it can still be read (best effort: empty otherwise); the plan's SQL is not needed by reporters
+// and stays empty; StepEvent::sql is empty. representative_trial is recomputed as the evaluator does
+// (first non-passing trial, else the first with a lock wait, else the first).
+// Errors: kUsage naming the file and the place (the same checks as ReadReportView first).
+// Thread-safety: pure function; a LoadedRun is a plain value, movable (the PlanItems stay in place).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/model/plan.h"
+#include "harness/model/status.h"
+#include "harness/model/summary.h"
+
+namespace racelab::compare {
+
+struct LoadedRun {
+  std::vector<std::unique_ptr<PlanItem>> items;  // owned; report.results[i].item points into these
+  RunReport report;
+};
+
+Result<LoadedRun> ReadRunReport(const std::string& path);
+
+}  // namespace racelab::compare

@@ -1,0 +1,76 @@
+// ReportView: what `racelab compare` reads from a racelab.json (docs/report-schema.md), checked field
+// by field. Compare works on the JSON contract rather than on the in-memory model so that it reads
+// reports of other racelab versions; `run --baseline` turns its own report into JSON first.
+//
+// Errors are kUsage Statuses naming the file and the place: "new.json:3:5: not valid JSON: …",
+// "base.json: results[2].winners: expected an object of integers". Unknown fields are ignored
+// (the schema's rule); a missing optional field takes its documented default.
+// Thread-safety: pure functions; the views are plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "harness/model/status.h"
+
+namespace racelab::compare {
+
+struct PercentileView {
+  double p50 = 0, p95 = 0, max = 0;  // ms for blocked_ms, µs for skew_us
+  int64_t count = 0;
+};
+
+struct ExpectationView {
+  std::string text;
+  int64_t passed = 0, failed = 0;  // trials
+};
+
+// One results[] entry.
+struct ResultView {
+  std::string scenario;
+  std::string engine;     // results[].engine when present, else target.engine
+  std::string isolation;  // as written: "read committed"
+  std::vector<std::pair<std::string, std::string>> params;
+  int64_t trials = 0;
+  std::string verdict;    // "pass" | "fail" | "error"
+  std::string error;
+  std::map<std::string, int64_t> winners;    // "1" -> trials
+  std::map<std::string, int64_t> sqlstates;  // code -> occurrences
+  int64_t retries = 0;
+  PercentileView blocked_ms;  // count = statements seen in a lock wait, over all trials
+  PercentileView skew_us;
+  std::vector<ExpectationView> expectations;
+  // Per trial, the outcome categories derived from its events and final values (see OutcomesOfTrial
+  // in report_view.cc): "worker/claim rows 0,1", "final #1 = 1". nullopt unless trial_details holds
+  // every trial (a report written with fewer details cannot be compared on these).
+  std::optional<std::vector<std::vector<std::string>>> trial_outcomes;
+  // Display names of the final-value categories: "final #1" -> its SQL.
+  std::map<std::string, std::string> final_sql;
+
+  // "scenario [isolation] engine {k=v, …}": what identifies a result across reports.
+  std::string Key() const;
+};
+
+struct ReportView {
+  std::string name;  // the file as given, for messages
+  int64_t schema_version = 0;
+  std::string racelab_version;
+  std::string engine;
+  std::string server_version;
+  std::string command;
+  std::vector<ResultView> results;
+};
+
+// Reads and checks `path`. kUsage on an unreadable file, invalid JSON or a field of the wrong type.
+Result<ReportView> ReadReportView(const std::string& path);
+
+// Checks an already parsed document; `name` is used in messages.
+Result<ReportView> ReportViewFromJson(const nlohmann::json& doc, const std::string& name);
+
+}  // namespace racelab::compare

@@ -1,0 +1,101 @@
+// racelab compare / run --baseline / run --shard / merge as a CI job runs them, on real runs of
+// guarded-cas-claim against the test server: two honest runs compare clean (exit 0); a copy of the
+// scenario with its guard removed from the SQL (expectations unchanged: the race is back) is a
+// regression named by scenario and level (exit 1); bad input exits 2 naming the file; shard reports
+// merge into the plan's results.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/integration/pg_test_env.h"
+#include "tests/integration/subprocess.h"
+#include "tests/integration/test_files.h"
+
+namespace racelab::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::seconds;
+
+const std::string kBin = RACELAB_BINARY;
+const std::string kSrc = RACELAB_SOURCE_DIR;
+
+ProcessResult Racelab(std::vector<std::string> args) {
+  args.insert(args.begin(), kBin);
+  return RunProcess(args, seconds(120));
+}
+
+// `racelab run SCENARIO --trials N --format json --out DIR` against the test server, plus `extra`.
+ProcessResult RunTo(const std::string& scenario, const fs::path& out, int trials, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"run", scenario, "--trials", std::to_string(trials), "--format", "json", "--out",
+                                   out.string(), "--dsn", TestConninfo(), "--allow-superuser", "-q"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return Racelab(args);
+}
+
+class CompareCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    const std::string original = kSrc + "/scenarios/guarded-cas-claim.yaml";
+    std::string yaml = Slurp(original);
+    const std::string guard = "WHERE id = 1 AND status = 'queued' RETURNING id";
+    // Every occurrence: the lesson quotes the claim too. The race is back: both workers update.
+    int replaced = 0;
+    for (size_t at = yaml.find(guard); at != std::string::npos; at = yaml.find(guard, at), ++replaced) {
+      yaml.replace(at, guard.size(), "WHERE id = 1 RETURNING id");
+    }
+    ASSERT_GE(replaced, 1) << "the scenario's claim changed; update this test";
+    std::ofstream(dir_->path / "guarded-cas-claim.yaml") << yaml;
+    for (const char* side : {"a", "b"}) {
+      auto r = RunTo(original, dir_->path / side, 10, {"--isolation", "rc"});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+    auto broken = RunTo((dir_->path / "guarded-cas-claim.yaml").string(), dir_->path / "broken", 10, {"--isolation", "rc"});
+    ASSERT_EQ(broken.exit_code, 1) << broken.err;  // the run itself sees winners = 2
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static fs::path Report(const char* side) { return dir_->path / side / "racelab.json"; }
+  static TempDir* dir_;
+};
+TempDir* CompareCliTest::dir_ = nullptr;
+
+TEST_F(CompareCliTest, TwoHonestRunsCompareClean) {
+  auto r = Racelab({"compare", Report("a"), Report("b")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("0 regressions"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("alpha = 0.01"), std::string::npos) << r.out;
+}
+
+TEST_F(CompareCliTest, ReintroducedRaceIsARegressionNamingIt) {
+  const fs::path out = dir_->path / "cmp";
+  auto r = Racelab({"compare", Report("a"), Report("broken"), "--format", "console,md,junit", "--out", out.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("REGRESSION    guarded-cas-claim [read committed] postgresql {workers=2}: pass → fail"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("expectation failed: winners = 1: 0/10 → 10/10"), std::string::npos) << r.out;
+  EXPECT_NE(Slurp(out / "racelab-compare.md").find("Regression: guarded-cas-claim"), std::string::npos);
+  const std::string junit = Slurp(out / "racelab-compare.junit.xml");
+  EXPECT_NE(junit.find("failures=\"1\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<failure message=\"expectation failed: winners = 1"), std::string::npos) << junit;
+}
+
+TEST_F(CompareCliTest, UnreadableOrInvalidInputIsAUsageErrorNamingTheFile) {
+  const fs::path missing = dir_->path / "missing.json";
+  auto r = Racelab({"compare", Report("a"), missing.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(missing.string() + ": cannot read the file"), std::string::npos) << r.err;
+  const fs::path truncated = dir_->path / "truncated.json";
+  std::ofstream(truncated) << Slurp(Report("a")).substr(0, 200);
+  r = Racelab({"compare", truncated.string(), Report("a")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(truncated.string() + ":"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not valid JSON"), std::string::npos) << r.err;
+  r = Racelab({"compare", Report("a"), Report("b"), "--alpha", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace racelab::testing

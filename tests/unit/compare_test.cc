@@ -1,0 +1,199 @@
+// racelab compare on crafted reports (harness/compare/compare.h): what is and is not a regression,
+// warnings for another version or server, and the file/field errors of the report reader.
+#include "harness/compare/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "harness/compare/compare_output.h"
+#include "harness/compare/report_view.h"
+
+namespace racelab::compare {
+namespace {
+
+using Json = nlohmann::json;
+
+// One results[] entry with `failed` of `trials` failing its expectation and `winners` as given.
+Json Result(const std::string& scenario, int trials, int failed, Json winners, Json sqlstates = Json::object(),
+            Json blocked = {{"p50", 0}, {"p95", 0}, {"max", 0}, {"count", 0}}) {
+  return {{"scenario", scenario}, {"title", "t"}, {"file", scenario + ".yaml"}, {"isolation", "read committed"},
+          {"params", {{"workers", "2"}}}, {"trials", trials}, {"verdict", failed > 0 ? "fail" : "pass"},
+          {"winners", winners}, {"sqlstates", sqlstates}, {"retries", 0}, {"blocked_ms", blocked},
+          {"skew_us", {{"p50", 20}, {"p95", 30}, {"max", 40}, {"count", trials}}},
+          {"expectations", Json::array({{{"text", "winners = 1"}, {"passed", trials - failed}, {"failed", failed}}})}};
+}
+
+Json Report(std::vector<Json> results, const std::string& version = "0.1.0",
+            const std::string& server = "15.8") {
+  return {{"schema_version", 1}, {"racelab_version", version}, {"created_at", "2026-11-30T00:00:00Z"},
+          {"command", "racelab run"}, {"seed", 0},
+          {"target", {{"engine", "postgresql"}, {"server_version", server}, {"embedded", true}, {"settings", Json::object()}}},
+          {"summary", Json::object()}, {"results", results}};
+}
+
+ReportView View(const Json& j, const std::string& name) {
+  auto v = ReportViewFromJson(j, name);
+  EXPECT_TRUE(v.ok()) << v.status().message();
+  return v.ok() ? *v : ReportView{};
+}
+
+Comparison CompareJson(const Json& base, const Json& now, CompareOptions o = {}) {
+  return Compare(View(base, "base.json"), View(now, "new.json"), o);
+}
+
+TEST(CompareTest, IdenticalRunsAreSame) {
+  const Json r = Report({Result("guarded-cas-claim", 20, 0, {{"1", 20}})});
+  const Comparison c = CompareJson(r, r);
+  EXPECT_FALSE(c.regression());
+  ASSERT_EQ(c.results.size(), 1u);
+  EXPECT_EQ(c.warnings.size(), 1u);  // no trial_details: rows not compared
+  std::ostringstream out;
+  WriteConsole(c, out);
+  EXPECT_NE(out.str().find("same"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("alpha = 0.01"), std::string::npos) << out.str();
+}
+
+TEST(CompareTest, OneFailureInTwentyIsWithinChance) {
+  const Comparison c = CompareJson(Report({Result("guarded-cas-claim", 20, 0, {{"1", 20}})}),
+                           Report({Result("guarded-cas-claim", 20, 1, {{"1", 19}, {"2", 1}})}));
+  EXPECT_FALSE(c.regression());
+  const auto& notes = c.results[0].notes;
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("verdict pass → fail, within chance") != std::string::npos;
+  }));
+}
+
+TEST(CompareTest, ZeroToTwentyFailuresIsARegressionNamingIt) {
+  const Comparison c = CompareJson(Report({Result("guarded-cas-claim", 20, 0, {{"1", 20}}), Result("other", 20, 0, {{"1", 20}})}),
+                           Report({Result("guarded-cas-claim", 20, 20, {{"2", 20}}), Result("other", 20, 0, {{"1", 20}})}));
+  ASSERT_TRUE(c.regression());
+  EXPECT_EQ(c.regressions(), 1);
+  EXPECT_TRUE(c.results[0].regression);
+  EXPECT_FALSE(c.results[1].regression);
+  std::ostringstream console, md, junit;
+  WriteConsole(c, console);
+  WriteMarkdown(c, md);
+  WriteJunit(c, junit);
+  EXPECT_NE(console.str().find("REGRESSION    guarded-cas-claim [read committed] postgresql {workers=2}"), std::string::npos)
+      << console.str();
+  EXPECT_NE(console.str().find("0/20 → 20/20"), std::string::npos) << console.str();
+  EXPECT_NE(md.str().find("Regression: guarded-cas-claim"), std::string::npos) << md.str();
+  EXPECT_NE(junit.str().find("<failure message=\"expectation failed: winners = 1: 0/20 → 20/20"), std::string::npos)
+      << junit.str();
+  EXPECT_NE(junit.str().find("failures=\"1\""), std::string::npos);
+}
+
+TEST(CompareTest, ImprovementIsNotARegression) {
+  const Comparison c = CompareJson(Report({Result("s", 20, 20, {{"2", 20}})}), Report({Result("s", 20, 0, {{"2", 20}})}));
+  EXPECT_FALSE(c.regression());
+}
+
+TEST(CompareTest, OutcomeShiftWithExpectationsHeldIsARegression) {
+  // SQLSTATE 40001 went from once per trial to never: the behaviour changed though winners = 1 held.
+  const Comparison c = CompareJson(Report({Result("s", 20, 0, {{"1", 20}}, {{"40001", 20}})}),
+                           Report({Result("s", 20, 0, {{"1", 20}})}));
+  ASSERT_TRUE(c.regression());
+  EXPECT_NE(c.results[0].reasons[0].find("SQLSTATE 40001"), std::string::npos) << c.results[0].reasons[0];
+}
+
+TEST(CompareTest, OtherVersionAndServerWarnButCompare) {
+  const Comparison c = CompareJson(Report({Result("s", 20, 0, {{"1", 20}})}, "0.1.0", "15.8"),
+                           Report({Result("s", 20, 0, {{"1", 20}})}, "0.2.0", "16.1"));
+  EXPECT_FALSE(c.regression());
+  ASSERT_EQ(c.warnings.size(), 3u);
+  EXPECT_NE(c.warnings[0].find("racelab version differs"), std::string::npos);
+  EXPECT_NE(c.warnings[1].find("server version differs"), std::string::npos);
+  // These crafted reports hold no trial_details.
+  EXPECT_NE(c.warnings[2].find("row counts and final values not compared for 1 result"), std::string::npos);
+  EXPECT_EQ(c.results.size(), 1u);
+}
+
+TEST(CompareTest, ResultsInOneReportOnlyAreNotedNotRegressions) {
+  const Comparison c = CompareJson(Report({Result("a", 20, 0, {{"1", 20}}), Result("b", 20, 0, {{"1", 20}})}),
+                           Report({Result("a", 20, 0, {{"1", 20}}), Result("c", 20, 0, {{"1", 20}})}));
+  EXPECT_FALSE(c.regression());
+  ASSERT_EQ(c.results.size(), 3u);
+  EXPECT_FALSE(c.results[1].new_verdict.has_value());
+  EXPECT_FALSE(c.results[2].base_verdict.has_value());
+  EXPECT_NE(TallyLine(c).find("1 only in BASE, 1 only in NEW"), std::string::npos) << TallyLine(c);
+}
+
+TEST(CompareTest, NewErrorVerdictIsARegression) {
+  Json now = Report({Result("s", 20, 0, {{"1", 20}})});
+  now["results"][0]["verdict"] = "error";
+  now["results"][0]["error"] = "trial 3: deadline passed";
+  const Comparison c = CompareJson(Report({Result("s", 20, 0, {{"1", 20}})}), now);
+  EXPECT_TRUE(c.regression());
+}
+
+TEST(CompareTest, BlockedTimeShiftBeyondBothSpreadsIsFlaggedAndGatesOnlyWhenAsked) {
+  const Json b = Report({Result("s", 20, 0, {{"1", 20}}, Json::object(), {{"p50", 100}, {"p95", 104}, {"max", 110}, {"count", 20}})});
+  const Json small = Report({Result("s", 20, 0, {{"1", 20}}, Json::object(), {{"p50", 108}, {"p95", 112}, {"max", 115}, {"count", 20}})});
+  const Json big = Report({Result("s", 20, 0, {{"1", 20}}, Json::object(), {{"p50", 300}, {"p95", 305}, {"max", 310}, {"count", 20}})});
+  // 100 -> 108: within spread 4 + floor 10.8.
+  EXPECT_FALSE(CompareJson(b, small).results[0].timing[0].flagged);
+  const Comparison warn = CompareJson(b, big);
+  EXPECT_TRUE(warn.results[0].timing[0].flagged);
+  EXPECT_FALSE(warn.regression());
+  CompareOptions fail;
+  fail.timing = TimingPolicy::kFail;
+  EXPECT_TRUE(CompareJson(b, big, fail).regression());
+}
+
+Json WithTrialDetails(Json result, int trials, int double_claims) {
+  Json details = Json::array();
+  for (int t = 0; t < trials; ++t) {
+    const bool both = t < double_claims;
+    details.push_back({{"trial", t}, {"verdict", "pass"},
+                       {"sessions", {{{"label", "worker.1"}, {"role", "worker"}}, {{"label", "worker.2"}, {"role", "worker"}}}},
+                       {"events", {{{"session", "worker.1"}, {"step", "claim"}, {"attempt", 1}, {"rows", 1}, {"skipped", false}},
+                                   {{"session", "worker.2"}, {"step", "claim"}, {"attempt", 1}, {"rows", both ? 1 : 0}, {"skipped", false}}}},
+                       {"finals", {{{"sql", "SELECT count(*) FROM claims"}, {"value", both ? "2" : "1"}}}}});
+  }
+  result["trial_details"] = details;
+  return result;
+}
+
+TEST(CompareTest, RowCountsPerTrialAreCompared) {
+  const Json b = Report({WithTrialDetails(Result("s", 20, 0, {{"1", 20}}), 20, 0)});
+  const Json n = Report({WithTrialDetails(Result("s", 20, 0, {{"1", 20}}), 20, 20)});
+  const Comparison c = CompareJson(b, n);
+  ASSERT_TRUE(c.regression());
+  bool rows = false;
+  for (const auto& t : c.results[0].tests) rows = rows || (t.subject == "worker/claim rows 1,1" && t.regression);
+  EXPECT_TRUE(rows);
+  EXPECT_FALSE(CompareJson(b, b).regression());
+}
+
+TEST(ReportViewTest, FieldOfTheWrongTypeIsNamed) {
+  Json r = Report({Result("s", 20, 0, {{"1", 20}})});
+  r["results"][0]["winners"] = "many";
+  auto v = ReportViewFromJson(r, "base.json");
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().message(), "base.json: results[0].winners: expected an object of integers");
+  auto other = ReportViewFromJson(Json{{"hello", 1}}, "x.json");
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("x.json: not a racelab report"), std::string::npos);
+}
+
+TEST(ReportViewTest, InvalidJsonNamesFileLineAndColumn) {
+  const std::string path = ::testing::TempDir() + "/broken-report.json";
+  {
+    std::ofstream f(path);
+    f << "{\n  \"schema_version\": 1,\n  \"results\": [,]\n}\n";
+  }
+  auto v = ReadReportView(path);
+  std::remove(path.c_str());
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), StatusCode::kUsage);
+  EXPECT_EQ(v.status().message().rfind(path + ":3:15: not valid JSON", 0), 0u) << v.status().message();
+  auto missing = ReadReportView(path);
+  EXPECT_EQ(missing.status().message(), path + ": cannot read the file");
+}
+
+}  // namespace
+}  // namespace racelab::compare
