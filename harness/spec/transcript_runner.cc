@@ -76,7 +76,9 @@ class TranscriptRun {
     for (size_t i = 0; i <= spec_.sessions.size(); ++i) {
       auto c = std::make_unique<Conn>();
       c->name = i == 0 ? "control connection" : spec_.sessions[i - 1].name;
-      auto pg = db.Connect("racelab:spec/" + c->name);
+      // pg_regress names its sessions "isolation/TEST" and isolationtester appends "/SESSION"; specs
+      // that show pg_stat_activity print it.
+      auto pg = db.Connect("isolation/" + TestName() + "/" + c->name);
       if (!pg.ok()) return pg.status();
       c->pg = std::move(*pg);
       c->pid = std::to_string(PQbackendPID(c->pg.get()));
@@ -99,6 +101,14 @@ class TranscriptRun {
   }
 
   PGconn* control() { return conns_[0]->pg.get(); }
+  // The spec file's name without folder and ".spec", as pg_regress names the test.
+  std::string TestName() const {
+    std::string f = spec_.loc.file;
+    size_t slash = f.find_last_of('/');
+    if (slash != std::string::npos) f = f.substr(slash + 1);
+    if (f.size() > 5 && f.compare(f.size() - 5, 5, ".spec") == 0) f.resize(f.size() - 5);
+    return f;
+  }
   Conn& SessionConn(int session) { return *conns_[session + 1]; }
   const SpecStep& StepOf(const OrderedStep& s) const { return spec_.sessions[s.session].steps[s.step]; }
   static std::string Message(PGconn* c) {

@@ -15,7 +15,8 @@
 //    errors as "SEVERITY:  primary message", notices as "SESSION: NOTICE:  …" when they arrive.
 // Where it runs: a database created for the run on the server `conninfo` names (CREATE DATABASE: the
 // role needs CREATEDB, or is the embedded cluster's superuser), dropped at the end, so that a spec sees
-// what it sees under isolationtester (its own public schema). Each permutation's teardown must undo
+// what it sees under isolationtester (its own public schema); sessions are named as pg_regress names
+// them (application_name "isolation/TEST/SESSION", TEST the file name without ".spec"). Each permutation's teardown must undo
 // its setup, as under isolationtester.
 // Deadlines: a step that neither finishes nor blocks within `step_timeout_ms` is cancelled (the line
 // "racelab: canceling step NAME after N ms" is printed, as isolationtester prints its own); one still
