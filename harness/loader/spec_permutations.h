@@ -14,26 +14,6 @@
 
 namespace racelab {
 
-// A marker with the step it names resolved.
-struct OrderedBlocker {
-  SpecBlocker::Kind kind = SpecBlocker::Kind::kOnce;
-  int session = -1;  // kStep, kNotices: the session of the named step
-  int step = -1;     // kStep, kNotices: the named step's index in that session
-  int notices = 0;   // kNotices
-};
-
-// One step of a total order: which session runs which of its steps, and its markers.
-struct OrderedStep {
-  int session = 0;  // index into IsolationSpec::sessions
-  int step = 0;     // index into that session's steps
-  std::vector<OrderedBlocker> blockers;
-};
-
-struct StepOrder {
-  std::string name;                // "s1a s2a s1c …": the step names, as isolationtester prints them
-  std::vector<OrderedStep> steps;
-};
-
 // Most orders one spec may expand to: beyond it a spec without permutation lines is a usage error
 // that says how many it would have.
 inline constexpr size_t kMaxSpecPermutations = 10000;

@@ -64,6 +64,35 @@ struct SpecPermutation {
   SourceLoc loc;  // of the `permutation` keyword
 };
 
+// A marker with the step it names resolved.
+struct OrderedBlocker {
+  SpecBlocker::Kind kind = SpecBlocker::Kind::kOnce;
+  int session = -1;  // kStep, kNotices: the session of the named step
+  int step = -1;     // kStep, kNotices: the named step's index in that session
+  int notices = 0;   // kNotices
+};
+
+// One step of a total order: which session runs which of its steps, and its markers.
+struct OrderedStep {
+  int session = 0;  // index into IsolationSpec::sessions
+  int step = 0;     // index into that session's steps
+  std::vector<OrderedBlocker> blockers;
+};
+
+// One permutation, expanded (harness/loader/spec_permutations.h).
+struct StepOrder {
+  std::string name;                // "s1a s2a s1c …": the step names, as isolationtester prints them
+  std::vector<OrderedStep> steps;
+};
+
+// How `racelab run X.spec` runs the orders (Engine::RunIsolationSpec).
+struct SpecRunOptions {
+  long step_timeout_ms = 300000;  // isolationtester's PGISOLATIONTIMEOUT default: 300 s
+  long connect_timeout_ms = 5000;
+  // Run only the permutations whose 1-based number or name ("s1a s2a s1c") is listed; empty: all.
+  std::vector<std::string> only;
+};
+
 struct IsolationSpec {
   SourceLoc loc;                   // the file
   std::vector<SpecSql> setup;      // run in order, each as one simple-query string

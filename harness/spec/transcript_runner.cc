@@ -53,11 +53,12 @@ void PrintResult(FILE* out, PGresult* res) {
 
 class TranscriptRun {
  public:
-  TranscriptRun(const IsolationSpec& spec, const SpecRunOptions& options, FILE* out)
-      : spec_(spec), options_(options), out_(out) {}
+  TranscriptRun(const IsolationSpec& spec, const SpecRunOptions& options, const std::string& conninfo,
+                const StopFlag* stop, FILE* out)
+      : spec_(spec), options_(options), conninfo_(conninfo), stop_(stop), out_(out) {}
 
   Status Run(const std::vector<StepOrder>& orders) {
-    auto db = SpecDatabase::Create(options_.conninfo, options_.connect_timeout_ms);
+    auto db = SpecDatabase::Create(conninfo_, options_.connect_timeout_ms);
     if (!db.ok()) return db.status();
     Status s = Connect(**db);
     if (s.ok()) {
@@ -116,7 +117,7 @@ class TranscriptRun {
     while (!m.empty() && m.back() == '\n') m.pop_back();
     return m;
   }
-  bool Stopped() const { return options_.stop && options_.stop->stop_requested(); }
+  bool Stopped() const { return stop_ && stop_->stop_requested(); }
 
   // Sends `sql` and waits for its last result (PQexec's answer), cancelling at the step deadline.
   PGresult* ExecBounded(PGconn* c, const std::string& sql, Status* fatal) {
@@ -417,6 +418,8 @@ class TranscriptRun {
 
   const IsolationSpec& spec_;
   const SpecRunOptions& options_;
+  const std::string& conninfo_;
+  const StopFlag* stop_;
   FILE* out_;
   std::vector<std::unique_ptr<Conn>> conns_;  // [0] control, [1 + i] session i
   bool any_new_notice_ = false;
@@ -435,7 +438,8 @@ bool Selected(const SpecRunOptions& options, size_t number, const StepOrder& ord
 }  // namespace
 
 Status RunSpecTranscript(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
-                         const SpecRunOptions& options, FILE* out) {
+                         const SpecRunOptions& options, const std::string& conninfo, const StopFlag* stop,
+                         FILE* out) {
   std::vector<StepOrder> selected;
   for (size_t i = 0; i < orders.size(); ++i) {
     if (Selected(options, i + 1, orders[i])) selected.push_back(orders[i]);
@@ -458,7 +462,7 @@ Status RunSpecTranscript(const IsolationSpec& spec, const std::vector<StepOrder>
     }
   }
   std::fprintf(out, "Parsed test spec with %zu sessions\n", spec.sessions.size());
-  TranscriptRun run(spec, options, out);
+  TranscriptRun run(spec, options, conninfo, stop, out);
   Status s = run.Run(selected);
   std::fflush(out);
   return s;

@@ -35,21 +35,15 @@
 
 namespace racelab {
 
-struct SpecRunOptions {
-  std::string conninfo;          // libpq connection string or URI of the server (admin rights: CREATEDB)
-  long step_timeout_ms = 300000;  // isolationtester's PGISOLATIONTIMEOUT default: 300 s
-  long connect_timeout_ms = 5000;
-  // Run only the permutations whose 1-based number or name ("s1a s2a s1c") is listed; empty: all.
-  std::vector<std::string> only;
-  const StopFlag* stop = nullptr;
-};
-
 // Writes the transcript of every selected permutation to `out` (the first line: "Parsed test spec
 // with N sessions"). Setup failures end the run as they end isolationtester ("setup failed: …" on
 // stderr, kDatabase); teardown failures are reported on stderr and the run goes on. Errors:
 // kDatabase (connection, database creation, a step past twice its deadline, mutually blocking steps),
 // kUsage (a permutation selector that matches nothing).
+// `conninfo`: libpq connection string or URI of the server (admin rights: CREATEDB). `stop` ends the
+// run early (kDatabase after cancelling what runs).
 Status RunSpecTranscript(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
-                         const SpecRunOptions& options, FILE* out);
+                         const SpecRunOptions& options, const std::string& conninfo, const StopFlag* stop,
+                         FILE* out);
 
 }  // namespace racelab

@@ -29,11 +29,10 @@ std::string RacelabTranscript(const IsolationSpec& spec, SpecRunOptions options,
   auto orders = ExpandSpecPermutations(spec);
   EXPECT_TRUE(orders.ok()) << orders.status().message();
   if (!orders.ok()) return "";
-  options.conninfo = testing::TestConninfo();
   char* buffer = nullptr;
   size_t size = 0;
   FILE* mem = open_memstream(&buffer, &size);
-  *status = RunSpecTranscript(spec, *orders, options, mem);
+  *status = RunSpecTranscript(spec, *orders, options, testing::TestConninfo(), nullptr, mem);
   fclose(mem);
   std::string text(buffer, size);
   free(buffer);
