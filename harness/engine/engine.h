@@ -14,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,6 +24,7 @@
 #include "harness/engine/session.h"
 #include "harness/engine/wait_monitor.h"
 #include "harness/model/isolation.h"
+#include "harness/model/isolation_spec.h"
 #include "harness/model/status.h"
 #include "harness/model/summary.h"
 #include "harness/run/stop_flag.h"
@@ -114,6 +116,14 @@ class Engine {
   // Leftovers of earlier runs on this server (`racelab clean`), and dropping those whose run is gone.
   virtual Result<std::vector<Leftover>> ListLeftovers(SteadyTime deadline) = 0;
   virtual Status DropLeftovers(const std::vector<Leftover>& which, SteadyTime deadline) = 0;
+
+  // Runs PostgreSQL isolation spec permutations as PostgreSQL's isolationtester does and writes its
+  // transcript to `out` (`racelab run X.spec`, docs/scenario-format.md "PostgreSQL isolation spec
+  // files"). Only the PostgreSQL engine can; the others answer kUsage.
+  virtual Status RunIsolationSpec(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
+                                  const SpecRunOptions& options, const StopFlag* stop, FILE* out) {
+    return Status::Usage(name() + " cannot run PostgreSQL isolation spec files (a PostgreSQL test format)");
+  }
 
   // Ends everything this engine started: the generated role, the run lock, the embedded server.
   // Idempotent; called by the destructor too. Call after every Session is closed.
