@@ -189,6 +189,35 @@ class TranscriptRun {
     return waiting;
   }
 
+  // "  (s2 waits: Lock/transactionid, held by s1)": pg_stat_activity and pg_blocking_pids() of the
+  // waiting backend, holders named by session where they are sessions of the spec.
+  void PrintWaitDetail(const Conn& c) {
+    const char* param = c.pid.c_str();
+    PGresult* r = PQexecParams(control(),
+                               "SELECT coalesce(wait_event_type, '?') || '/' || coalesce(wait_event, '?'), "
+                               "array_to_string(pg_blocking_pids(pid), ' ') FROM pg_stat_activity WHERE pid = $1",
+                               1, nullptr, &param, nullptr, nullptr, 0);
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) {
+      std::string holders;
+      std::string pids = PQgetvalue(r, 0, 1);
+      size_t pos = 0;
+      while (pos < pids.size()) {
+        size_t end = pids.find(' ', pos);
+        std::string pid = pids.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        std::string name = "pid " + pid;
+        for (size_t k = 1; k < conns_.size(); ++k) {
+          if (conns_[k]->pid == pid) name = conns_[k]->name;
+        }
+        holders += (holders.empty() ? "" : ", ") + name;
+        if (end == std::string::npos) break;
+        pos = end + 1;
+      }
+      std::fprintf(out_, "  (%s waits: %s, held by %s)\n", c.name.c_str(), PQgetvalue(r, 0, 0),
+                   holders.empty() ? "nobody now" : holders.c_str());
+    }
+    PQclear(r);
+  }
+
   // A marker still holds back the report that step `i` is done.
   bool HeldByMarker(int i) {
     const OrderedStep& s = (*order_).steps[i];
@@ -245,6 +274,7 @@ class TranscriptRun {
           if (!PQisBusy(pg)) break;
           if (!(flags & kRetry)) {
             std::fprintf(out_, "step %s: %s <waiting ...>\n", step.name.c_str(), step.sql.text.c_str());
+            if (options_.wait_detail) PrintWaitDetail(c);
           }
           return true;
         }

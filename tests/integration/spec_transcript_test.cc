@@ -93,6 +93,19 @@ TEST(SpecTranscriptRunTest, RunsOnlyTheSelectedPermutations) {
   EXPECT_EQ(status.code(), StatusCode::kUsage);
 }
 
+TEST(SpecTranscriptRunTest, WaitDetailNamesTheWaitAndItsHolder) {
+  auto spec = LoadSpecFile(DiffDir() + "locks.spec");
+  ASSERT_TRUE(spec.ok());
+  SpecRunOptions options;
+  options.only = {"1"};
+  options.wait_detail = true;
+  Status status;
+  std::string out = RacelabTranscript(*spec, options, &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_NE(out.find("RETURNING balance; <waiting ...>\n  (s2 waits: Lock/transactionid, held by s1)\n"),
+            std::string::npos) << out;
+}
+
 TEST(SpecTranscriptRunTest, AStepPastItsTimeoutIsCancelledAndTheRunGoesOn) {
   auto spec = ParseSpecText("session a\nstep a1 { SELECT pg_sleep(30); }\nstep a2 { SELECT 'after' AS next; }\n",
                             "sleepy.spec");
