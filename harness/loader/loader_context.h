@@ -83,6 +83,10 @@ std::string SyntaxHint(const std::string& text, int line);
 
 // True when `code` is 5 characters from [0-9A-Z] (a SQLSTATE).
 bool IsSqlState(const std::string& code);
+// A SQLSTATE, or an engine's own error code of an engine in `engines`: a MariaDB error number
+// ("1213", 4 digits) or a SQLite result code name ("SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT") — what
+// `sqlstates` and `retry.on` accept. (A PostgreSQL-only file keeps "4001" a typo of 40001.)
+bool IsErrorKey(const std::string& code, const std::vector<std::string>& engines);
 // True when `name` matches [a-z][a-z0-9_]* (role names).
 bool IsRoleName(const std::string& name);
 // True when `name` matches [A-Za-z][A-Za-z0-9_-]* (step and barrier names).

@@ -1,6 +1,7 @@
 #include "harness/loader/planner.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <utility>
@@ -224,7 +225,15 @@ PlannedExpect PlanExpect(Evaluator& ev, const Scenario& s, IsolationLevel level)
 
 }  // namespace
 
-Result<std::vector<PlanItem>> ExpandScenario(const Scenario& scenario, const PlanOptions& options) {
+Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine, const PlanOptions& options) {
+  const Scenario* chosen =
+      options.engine.empty() ? &any_engine : any_engine.ForEngine(options.engine);
+  if (chosen == nullptr) {
+    return Status::Usage(fmt::format("{}: scenario '{}' does not run on {} (its engines: {})",
+                                     any_engine.loc.file, any_engine.name, options.engine,
+                                     fmt::join(any_engine.engines, ", ")));
+  }
+  const Scenario& scenario = *chosen;
   const std::string& file = scenario.loc.file;
   if (options.trials < 1) {
     return Status::Usage(fmt::format("--trials {}: must be >= 1", options.trials));
@@ -263,6 +272,7 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& scenario, const Pla
   base.teaches = scenario.teaches;
   base.file = file;
   base.tags = scenario.tags;
+  base.engine = scenario.engine;
   for (const auto& [name, unused] : scenario.params) base.params.emplace_back(name, params[name]);
   base.trials = options.trials;
   base.setup = ev.Text(scenario.setup, "setup");

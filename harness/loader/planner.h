@@ -13,6 +13,10 @@
 namespace racelab {
 
 struct PlanOptions {
+  // The engine the plan is for: the scenario as read for it (Scenario::ForEngine). Empty: the
+  // scenario's first engine. kUsage when the scenario does not run on it (callers that run a
+  // catalogue skip such scenarios with a note first).
+  std::string engine;
   std::vector<IsolationLevel> isolation;      // empty: the scenario's own `isolation` list
   int trials = 20;
   std::map<std::string, std::string> set;     // --set k=v; keys the scenario does not declare are ignored

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/loader/engine_maps.h"
 #include "harness/loader/limits.h"
 #include "harness/loader/loader_context.h"
 #include "harness/loader/yaml_nesting.h"
@@ -76,8 +77,9 @@ void ReadIsolation(LoadContext& ctx, const Ref& ref) {
     if (!text) continue;
     std::optional<IsolationLevel> level = ParseIsolation(*text);
     if (!level) {
-      ctx.reader.Error(item, fmt::format("unknown isolation level '{}' (expected read committed, "
-                                         "repeatable read, serializable, or rc, rr, ser)",
+      ctx.reader.Error(item, fmt::format("unknown isolation level '{}' (expected read uncommitted, "
+                                         "read committed, repeatable read, serializable, or ru, "
+                                         "rc, rr, ser)",
                                          *text));
     } else if (std::find(ctx.scenario.isolation.begin(), ctx.scenario.isolation.end(), *level) !=
                ctx.scenario.isolation.end()) {
@@ -99,8 +101,8 @@ void ReadScenario(LoadContext& ctx, const YAML::Node& root) {
   Ref top{root, root.Mark(), ""};
   std::optional<Fields> fields =
       ctx.reader.Map(top,
-                     {"name", "title", "teaches", "tags", "params", "isolation", "setup",
-                      "teardown", "sessions", "outcome", "expect"},
+                     {"name", "title", "teaches", "tags", "engines", "params", "isolation",
+                      "setup", "teardown", "sessions", "outcome", "expect"},
                      {"name", "title", "teaches", "sessions"});
   if (!fields) return;
   Scenario& s = ctx.scenario;
@@ -256,16 +258,30 @@ Result<Scenario> LoadScenarioText(const std::string& yaml_text, const std::strin
         fmt::format("{}:{}:{}: one scenario per file (found a second YAML document)", file_name,
                     mark.line + 1, mark.column + 1));
   }
-  Scenario scenario;
+  // The file is read once per engine it lists, each time with its engine maps resolved for that
+  // engine; an error in a part they share is reported once (YamlReader drops repeats).
   internal::YamlReader reader(file_name);
-  internal::LoadContext ctx(reader, scenario);
-  scenario.loc = SourceLoc{file_name, 1, 1};
-  try {
-    internal::ReadScenario(ctx, documents[0]);
-  } catch (const YAML::Exception& e) {  // broken invariant in the loader; still a file error
-    reader.Error(e.mark, "", fmt::format("cannot read: {}", e.msg));
+  std::vector<std::string> engines = internal::ReadEngines(reader, documents[0]);
+  std::vector<Scenario> read(engines.size());
+  for (size_t i = 0; i < engines.size(); ++i) {
+    Scenario& scenario = read[i];
+    internal::LoadContext ctx(reader, scenario);
+    scenario.loc = SourceLoc{file_name, 1, 1};
+    scenario.engines = engines;
+    scenario.engine = engines[i];
+    try {
+      YAML::Node root = i == 0 ? documents[0] : YAML::Load(yaml_text);
+      internal::ResolveEngineMaps(reader, root, engines[i], engines);
+      internal::ReadScenario(ctx, root);
+    } catch (const YAML::Exception& e) {  // broken invariant in the loader; still a file error
+      reader.Error(e.mark, "", fmt::format("cannot read: {}", e.msg));
+    }
   }
   if (reader.has_errors()) return reader.ToStatus();
+  Scenario scenario = std::move(read[0]);
+  for (size_t i = 1; i < engines.size(); ++i) {
+    scenario.variants[engines[i]] = std::make_shared<const Scenario>(std::move(read[i]));
+  }
   return scenario;
 }
 

@@ -103,9 +103,16 @@ void YamlReader::Error(const YAML::Mark& mark, const std::string& path, std::str
 }
 
 void YamlReader::Error(const SourceLoc& loc, const std::string& path, std::string message) {
+  Problem problem{loc.line, loc.column, Clip(path, kMaxMessageBytes), Clip(message, kMaxMessageBytes)};
+  // The same problem found again (a file read once per engine) is one problem.
+  for (const Problem& p : errors_) {
+    if (p.line == problem.line && p.column == problem.column && p.path == problem.path &&
+        p.message == problem.message) {
+      return;
+    }
+  }
   if (error_count_++ >= limits::kMaxErrors) return;
-  errors_.push_back(
-      Problem{loc.line, loc.column, Clip(path, kMaxMessageBytes), Clip(message, kMaxMessageBytes)});
+  errors_.push_back(std::move(problem));
 }
 
 Status YamlReader::ToStatus() const {

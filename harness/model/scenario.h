@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -128,6 +129,13 @@ struct ExpectSpec {
 
 struct Scenario {
   SourceLoc loc;          // the file
+  // The engines it runs on, in file order (`engines:`; default {"postgresql"}), and the one this
+  // Scenario's SQL, levels and expectations are for: the file read with its engine maps resolved for
+  // `engine` (docs/scenario-format.md "Engines and SQL that differs"). `engine` is engines[0]; the
+  // file read for each other engine is in `variants`.
+  std::vector<std::string> engines = {"postgresql"};
+  std::string engine = "postgresql";
+  std::map<std::string, std::shared_ptr<const Scenario>> variants;
   std::string name;       // kebab-case id, unique in a catalogue
   std::string title;
   std::string teaches;    // the lesson, a paragraph
@@ -144,6 +152,14 @@ struct Scenario {
   // ("sessions[0].count", "expect.at.serializable.winners", "setup"), so that the planner's errors
   // (with --set values) point at the file's line too. Steps use Step::loc.
   std::map<std::string, SourceLoc> field_locs;
+
+  // This scenario as read for `engine_name` (this one or a variant), or nullptr when the scenario
+  // does not run on that engine.
+  const Scenario* ForEngine(const std::string& engine_name) const {
+    if (engine_name == engine) return this;
+    auto it = variants.find(engine_name);
+    return it == variants.end() ? nullptr : it->second.get();
+  }
 };
 
 }  // namespace racelab

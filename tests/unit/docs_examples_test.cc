@@ -46,11 +46,16 @@ TEST(DocsExamplesTest, EveryCompleteScenarioLoadsAndPlans) {
     std::string name = block.substr(6, block.find('\n') - 6);
     Result<Scenario> scenario = LoadScenarioText(block, "docs/" + name + ".yaml");
     ASSERT_TRUE(scenario.ok()) << scenario.status().message();
-    PlanOptions options;
-    options.isolation = AllIsolationLevels();
-    Result<std::vector<PlanItem>> items = ExpandScenario(*scenario, options);
-    ASSERT_TRUE(items.ok()) << items.status().message();
-    EXPECT_EQ(items->size(), 3u);
+    for (const std::string& engine : scenario->engines) {  // each engine at its own levels
+      PlanOptions options;
+      options.engine = engine;
+      if (scenario->engines.size() == 1) options.isolation = AllIsolationLevels();
+      Result<std::vector<PlanItem>> items = ExpandScenario(*scenario, options);
+      ASSERT_TRUE(items.ok()) << engine << ": " << items.status().message();
+      EXPECT_EQ(items->size(), options.isolation.empty() ? scenario->ForEngine(engine)->isolation.size()
+                                                         : options.isolation.size())
+          << engine;
+    }
   }
   EXPECT_GE(complete, 8);
 }
