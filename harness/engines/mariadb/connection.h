@@ -1,0 +1,92 @@
+// MariaConnection: one MariaDB/MySQL connection over MariaDB Connector/C, with a deadline on every
+// wait (docs/architecture.md "The engine interface").
+//
+// - Every call uses Connector/C's non-blocking API (mysql_real_query_start/_cont and friends; MariaDB
+//   Connector/C docs "Non-blocking API") driven by poll(2) in slices of kStopPollSlice, so a wait ends
+//   at its deadline or on stop whatever the server does.
+// - At an Exec deadline the running statement is cancelled by `KILL QUERY <id>` sent on a separate,
+//   short-lived control connection (its own deadline: kControlTimeout); if the server has not answered
+//   `cancel_grace` later, the socket is shut down and the connection reported lost (SQLSTATE 08006).
+// - Errors keep both codes: QueryResult::error_code is the MariaDB error number ("1213"), sqlstate the
+//   server's SQLSTATE ("40001"); client errors (2013 lost connection, …) get 08006.
+// - Connected with CLIENT_FOUND_ROWS (affected rows = rows matched by an UPDATE's WHERE clause, as
+//   PostgreSQL counts them; MariaDB docs "mysql_affected_rows") and CLIENT_MULTI_STATEMENTS.
+// Thread-safety: one thread uses a connection at a time; Cancel() may be called from any thread.
+#pragma once
+
+#include <mysql.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "harness/engine/session.h"
+#include "harness/run/stop_flag.h"
+
+namespace racelab::mariadb {
+
+// Where and as whom to connect. `socket` non-empty: a Unix socket (host ignored).
+struct ConnectTarget {
+  std::string host;
+  unsigned port = 0;
+  std::string socket;
+  std::string user;
+  std::string password;  // never printed
+  std::string database;  // "" = none
+};
+
+// How long a KILL QUERY / KILL on the control connection may take (connect + statement).
+inline constexpr std::chrono::milliseconds kControlTimeout(5000);
+
+class MariaConnection : public Session {
+ public:
+  // Connects (program_name = `label`, shown in SHOW PROCESSLIST's connect attributes) by `deadline`.
+  // Errors: kDatabase with the server's or client's message (never the password).
+  static Result<std::unique_ptr<MariaConnection>> Open(const ConnectTarget& target,
+                                                       const std::string& label, SteadyTime deadline,
+                                                       const StopFlag* stop);
+  ~MariaConnection() override;
+
+  QueryResult Exec(const std::string& sql, SteadyTime deadline, size_t max_rows = 1,
+                   std::chrono::milliseconds cancel_grace = std::chrono::milliseconds(5000)) override;
+  bool Cancel(std::chrono::milliseconds wait = std::chrono::milliseconds(0)) override;
+  void Close() override;
+  int64_t session_id() const override { return id_; }
+  bool healthy() const override;
+  bool in_transaction() const override;
+
+  // COM_RESET_CONNECTION (MariaDB docs "mysql_reset_connection"): rolls back, releases GET_LOCK
+  // locks, drops temporary tables and prepared statements, resets session variables to their
+  // global values. By `deadline`.
+  QueryResult Reset(SteadyTime deadline);
+  // Ends another session of the same server: `KILL QUERY id` (query_only) or `KILL id`, on a new
+  // control connection, by `deadline`. Returns "" (also when the session is already gone) or the
+  // error.
+  static std::string Kill(const ConnectTarget& target, int64_t id, bool query_only,
+                          SteadyTime deadline);
+
+  const ConnectTarget& target() const { return target_; }
+
+ private:
+  MariaConnection(ConnectTarget target, const StopFlag* stop) : target_(std::move(target)), stop_(stop) {}
+  // Drives a non-blocking call: `status` is what *_start returned, `cont(events)` calls *_cont.
+  // Waits until `deadline`; past it, cancels (once) and waits up to `grace` more, then cuts the
+  // socket. Sets *cancelled when it cancelled. Returns the last status (0: the call completed).
+  template <class Cont>
+  int Drive(int status, Cont cont, SteadyTime deadline, std::chrono::milliseconds grace,
+             bool* cancelled);
+  void FillError(QueryResult* r);
+
+  ConnectTarget target_;
+  const StopFlag* stop_;
+  MYSQL* mysql_ = nullptr;
+  int64_t id_ = 0;
+  std::atomic<bool> open_{false};
+  bool lost_ = false;
+  // The transaction was rolled back by the server (deadlock victim) since the last BEGIN: a COMMIT
+  // then commits nothing, and its command_tag is "ROLLBACK" (as PostgreSQL says it).
+  bool rolled_back_ = false;
+};
+
+}  // namespace racelab::mariadb

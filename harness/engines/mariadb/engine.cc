@@ -1,0 +1,303 @@
+#include "harness/engines/mariadb/engine.h"
+
+#include <fmt/format.h>
+#include <mysqld_error.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <random>
+
+#include "harness/engines/mariadb/connection.h"
+#include "harness/engines/mariadb/dsn.h"
+#include "harness/engines/mariadb/server.h"
+#include "harness/engines/mariadb/wait_monitor.h"
+
+namespace racelab::mariadb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+std::string LevelSql(IsolationLevel level) {
+  switch (level) {
+    case IsolationLevel::kReadUncommitted: return "READ UNCOMMITTED";
+    case IsolationLevel::kReadCommitted: return "READ COMMITTED";
+    case IsolationLevel::kRepeatableRead: return "REPEATABLE READ";
+    case IsolationLevel::kSerializable: return "SERIALIZABLE";
+  }
+  return "REPEATABLE READ";
+}
+
+std::string Quote(const std::string& name) {  // an identifier in backquotes
+  std::string out = "`";
+  for (char c : name) out += c == '`' ? std::string("``") : std::string(1, c);
+  return out + "`";
+}
+
+std::string Literal(const std::string& text) {  // a string literal
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'' || c == '\\') out += c;
+    out += c;
+  }
+  return out + "'";
+}
+
+// A setting's value: a number or a bare word (ON, OFF, READ-COMMITTED) as written, else quoted.
+std::string SettingValue(const std::string& value) {
+  bool bare = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+  });
+  bool number = bare && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '.');
+  if (number || (bare && value.find('-') == std::string::npos)) return value;
+  return Literal(value);
+}
+
+class MariaDbEngine : public Engine {
+ public:
+  MariaDbEngine(ConnectTarget admin, std::unique_ptr<EmbeddedMariaDb> server, std::string dsn_shown,
+                const StopFlag* stop)
+      : admin_target_(std::move(admin)), server_(std::move(server)), stop_(stop) {
+    caps_.levels = {IsolationLevel::kReadUncommitted, IsolationLevel::kReadCommitted,
+                    IsolationLevel::kRepeatableRead, IsolationLevel::kSerializable};
+    caps_.default_level = IsolationLevel::kRepeatableRead;
+    caps_.terminate = true;
+    caps_.row_locks = true;
+    caps_.server_lock_log = false;
+    caps_.returning = false;  // MariaDB 10.11: INSERT/DELETE … RETURNING only, no UPDATE … RETURNING
+    caps_.multi_statement = true;
+    info_.engine = "mariadb";
+    info_.embedded = server_ != nullptr;
+    info_.dsn_redacted = std::move(dsn_shown);
+    std::random_device rd;
+    run_id_ = fmt::format("{:06x}", rd() & 0xffffff);
+  }
+  ~MariaDbEngine() override { Close(); }
+
+  Status Init(SteadyTime deadline) {
+    Result<std::unique_ptr<MariaConnection>> admin =
+        MariaConnection::Open(admin_target_, "racelab admin", deadline, stop_);
+    if (!admin.ok()) return admin.status();
+    admin_ = std::move(*admin);
+    QueryResult r = admin_->Exec(
+        "SELECT VERSION(), @@innodb_snapshot_isolation, @@innodb_lock_wait_timeout, "
+        "@@innodb_deadlock_detect, @@tx_isolation, @@innodb_flush_log_at_trx_commit, "
+        "@@innodb_rollback_on_timeout",
+        deadline, 1);
+    if (!r.ok() || r.values.empty())
+      return Status::Database(fmt::format("cannot read the MariaDB server's version: {} (error {})",
+                                          r.message, r.error_code));
+    const auto& row = r.values[0];
+    info_.server_version = row[0].value_or("");
+    const char* names[] = {"", "innodb_snapshot_isolation", "innodb_lock_wait_timeout",
+                           "innodb_deadlock_detect", "tx_isolation",
+                           "innodb_flush_log_at_trx_commit", "innodb_rollback_on_timeout"};
+    for (size_t i = 1; i < row.size(); ++i) info_.settings.emplace_back(names[i], row[i].value_or(""));
+    return Status::Ok();
+  }
+
+  std::string name() const override { return "mariadb"; }
+  const Capabilities& capabilities() const override { return caps_; }
+  const TargetInfo& info() const override { return info_; }
+
+  Result<std::unique_ptr<Session>> OpenSession(const std::string& label, SteadyTime deadline,
+                                               const StopFlag* stop) override {
+    Result<std::unique_ptr<MariaConnection>> c =
+        MariaConnection::Open(admin_target_, label, deadline, stop);
+    if (!c.ok()) return c.status();
+    return std::unique_ptr<Session>(std::move(*c));
+  }
+
+  Result<std::unique_ptr<WaitMonitor>> OpenMonitor(std::chrono::microseconds poll,
+                                                   SteadyTime deadline, const StopFlag* stop) override {
+    Result<std::unique_ptr<MariaWaitMonitor>> m =
+        MariaWaitMonitor::Open(admin_target_, poll, deadline, stop);
+    if (!m.ok()) return m.status();
+    return std::unique_ptr<WaitMonitor>(std::move(*m));
+  }
+
+  Status ResetWorkspace(const std::string& name, SteadyTime deadline, const StopFlag* stop) override {
+    return Admin(fmt::format("DROP DATABASE IF EXISTS {}; CREATE DATABASE {}", Quote(name),
+                             Quote(name)),
+                 deadline, "cannot create database " + name);
+  }
+  Status DropWorkspace(const std::string& name, SteadyTime deadline) override {
+    return Admin("DROP DATABASE IF EXISTS " + Quote(name), deadline, "cannot drop database " + name);
+  }
+  std::string WorkspaceName(int n) const override {
+    return fmt::format("racelab_{}_{}_{}", getpid(), run_id_, n);
+  }
+
+  Status StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
+                    const std::string& file, bool* connection_lost) override {
+    auto* c = dynamic_cast<MariaConnection*>(session);
+    if (c == nullptr) return Status::Internal("StartClean: not a MariaDB session");
+    QueryResult r = c->Reset(deadline);
+    if (r.ok()) r = c->Exec("USE " + Quote(start.workspace), deadline);
+    if (!r.ok()) {
+      *connection_lost = r.connection_lost;
+      return Status::Database(fmt::format("{}: cannot start a clean trial: {} (error {})",
+                                          start.label, r.message, r.error_code));
+    }
+    for (const auto& [name, value] : start.settings) {
+      r = c->Exec(fmt::format("SET SESSION {} = {}", name, SettingValue(value)), deadline);
+      if (r.ok()) continue;
+      *connection_lost = r.connection_lost;
+      std::string what = fmt::format("{}: session {}: setting {} = {}: {} (error {}, SQLSTATE {})",
+                                     file, start.label, name, value, r.message, r.error_code,
+                                     r.sqlstate);
+      int code = std::atoi(r.error_code.c_str());
+      if (code == ER_UNKNOWN_SYSTEM_VARIABLE || code == ER_WRONG_VALUE_FOR_VAR ||
+          code == ER_WRONG_TYPE_FOR_VAR || code == ER_GLOBAL_VARIABLE ||
+          code == ER_INCORRECT_GLOBAL_LOCAL_VAR || code == ER_PARSE_ERROR) {
+        return Status::Usage(what);
+      }
+      if (code == ER_SPECIFIC_ACCESS_DENIED_ERROR && !start.denied_hint.empty())
+        what += " (" + start.denied_hint + ")";
+      return Status::Database(what);
+    }
+    return Status::Ok();
+  }
+
+  std::string BeginSql(IsolationLevel level) const override {
+    return "SET TRANSACTION ISOLATION LEVEL " + LevelSql(level) + "; START TRANSACTION";
+  }
+  bool Committed(const QueryResult& commit) const override {
+    return commit.ok() && commit.command_tag != "ROLLBACK";
+  }
+  bool IsScenarioError(const QueryResult& r) const override {
+    return r.sqlstate.rfind("42", 0) == 0;  // syntax error or access rule violation (SQL standard)
+  }
+  bool IsSessionLost(const QueryResult& r) const override {
+    if (r.connection_lost) return true;
+    int code = std::atoi(r.error_code.c_str());
+    return code == ER_CONNECTION_KILLED || code == 4031 || code == 2006 || code == 2013;
+  }
+
+  Status HoldRunLock(SteadyTime connect_deadline, SteadyTime statement_deadline,
+                     const StopFlag* stop) override {
+    if (lock_held_ && admin_ && admin_->healthy()) return Status::Ok();
+    if (!admin_ || !admin_->healthy()) {
+      Result<std::unique_ptr<MariaConnection>> admin =
+          MariaConnection::Open(admin_target_, "racelab admin", connect_deadline, stop);
+      if (!admin.ok()) return admin.status();
+      admin_ = std::move(*admin);
+    }
+    QueryResult r = admin_->Exec(fmt::format("SELECT GET_LOCK({}, 0)", Literal(LockName(getpid(), run_id_))),
+                                 statement_deadline);
+    if (!r.ok() || r.values.empty() || r.values[0][0] != std::optional<std::string>("1"))
+      return Status::Database(fmt::format("cannot take the run lock: {} (error {})", r.message,
+                                          r.error_code));
+    lock_held_ = true;
+    return Status::Ok();
+  }
+
+  bool ServerAnswers(SteadyTime deadline) override {
+    if (!admin_ || !admin_->healthy()) {
+      Result<std::unique_ptr<MariaConnection>> admin =
+          MariaConnection::Open(admin_target_, "racelab admin", deadline, stop_);
+      if (!admin.ok()) return false;
+      admin_ = std::move(*admin);
+      lock_held_ = false;
+    }
+    return admin_->Exec("SELECT 1", deadline).ok();
+  }
+
+  Result<std::vector<Leftover>> ListLeftovers(SteadyTime deadline) override {
+    if (!ServerAnswers(deadline)) return Status::Database("the MariaDB server does not answer");
+    QueryResult r = admin_->Exec(
+        "SELECT SCHEMA_NAME, IS_USED_LOCK(CONCAT('racelab_run_', "
+        "SUBSTRING_INDEX(SUBSTRING_INDEX(SCHEMA_NAME, '_', 3), '_', -2))) IS NOT NULL "
+        "FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'racelab\\_%\\_%\\_%' "
+        "ORDER BY SCHEMA_NAME",
+        deadline, 100000);
+    if (!r.ok()) return Status::Database("cannot list leftover databases: " + r.message);
+    std::vector<Leftover> out;
+    for (const auto& row : r.values) {
+      Leftover l;
+      l.kind = "database";
+      l.name = row[0].value_or("");
+      l.live = row[1] == std::optional<std::string>("1");
+      out.push_back(std::move(l));
+    }
+    return out;
+  }
+
+  Status DropLeftovers(const std::vector<Leftover>& which, SteadyTime deadline) override {
+    for (const Leftover& l : which) {
+      if (l.live || l.kind != "database") continue;
+      if (Status s = DropWorkspace(l.name, deadline); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+
+  Status Close() override {
+    if (admin_) {
+      admin_->Close();  // releases the run lock
+      admin_.reset();
+    }
+    lock_held_ = false;
+    if (server_) {
+      Status s = server_->Stop();
+      server_.reset();
+      return s;
+    }
+    return Status::Ok();
+  }
+
+  EmbeddedMariaDb* server() { return server_.get(); }
+
+ private:
+  static std::string LockName(pid_t pid, const std::string& run_id) {
+    return fmt::format("racelab_run_{}_{}", pid, run_id);
+  }
+  Status Admin(const std::string& sql, SteadyTime deadline, const std::string& what) {
+    if (!ServerAnswers(deadline)) return Status::Database(what + ": the server does not answer");
+    QueryResult r = admin_->Exec(sql, deadline);
+    if (!r.ok())
+      return Status::Database(fmt::format("{}: {} (error {}, SQLSTATE {})", what, r.message,
+                                          r.error_code, r.sqlstate));
+    return Status::Ok();
+  }
+
+  ConnectTarget admin_target_;
+  std::unique_ptr<EmbeddedMariaDb> server_;
+  const StopFlag* stop_;
+  std::unique_ptr<MariaConnection> admin_;
+  bool lock_held_ = false;
+  std::string run_id_;
+  Capabilities caps_;
+  TargetInfo info_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Engine>> OpenMariaDbEngine(const EngineOptions& options) {
+  SteadyTime deadline = Clock::now() + milliseconds(options.connect_timeout_ms);
+  std::unique_ptr<EmbeddedMariaDb> server;
+  ConnectTarget target;
+  std::string shown;
+  if (options.dsn.empty()) {
+    ServerOptions so;
+    so.bindir = options.server_bindir;
+    Result<std::unique_ptr<EmbeddedMariaDb>> started = EmbeddedMariaDb::Start(so);
+    if (!started.ok()) return started.status();
+    server = std::move(*started);
+    target.socket = server->socket_path();
+    target.user = "root";
+    shown = "mariadb://root@localhost/?socket=" + server->socket_path();
+    deadline = Clock::now() + milliseconds(options.connect_timeout_ms);
+  } else {
+    Result<ConnectTarget> parsed = ParseMariaDbDsn(options.dsn);
+    if (!parsed.ok()) return parsed.status();
+    target = *parsed;
+    target.database.clear();  // racelab works only in the databases it creates
+    shown = RedactMariaDbDsn(options.dsn);
+  }
+  auto engine = std::make_unique<MariaDbEngine>(target, std::move(server), shown, options.stop);
+  if (Status s = engine->Init(deadline); !s.ok()) return s;
+  return std::unique_ptr<Engine>(std::move(engine));
+}
+
+}  // namespace racelab::mariadb

@@ -1,0 +1,327 @@
+// The MariaDB engine against a real embedded MariaDB server (never mocks): deadlines, cancel, errors
+// with both codes, lock waits with their blockers, terminate, workspaces, leftovers, stop.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "harness/engine/engine.h"
+#include "harness/engines/mariadb/connection.h"
+#include "harness/engines/mariadb/dsn.h"
+#include "harness/engines/mariadb/engine.h"
+#include "harness/engines/mariadb/server.h"
+
+namespace racelab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+SteadyTime In(int ms) { return Clock::now() + milliseconds(ms); }
+
+class MariaDbEngineTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    EngineOptions options;
+    options.engine = "mariadb";
+    Clock::time_point t0 = Clock::now();
+    Result<std::unique_ptr<Engine>> e = mariadb::OpenMariaDbEngine(options);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    engine_ = e->release();
+    std::printf("[ mariadb  ] embedded server %s open in %.0f ms\n",
+                engine_->info().server_version.c_str(),
+                std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  static void TearDownTestSuite() {
+    if (engine_ != nullptr) {
+      EXPECT_TRUE(engine_->Close().ok());
+      delete engine_;
+      engine_ = nullptr;
+    }
+  }
+  void SetUp() override {
+    ASSERT_NE(engine_, nullptr);
+    ws_ = engine_->WorkspaceName(++n_);
+    ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(10000), nullptr).ok());
+  }
+  void TearDown() override { EXPECT_TRUE(engine_->DropWorkspace(ws_, In(10000)).ok()); }
+
+  std::unique_ptr<Session> Open(const std::string& label) {
+    Result<std::unique_ptr<Session>> s = engine_->OpenSession(label, In(10000), nullptr);
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    if (!s.ok()) return nullptr;
+    bool lost = false;
+    SessionStart start;
+    start.label = label;
+    start.workspace = ws_;
+    Status st = engine_->StartClean(s->get(), start, In(10000), "test", &lost);
+    EXPECT_TRUE(st.ok()) << st.message();
+    return std::move(*s);
+  }
+  QueryResult Run(Session* s, const std::string& sql, int ms = 10000) {
+    return s->Exec(sql, In(ms), 10);
+  }
+
+  static Engine* engine_;
+  static int n_;
+  std::string ws_;
+};
+Engine* MariaDbEngineTest::engine_ = nullptr;
+int MariaDbEngineTest::n_ = 0;
+
+TEST_F(MariaDbEngineTest, ExecReturnsRowsAffectedRowsAndTheVerb) {
+  auto s = Open("a");
+  ASSERT_TRUE(Run(s.get(), "CREATE TABLE t (id int PRIMARY KEY, v varchar(10)) ENGINE=InnoDB").ok());
+  QueryResult r = Run(s.get(), "INSERT INTO t VALUES (1, 'x'), (2, NULL)");
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.rows, 2);
+  r = Run(s.get(), "SELECT id, v FROM t ORDER BY id");
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.rows, 2);
+  ASSERT_EQ(r.values.size(), 2u);
+  EXPECT_EQ(r.columns, (std::vector<std::string>{"id", "v"}));
+  EXPECT_EQ(r.values[1][1], std::nullopt);
+  // CLIENT_FOUND_ROWS: an UPDATE that matches a row but changes nothing still counts it.
+  r = Run(s.get(), "UPDATE t SET v = 'x' WHERE id = 1");
+  EXPECT_EQ(r.rows, 1);
+  r = Run(s.get(), engine_->BeginSql(IsolationLevel::kReadCommitted));
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_TRUE(s->in_transaction());
+  r = Run(s.get(), "COMMIT");
+  EXPECT_EQ(r.command_tag, "COMMIT");
+  EXPECT_TRUE(engine_->Committed(r));
+  EXPECT_GT(s->session_id(), 0);
+}
+
+TEST_F(MariaDbEngineTest, ErrorsKeepTheEngineNumberAndTheSqlstate) {
+  auto s = Open("a");
+  ASSERT_TRUE(Run(s.get(), "CREATE TABLE t (id int PRIMARY KEY) ENGINE=InnoDB").ok());
+  ASSERT_TRUE(Run(s.get(), "INSERT INTO t VALUES (1)").ok());
+  QueryResult r = Run(s.get(), "INSERT INTO t VALUES (1)");
+  EXPECT_EQ(r.error_code, "1062");  // ER_DUP_ENTRY
+  EXPECT_EQ(r.sqlstate, "23000");
+  r = Run(s.get(), "SELEC 1");
+  EXPECT_EQ(r.error_code, "1064");
+  EXPECT_TRUE(engine_->IsScenarioError(r));
+  r = Run(s.get(), "SELECT * FROM missing");
+  EXPECT_EQ(r.error_code, "1146");
+  EXPECT_TRUE(engine_->IsScenarioError(r));
+  EXPECT_FALSE(engine_->IsSessionLost(r));
+}
+
+TEST_F(MariaDbEngineTest, ALockWaitTimeoutIs1205WithSqlstateHY000) {
+  auto a = Open("a"), b = Open("b");
+  ASSERT_TRUE(Run(a.get(), "CREATE TABLE t (id int PRIMARY KEY) ENGINE=InnoDB").ok());
+  ASSERT_TRUE(Run(a.get(), "INSERT INTO t VALUES (1)").ok());
+  ASSERT_TRUE(Run(a.get(), "START TRANSACTION; SELECT id FROM t WHERE id = 1 FOR UPDATE").ok());
+  ASSERT_TRUE(Run(b.get(), "SET SESSION innodb_lock_wait_timeout = 1").ok());
+  QueryResult r = Run(b.get(), "SELECT id FROM t WHERE id = 1 FOR UPDATE");
+  EXPECT_EQ(r.error_code, "1205");
+  EXPECT_EQ(r.sqlstate, "HY000");
+  EXPECT_TRUE(b->healthy());
+}
+
+TEST_F(MariaDbEngineTest, ADeadlockIs1213With40001AndItsCommitSaysRollback) {
+  auto a = Open("a"), b = Open("b");
+  ASSERT_TRUE(Run(a.get(), "CREATE TABLE t (id int PRIMARY KEY, v int) ENGINE=InnoDB").ok());
+  ASSERT_TRUE(Run(a.get(), "INSERT INTO t VALUES (1, 0), (2, 0)").ok());
+  ASSERT_TRUE(Run(a.get(), "START TRANSACTION; UPDATE t SET v = 1 WHERE id = 1").ok());
+  ASSERT_TRUE(Run(b.get(), "START TRANSACTION; UPDATE t SET v = 1 WHERE id = 2").ok());
+  QueryResult ra;
+  std::thread t([&] { ra = Run(a.get(), "UPDATE t SET v = 2 WHERE id = 2"); });
+  std::this_thread::sleep_for(milliseconds(300));
+  QueryResult rb = Run(b.get(), "UPDATE t SET v = 2 WHERE id = 1");
+  if (!rb.ok()) Run(b.get(), "ROLLBACK");  // the loser's rollback lets the winner go on
+  t.join();
+  QueryResult& loser = ra.ok() ? rb : ra;
+  Session* loser_session = ra.ok() ? b.get() : a.get();
+  EXPECT_EQ(loser.error_code, "1213");
+  EXPECT_EQ(loser.sqlstate, "40001");
+  EXPECT_TRUE(ra.ok() || rb.ok()) << ra.message << " / " << rb.message;
+  if (loser_session == a.get()) {  // InnoDB rolled the victim's transaction back: COMMIT commits nothing
+    QueryResult c = Run(a.get(), "COMMIT");
+    EXPECT_EQ(c.command_tag, "ROLLBACK");
+    EXPECT_FALSE(engine_->Committed(c));
+  }
+  Run(a.get(), "COMMIT");
+  Run(b.get(), "COMMIT");
+}
+
+TEST_F(MariaDbEngineTest, TheDeadlineCancelsAHungStatementByKillQuery) {
+  auto s = Open("a");
+  Clock::time_point t0 = Clock::now();
+  QueryResult r = s->Exec("SELECT SLEEP(30)", In(300), 1, milliseconds(5000));
+  double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  EXPECT_TRUE(r.cancelled_by_deadline);
+  EXPECT_LT(ms, 3000) << "KILL QUERY should end SLEEP(30) at once";
+  // MariaDB ends an interrupted SLEEP() with the result 1 and no error (MariaDB docs "SLEEP").
+  EXPECT_TRUE(s->healthy());
+  EXPECT_TRUE(Run(s.get(), "SELECT 1").ok());
+}
+
+TEST_F(MariaDbEngineTest, TheDeadlineCancelsALockWaitWith1317) {
+  auto a = Open("a"), b = Open("b");
+  ASSERT_TRUE(Run(a.get(), "CREATE TABLE t (id int PRIMARY KEY) ENGINE=InnoDB").ok());
+  ASSERT_TRUE(Run(a.get(), "INSERT INTO t VALUES (1)").ok());
+  ASSERT_TRUE(Run(a.get(), "START TRANSACTION; SELECT id FROM t WHERE id = 1 FOR UPDATE").ok());
+  Clock::time_point t0 = Clock::now();
+  QueryResult r = b->Exec("SELECT id FROM t WHERE id = 1 FOR UPDATE", In(300), 1, milliseconds(5000));
+  double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  EXPECT_TRUE(r.cancelled_by_deadline);
+  EXPECT_EQ(r.error_code, "1317");  // ER_QUERY_INTERRUPTED
+  EXPECT_EQ(r.sqlstate, "70100");
+  EXPECT_LT(ms, 3000);
+  EXPECT_TRUE(b->healthy());
+}
+
+TEST_F(MariaDbEngineTest, TheMonitorSeesALockWaitWithItsBlocker) {
+  auto a = Open("a"), b = Open("b");
+  ASSERT_TRUE(Run(a.get(), "CREATE TABLE t (id int PRIMARY KEY, v int) ENGINE=InnoDB").ok());
+  ASSERT_TRUE(Run(a.get(), "INSERT INTO t VALUES (1, 0)").ok());
+  Result<std::unique_ptr<WaitMonitor>> m =
+      engine_->OpenMonitor(std::chrono::microseconds(2000), In(10000), nullptr);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  (*m)->Begin({a->session_id(), b->session_id()}, Clock::now());
+  ASSERT_TRUE(Run(a.get(), "START TRANSACTION; UPDATE t SET v = 1 WHERE id = 1").ok());
+  QueryResult rb;
+  std::thread t([&] { rb = Run(b.get(), "UPDATE t SET v = 2 WHERE id = 1"); });
+  bool seen = (*m)->AwaitBlocked({b->session_id()}, In(10000), nullptr);
+  EXPECT_TRUE(seen) << (*m)->error();
+  ASSERT_TRUE(Run(a.get(), "COMMIT").ok());
+  t.join();
+  EXPECT_TRUE(rb.ok()) << rb.message;
+  std::vector<WaitObservation> obs = (*m)->End();
+  ASSERT_FALSE(obs.empty());
+  EXPECT_EQ(obs[0].session_id, b->session_id());
+  EXPECT_EQ(obs[0].blocking, std::vector<int64_t>{a->session_id()});
+  EXPECT_EQ(obs[0].wait_event, "RECORD");
+  EXPECT_NE(obs[0].query.find("UPDATE t SET v = 2"), std::string::npos) << obs[0].query;
+  EXPECT_TRUE((*m)->healthy());
+}
+
+TEST_F(MariaDbEngineTest, TerminateEndsAnotherSession) {
+  auto a = Open("a");
+  Result<std::unique_ptr<WaitMonitor>> m =
+      engine_->OpenMonitor(std::chrono::microseconds(2000), In(10000), nullptr);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ((*m)->Terminate({a->session_id()}, In(10000)), "");
+  QueryResult r = Run(a.get(), "SELECT 1");
+  EXPECT_TRUE(engine_->IsSessionLost(r)) << r.error_code << " " << r.message;
+  EXPECT_FALSE(a->healthy());
+}
+
+TEST_F(MariaDbEngineTest, AClearStartUndoesSettingsLocksAndTransactions) {
+  auto a = Open("a");
+  ASSERT_TRUE(Run(a.get(), "SET SESSION innodb_lock_wait_timeout = 7").ok());
+  ASSERT_TRUE(Run(a.get(), "SELECT GET_LOCK('racelab_test_lock', 0)").ok());
+  ASSERT_TRUE(Run(a.get(), "START TRANSACTION").ok());
+  bool lost = false;
+  SessionStart start;
+  start.label = "a";
+  start.workspace = ws_;
+  start.settings = {{"innodb_snapshot_isolation", "ON"}};
+  ASSERT_TRUE(engine_->StartClean(a.get(), start, In(10000), "test", &lost).ok());
+  EXPECT_FALSE(a->in_transaction());
+  QueryResult r = Run(a.get(),
+                      "SELECT @@innodb_lock_wait_timeout = @@GLOBAL.innodb_lock_wait_timeout, "
+                      "IS_USED_LOCK('racelab_test_lock') IS NULL, DATABASE(), "
+                      "@@innodb_snapshot_isolation");
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.values[0][0], "1");
+  EXPECT_EQ(r.values[0][1], "1");
+  EXPECT_EQ(r.values[0][2], ws_);
+  EXPECT_EQ(r.values[0][3], "1");
+  start.settings = {{"no_such_setting", "1"}};
+  Status st = engine_->StartClean(a.get(), start, In(10000), "x.yaml", &lost);
+  EXPECT_EQ(st.code(), StatusCode::kUsage) << st.message();
+  EXPECT_NE(st.message().find("1193"), std::string::npos) << st.message();
+}
+
+TEST_F(MariaDbEngineTest, LeftoversOfDeadRunsAreListedAndDroppedLiveOnesKept) {
+  ASSERT_TRUE(engine_->HoldRunLock(In(10000), In(10000), nullptr).ok());
+  auto a = Open("a");
+  const std::string dead = "racelab_1_dead00_1";  // pid 1's run lock is never held
+  ASSERT_TRUE(Run(a.get(), "CREATE DATABASE IF NOT EXISTS " + dead).ok());
+  Result<std::vector<Leftover>> left = engine_->ListLeftovers(In(10000));
+  ASSERT_TRUE(left.ok()) << left.status().message();
+  bool saw_dead = false, saw_mine = false;
+  for (const Leftover& l : *left) {
+    if (l.name == dead) saw_dead = !l.live;
+    if (l.name == ws_) saw_mine = l.live;
+  }
+  EXPECT_TRUE(saw_dead);
+  EXPECT_TRUE(saw_mine) << "this run's workspace is live: its run lock is held";
+  ASSERT_TRUE(engine_->DropLeftovers(*left, In(10000)).ok());
+  QueryResult r = Run(a.get(), "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN ('" +
+                                   dead + "', '" + ws_ + "')");
+  EXPECT_EQ(r.values[0][0], "1");  // the dead one is gone, mine is kept
+}
+
+TEST(MariaDbDsnTest, ParsesUrlsAndRedactsPasswords) {
+  Result<mariadb::ConnectTarget> t = mariadb::ParseMariaDbDsn("mysql://u:p%40ss@db.example:3307/app");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->user, "u");
+  EXPECT_EQ(t->password, "p@ss");
+  EXPECT_EQ(t->host, "db.example");
+  EXPECT_EQ(t->port, 3307u);
+  EXPECT_EQ(t->database, "app");
+  t = mariadb::ParseMariaDbDsn("mariadb://root@/?socket=/run/mysqld/mysqld.sock");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->socket, "/run/mysqld/mysqld.sock");
+  EXPECT_EQ(mariadb::RedactMariaDbDsn("mariadb://u:secret@h/db"), "mariadb://u:***@h/db");
+  Result<mariadb::ConnectTarget> bad = mariadb::ParseMariaDbDsn("mariadb://u:secret@h:99999/db");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().find("secret"), std::string::npos) << bad.status().message();
+}
+
+// A server whose racelab was SIGKILLed: mariadbd dies with it (parent-death signal) and the next
+// start removes its run folder.
+TEST(MariaDbServerTest, StopRemovesEverythingAndSigkillOrphansAreCleanedNextRun) {
+  Result<std::unique_ptr<mariadb::EmbeddedMariaDb>> s = mariadb::EmbeddedMariaDb::Start({});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  std::printf("[ mariadb  ] ready %.0f ms after mariadbd started, Start() %.0f ms\n",
+              (*s)->ready_time().count() / 1000.0, (*s)->start_time().count() / 1000.0);
+  std::string run_dir = (*s)->run_dir();
+  pid_t pid = (*s)->pid();
+  ASSERT_TRUE((*s)->Stop().ok());
+  EXPECT_FALSE(std::filesystem::exists(run_dir));
+  EXPECT_NE(kill(pid, 0), 0);
+
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  pid_t child = fork();
+  if (child == 0) {  // a racelab that starts a server and is then killed
+    close(pipefd[0]);
+    auto started = mariadb::EmbeddedMariaDb::Start({});
+    std::string dir = started.ok() ? (*started)->run_dir() : "";
+    dir += "\n";
+    ssize_t unused = write(pipefd[1], dir.data(), dir.size());
+    (void)unused;
+    pause();
+    _exit(0);
+  }
+  close(pipefd[1]);
+  char buf[512] = {};
+  ssize_t n = read(pipefd[0], buf, sizeof(buf) - 1);
+  close(pipefd[0]);
+  std::string orphan(buf, n > 0 ? static_cast<size_t>(n) - 1 : 0);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  ASSERT_FALSE(orphan.empty());
+  EXPECT_TRUE(std::filesystem::exists(orphan));
+  std::string base = std::filesystem::path(orphan).parent_path().string();
+  int removed = 0;
+  for (int i = 0; i < 100 && std::filesystem::exists(orphan); ++i) {
+    removed += mariadb::CleanMariaDbOrphans(base);
+    if (std::filesystem::exists(orphan)) std::this_thread::sleep_for(milliseconds(100));
+  }
+  EXPECT_FALSE(std::filesystem::exists(orphan));
+  EXPECT_GE(removed, 1);
+}
+
+}  // namespace
+}  // namespace racelab
