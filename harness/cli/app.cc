@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "harness/cli/command_line.h"
+#include "harness/compare/anomaly_matrix.h"
 #include "harness/compare/compare_command.h"
 #include "harness/compare/merge_command.h"
 #include "harness/loader/catalogue.h"
@@ -113,6 +114,8 @@ int Main(int argc, char** argv) {
   auto* compare = compare::AddCompareSubcommand(app, &compare_args);
   compare::MergeArgs merge_args;
   auto* merge = compare::AddMergeSubcommand(app, &merge_args);
+  compare::MatrixArgs matrix_args;
+  auto* matrix = compare::AddMatrixSubcommand(app, &matrix_args);
 
   if (int i = StrayDsnArgument(argc, argv); i > 0) {
     return UsageError(fmt::format(
@@ -124,7 +127,7 @@ int Main(int argc, char** argv) {
                                           return sub->get_name() == argv[1];
                                         }).empty()) {
     return UsageError("unknown command '" + SanitizeForTerminal(argv[1]) +
-                      "' (expected list, explain, run, compare, merge or clean; see racelab --help)");
+                      "' (expected list, explain, run, compare, merge, matrix or clean; see racelab --help)");
   }
   try {
     app.parse(argc, argv);
@@ -139,6 +142,7 @@ int Main(int argc, char** argv) {
   if (explain->parsed()) return ExplainCommand(explain_name, &stop);
   if (clean->parsed()) return CleanCommand(clean_dsn, clean_timeout_ms, clean_dry_run);
   if (compare->parsed()) return compare::CompareCommand(compare_args);
+  if (matrix->parsed()) return compare::MatrixCommand(matrix_args);
   merge_args.command_line = CommandLine(argc, argv);
   if (merge->parsed()) return compare::MergeCommand(merge_args);
   args.command_line = CommandLine(argc, argv);

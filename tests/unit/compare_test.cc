@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "harness/compare/anomaly_matrix.h"
 #include "harness/compare/compare_output.h"
 #include "harness/compare/report_view.h"
 
@@ -167,6 +168,27 @@ TEST(CompareTest, RowCountsPerTrialAreCompared) {
   for (const auto& t : c.results[0].tests) rows = rows || (t.subject == "worker/claim rows 1,1" && t.regression);
   EXPECT_TRUE(rows);
   EXPECT_FALSE(CompareJson(b, b).regression());
+}
+
+TEST(AnomalyMatrixCellTest, DerivedFromWinnersAndSqlstates) {
+  ResultView r;
+  r.trials = 20;
+  r.verdict = "pass";
+  r.winners = {{"0", 20}};
+  EXPECT_EQ(CellOf(r).text, "prevented");
+  r.sqlstates = {{"40001", 20}};
+  EXPECT_EQ(CellOf(r).text, "prevented by error (40001)");
+  EXPECT_TRUE(CellOf(r).by_error);
+  r.sqlstates = {{"40001", 3}};
+  EXPECT_EQ(CellOf(r).text, "prevented (40001 ×3)");
+  r.winners = {{"0", 17}, {"1", 3}};
+  EXPECT_EQ(CellOf(r).text, "occurs 3/20");
+  r.winners = {{"1", 20}};
+  r.verdict = "fail";
+  EXPECT_EQ(CellOf(r).text, "occurs");
+  EXPECT_TRUE(CellOf(r).expectation_failed);
+  r.verdict = "error";
+  EXPECT_EQ(CellOf(r).text, "error");
 }
 
 TEST(ReportViewTest, FieldOfTheWrongTypeIsNamed) {

@@ -1,0 +1,193 @@
+#include "harness/compare/anomaly_matrix.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "harness/model/terminal_text.h"
+#include "reports/xml_writer.h"
+
+namespace racelab::compare {
+namespace {
+
+std::string Column(const ResultView& r, bool several_engines) {
+  return several_engines ? r.engine + " " + r.isolation : r.isolation;
+}
+
+// Markdown text: syntax characters backslash-escaped, line breaks as spaces.
+std::string Md(std::string_view text) {
+  static constexpr std::string_view kSyntax = "\\`*_[]<>!#|~&$";
+  std::string out;
+  for (char ch : text) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7F) out += ' ';
+    else {
+      if (kSyntax.find(ch) != std::string_view::npos) out += '\\';
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string CellText(const MatrixCell& c) {
+  if (c.text.empty()) return "not run";
+  return c.expectation_failed ? c.text + " (expectation failed)" : c.text;
+}
+
+}  // namespace
+
+MatrixCell CellOf(const ResultView& r) {
+  MatrixCell c;
+  c.expectation_failed = r.verdict == "fail";
+  if (r.verdict == "error") {
+    c.text = "error";
+    return c;
+  }
+  int64_t seen = 0;
+  for (const auto& [winners, trials] : r.winners) {
+    if (winners != "0") seen += trials;
+  }
+  if (seen > 0) {
+    c.occurs = true;
+    c.text = seen >= r.trials ? "occurs" : fmt::format("occurs {}/{}", seen, r.trials);
+    return c;
+  }
+  std::string every, some;
+  for (const auto& [code, count] : r.sqlstates) {
+    if (count >= r.trials) every += (every.empty() ? "" : ", ") + code;
+    else if (count > 0) some += fmt::format("{}{} ×{}", some.empty() ? "" : ", ", code, count);
+  }
+  c.by_error = !every.empty();
+  c.text = c.by_error ? "prevented by error (" + every + ")" : "prevented";
+  if (!some.empty()) c.text += " (" + some + ")";
+  return c;
+}
+
+AnomalyMatrix BuildMatrix(const ReportView& report) {
+  AnomalyMatrix m;
+  std::set<std::string> engines;
+  for (const auto& r : report.results) engines.insert(r.engine);
+  const bool several = engines.size() > 1;
+  // Columns: levels in the order first seen (the planner runs them weakest first).
+  for (const auto& r : report.results) {
+    const std::string col = Column(r, several);
+    if (std::find(m.columns.begin(), m.columns.end(), col) == m.columns.end()) m.columns.push_back(col);
+  }
+  std::map<std::string, size_t> row_of;
+  for (const auto& r : report.results) {
+    auto [it, fresh] = row_of.emplace(r.scenario, m.rows.size());
+    if (fresh) m.rows.push_back({r.scenario, std::vector<MatrixCell>(m.columns.size())});
+    const size_t col = std::find(m.columns.begin(), m.columns.end(), Column(r, several)) - m.columns.begin();
+    auto& cell = m.rows[it->second].cells[col];
+    if (cell.text.empty()) cell = CellOf(r);  // several param sets: the first
+  }
+  return m;
+}
+
+void WriteMatrixConsole(const AnomalyMatrix& m, std::ostream& out) {
+  size_t first = 8;
+  for (const auto& row : m.rows) first = std::max(first, row.scenario.size());
+  std::vector<size_t> width;
+  for (size_t c = 0; c < m.columns.size(); ++c) {
+    size_t w = m.columns[c].size();
+    for (const auto& row : m.rows) w = std::max(w, CellText(row.cells[c]).size());
+    width.push_back(w);
+  }
+  std::string line = fmt::format("{:<{}}", "scenario", first);
+  for (size_t c = 0; c < m.columns.size(); ++c) line += fmt::format("  {:<{}}", m.columns[c], width[c]);
+  out << SanitizeForTerminal(line) << "\n";
+  for (const auto& row : m.rows) {
+    line = fmt::format("{:<{}}", row.scenario, first);
+    for (size_t c = 0; c < m.columns.size(); ++c) line += fmt::format("  {:<{}}", CellText(row.cells[c]), width[c]);
+    out << SanitizeForTerminal(line) << "\n";
+  }
+}
+
+void WriteMatrixMarkdown(const AnomalyMatrix& m, const std::string& source, std::ostream& out) {
+  out << "# Isolation anomaly matrix\n\nObserved in `" << Md(source)
+      << "`: occurs = a session saw the anomaly; prevented by error (SQLSTATE) = no trial saw it and the "
+         "server aborted a transaction of the interleaving in every trial; prevented = no trial saw it.\n\n";
+  out << "| scenario |";
+  for (const auto& c : m.columns) out << " " << Md(c) << " |";
+  out << "\n|---|";
+  for (size_t i = 0; i < m.columns.size(); ++i) out << "---|";
+  out << "\n";
+  for (const auto& row : m.rows) {
+    out << "| " << Md(row.scenario) << " |";
+    for (const auto& cell : row.cells) out << " " << (cell.occurs ? "**" + Md(CellText(cell)) + "**" : Md(CellText(cell))) << " |";
+    out << "\n";
+  }
+}
+
+void WriteMatrixHtml(const AnomalyMatrix& m, const std::string& source, std::ostream& out) {
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>racelab isolation anomaly "
+         "matrix</title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+         "td,th{border:1px solid #999;padding:.3em .7em;text-align:left}.occurs{background:#f8d0d0}"
+         ".error{background:#fde3c0}.prevented{background:#d5f0d5}.by-error{background:#e4ecfa}</style></head>\n"
+         "<body><h1>Isolation anomaly matrix</h1>\n<p>Observed in <code>"
+      << EscapeXml(source)
+      << "</code>: <em>occurs</em> = a session saw the anomaly; <em>prevented by error (SQLSTATE)</em> = no trial "
+         "saw it and the server aborted a transaction of the interleaving in every trial; <em>prevented</em> = "
+         "no trial saw it.</p>\n<table><tr><th>scenario</th>";
+  for (const auto& c : m.columns) out << "<th>" << EscapeXml(c) << "</th>";
+  out << "</tr>\n";
+  for (const auto& row : m.rows) {
+    out << "<tr><td>" << EscapeXml(row.scenario) << "</td>";
+    for (const auto& cell : row.cells) {
+      const char* cls = cell.text == "error" ? "error" : cell.occurs ? "occurs" : cell.by_error ? "by-error" : "prevented";
+      out << "<td class=\"" << cls << "\">" << EscapeXml(CellText(cell)) << "</td>";
+    }
+    out << "</tr>\n";
+  }
+  out << "</table></body></html>\n";
+}
+
+CLI::App* AddMatrixSubcommand(CLI::App& app, MatrixArgs* args) {
+  auto* m = app.add_subcommand("matrix",
+                               "Print the isolation anomaly matrix (anomaly × level → occurs / prevented / prevented "
+                               "by error) observed in a report of racelab run --tag anomalies --format json");
+  m->add_option("report", args->report, "racelab.json of the anomalies run")->required();
+  m->add_option("--format", args->formats, "Outputs: console,md,html")->capture_default_str();
+  m->add_option("--out", args->out, "Folder for racelab-matrix.md and racelab-matrix.html")->capture_default_str();
+  return m;
+}
+
+int MatrixCommand(const MatrixArgs& args) {
+  auto usage = [](const std::string& message) {
+    std::cerr << "racelab: " << SanitizeForTerminal(message) << "\n";
+    return 2;
+  };
+  std::vector<std::string> formats;
+  std::stringstream in(args.formats);
+  for (std::string f; std::getline(in, f, ',');) {
+    if (f.empty()) continue;
+    if (f != "console" && f != "md" && f != "html") return usage("--format: unknown format '" + f + "' for matrix (valid: console, md, html)");
+    formats.push_back(f);
+  }
+  auto report = ReadReportView(args.report);
+  if (!report.ok()) return usage(report.status().message());
+  if (report->results.empty()) return usage(args.report + ": no results (run racelab run --tag anomalies first)");
+  const AnomalyMatrix m = BuildMatrix(*report);
+  for (const auto& f : formats) {
+    if (f == "console") {
+      WriteMatrixConsole(m, std::cout);
+      continue;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(args.out, ec);
+    const auto path = std::filesystem::path(args.out) / (f == "md" ? "racelab-matrix.md" : "racelab-matrix.html");
+    std::ofstream file(path);
+    if (f == "md") WriteMatrixMarkdown(m, args.report, file);
+    else WriteMatrixHtml(m, args.report, file);
+    if (!file) return usage("cannot write " + path.string());
+  }
+  return 0;
+}
+
+}  // namespace racelab::compare

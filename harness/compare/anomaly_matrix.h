@@ -1,0 +1,59 @@
+// `racelab matrix REPORT.json`: the isolation anomaly matrix — anomaly × engine × level → what was
+// observed — from a report of the `anomalies` catalogue group (`racelab run --tag anomalies --format
+// json`). Every cell is derived from the observed counts of that result, never from a table written
+// down in advance (docs/compare.md "The anomaly matrix"):
+//   occurs                    some trial had a winner: a session saw the anomaly ("occurs 3/20" when not
+//                             every trial did);
+//   prevented by error (C)    no trial saw it, and SQLSTATE C occurred at least once per trial: the
+//                             server aborted a transaction of the interleaving (C = every such code);
+//   prevented                 no trial saw it (codes seen in fewer trials are listed in the cell);
+//   error                     the result's verdict was error (racelab or the server failed).
+// A result whose expectations failed is marked "(expectation failed)": what the server did differs
+// from what the scenario states.
+// Outputs: console, Markdown (DIR/racelab-matrix.md), HTML (DIR/racelab-matrix.html, self-contained).
+// Thread-safety: pure functions, main thread for the command.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "harness/compare/report_view.h"
+
+namespace racelab::compare {
+
+struct MatrixCell {
+  std::string text;  // "occurs", "prevented", "prevented by error (40001)", …
+  bool occurs = false;
+  bool by_error = false;
+  bool expectation_failed = false;
+};
+
+struct AnomalyMatrix {
+  std::vector<std::string> columns;  // "read committed", … (engine prefixed when several engines)
+  struct Row {
+    std::string scenario;
+    std::vector<MatrixCell> cells;  // one per column; empty text: not run
+  };
+  std::vector<Row> rows;  // report order of first appearance
+};
+
+MatrixCell CellOf(const ResultView& r);
+AnomalyMatrix BuildMatrix(const ReportView& report);
+
+void WriteMatrixConsole(const AnomalyMatrix& m, std::ostream& out);
+void WriteMatrixMarkdown(const AnomalyMatrix& m, const std::string& source, std::ostream& out);
+void WriteMatrixHtml(const AnomalyMatrix& m, const std::string& source, std::ostream& out);
+
+struct MatrixArgs {
+  std::string report;
+  std::string formats = "console";
+  std::string out = ".";
+};
+CLI::App* AddMatrixSubcommand(CLI::App& app, MatrixArgs* args);
+// 0 written; 2 usage (unreadable/invalid report, no result, bad --format, cannot write).
+int MatrixCommand(const MatrixArgs& args);
+
+}  // namespace racelab::compare
