@@ -196,6 +196,9 @@ TEST_F(MariaDbEngineTest, TheMonitorSeesALockWaitWithItsBlocker) {
   EXPECT_TRUE(rb.ok()) << rb.message;
   std::vector<WaitObservation> obs = (*m)->End();
   ASSERT_FALSE(obs.empty());
+  // Polls at least 100 ms apart: InnoDB refreshes INNODB_TRX only after 100 ms without a read.
+  for (size_t i = 1; i < obs.size(); ++i)
+    EXPECT_GE(obs[i].poll_sent_us - obs[i - 1].poll_received_us, 100000);
   EXPECT_EQ(obs[0].session_id, b->session_id());
   EXPECT_EQ(obs[0].blocking, std::vector<int64_t>{a->session_id()});
   EXPECT_EQ(obs[0].wait_event, "RECORD");

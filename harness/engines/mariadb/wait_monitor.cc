@@ -98,6 +98,7 @@ void MariaWaitMonitor::Loop() {
       if (watched.count(o.session_id) != 0) observations_.push_back(std::move(o));
     ++polls_done_;
     cv_.notify_all();
+    // From the end of this read: InnoDB counts its cache's idle time from the last read.
     cv_.wait_for(lock, poll_, [&] { return !running_; });
   }
   cv_.notify_all();

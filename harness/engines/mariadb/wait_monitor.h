@@ -6,11 +6,18 @@
 // with INNODB_LOCK_WAITS (requesting -> blocking transaction) and INNODB_LOCKS (the lock's type,
 // RECORD or TABLE) — MariaDB docs "Information Schema INNODB_TRX / INNODB_LOCK_WAITS". A waiter
 // whose blocker is not known (the wait began between the two views) is reported with no blockers.
+// InnoDB serves these tables from a cache it refreshes only when nobody has read it for 100 ms
+// (storage/innobase/trx/trx0i_s.cc, CACHE_MIN_IDLE_TIME_US; MariaDB docs "INNODB_TRX": "the data is
+// cached … refreshed … if not read for 0.1 s"): a monitor polling faster would read the same stale
+// picture forever. So polls are at least kMinPollInterval apart, whatever `poll` asks for; a wait
+// shorter than that may go unseen, and another client reading those tables just as often on the same
+// server delays what this monitor sees.
 // Waits outside InnoDB (GET_LOCK, metadata locks) are seen in information_schema.PROCESSLIST by their
 // state ("User lock", "Waiting for table metadata lock"), without blockers.
 // Thread-safety: Begin/End from the runner thread; AwaitBlocked/Terminate/error/healthy from any.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -23,6 +30,9 @@
 #include "harness/engines/mariadb/connection.h"
 
 namespace racelab::mariadb {
+
+// The shortest time between two polls: more than InnoDB's 100 ms cache idle time.
+inline constexpr std::chrono::milliseconds kMinPollInterval(120);
 
 class MariaWaitMonitor : public WaitMonitor {
  public:
@@ -47,7 +57,10 @@ class MariaWaitMonitor : public WaitMonitor {
  private:
   MariaWaitMonitor(ConnectTarget target, std::unique_ptr<MariaConnection> c,
                    std::chrono::microseconds poll, const StopFlag* stop)
-      : target_(std::move(target)), conn_(std::move(c)), poll_(poll), stop_(stop) {
+      : target_(std::move(target)),
+        conn_(std::move(c)),
+        poll_(std::max<std::chrono::microseconds>(poll, kMinPollInterval)),
+        stop_(stop) {
     id_ = conn_->session_id();
   }
   void Loop();
