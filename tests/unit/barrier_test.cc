@@ -78,5 +78,51 @@ TEST(Barrier, AbortReleasesStrandedWaiters) {
   EXPECT_EQ(b.ArriveAndWait(Clock::now() + std::chrono::seconds(1)), Barrier::WaitResult::kAborted);
 }
 
+// A leave at the deadline and the arrival that would release the generation race; exactly one wins:
+// either both are released, or the leaver timed out and the late arrival (alone) times out too — it is
+// never released by a participant that already left. Forced with a tight deadline, many rounds.
+TEST(Barrier, TimedOutLeaveNeverReleasesAlone) {
+  for (int round = 0; round < 200; ++round) {
+    Barrier b(2, Barrier::Options{std::chrono::microseconds(round % 2 ? 50 : 0), std::chrono::microseconds(0)});
+    Barrier::WaitResult early = Barrier::WaitResult::kAborted, late = Barrier::WaitResult::kAborted;
+    std::thread t([&] { early = b.ArriveAndWait(Clock::now() + std::chrono::microseconds(200)); });
+    std::this_thread::sleep_for(std::chrono::microseconds(150 + round % 100));
+    late = b.ArriveAndWait(Clock::now() + std::chrono::milliseconds(3));
+    t.join();
+    ASSERT_NE(early, Barrier::WaitResult::kAborted);
+    EXPECT_EQ(early == Barrier::WaitResult::kReleased, late == Barrier::WaitResult::kReleased) << "round " << round;
+  }
+}
+
+TEST(Barrier, SpinsOnlyWhenEveryPartyCanHaveACpu) {
+  const int cpus = Barrier::OnlineCpus();
+  EXPECT_TRUE(Barrier(1).spins());
+  EXPECT_EQ(Barrier(cpus).spins(), true);
+  EXPECT_FALSE(Barrier(cpus + 1).spins());
+  EXPECT_FALSE(Barrier(1, Barrier::Options{std::chrono::microseconds(0), std::chrono::microseconds(0)}).spins());
+}
+
+// Many parties, many generations, a mix of spinning and sleeping: nobody leaves a generation before
+// every party arrived, every wait is released.
+TEST(Barrier, ManyPartiesManyGenerations) {
+  for (int parties : {2, Barrier::OnlineCpus() + 2}) {
+    Barrier b(parties);
+    std::atomic<int> arrivals{0};
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < parties; ++i) {
+      threads.emplace_back([&] {
+        for (int g = 0; g < 200; ++g) {
+          arrivals.fetch_add(1);
+          if (b.ArriveAndWait(Clock::now() + std::chrono::seconds(30)) != Barrier::WaitResult::kReleased) ++failures;
+          if (arrivals.load() < (g + 1) * parties) ++failures;  // left before the generation was complete
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(failures.load(), 0) << parties << " parties";
+  }
+}
+
 }  // namespace
 }  // namespace racelab
