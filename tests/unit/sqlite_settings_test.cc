@@ -2,9 +2,13 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "harness/engines/sqlite/error_names.h"
 #include "harness/engines/sqlite/session_settings.h"
 #include "harness/engines/sqlite/sqlite_engine.h"
+#include "harness/loader/scenario_loader.h"
 
 namespace racelab::sqlite {
 namespace {
@@ -57,6 +61,39 @@ TEST(SqliteErrorNamesTest, ExtendedCodesByName) {
   EXPECT_EQ(ErrorName(SQLITE_BUSY | (40 << 8)),
             "SQLITE_BUSY");  // an extended code newer than the table
   EXPECT_EQ(ErrorName(99), "SQLITE_99");
+}
+
+}  // namespace
+}  // namespace racelab::sqlite
+
+namespace racelab::sqlite {
+namespace {
+
+// The SQLite example of docs/scenario-format.md ("SQLite sessions") loads, and each of its
+// sessions' settings is what the SQLite engine accepts.
+TEST(SqliteSettingsTest, TheFormatDocsExampleLoadsAndItsSettingsParse) {
+  std::ifstream file(std::string(RACELAB_SOURCE_DIR) + "/docs/scenario-format.md");
+  ASSERT_TRUE(file);
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string doc = text.str();
+  const std::string start = "```yaml\nname: sqlite-begin-immediate-example\n";
+  size_t b = doc.find(start);
+  ASSERT_NE(b, std::string::npos);
+  b += std::string("```yaml\n").size();
+  const std::string block = doc.substr(b, doc.find("```\n", b) - b);
+  Result<Scenario> scenario = LoadScenarioText(block, "docs/sqlite-begin-immediate-example.yaml");
+  ASSERT_TRUE(scenario.ok()) << scenario.status().message();
+  EXPECT_EQ(scenario->engines, std::vector<std::string>{"sqlite"});
+  ASSERT_EQ(scenario->sessions.size(), 2u);
+  for (const SessionSpec& s : scenario->sessions) {
+    auto parsed = ParseSqliteSettings(s.settings);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    EXPECT_EQ(parsed->journal_mode, "wal");
+    EXPECT_EQ(parsed->busy_timeout_ms, 5000);
+    EXPECT_EQ(parsed->begin_mode, "IMMEDIATE");
+    EXPECT_TRUE(parsed->pragmas.empty());
+  }
 }
 
 }  // namespace
