@@ -110,7 +110,11 @@ class ConsoleReporter : public Reporter {
       first = false;
       WriteProblems(r, out);
     }
-    out << '\n' << CountsLine(CountVerdicts(report.results)) << '\n';
+    out << '\n' << CountsLine(CountVerdicts(report.results));
+    if (!report.not_run.empty()) {
+      out << fmt::format(", {} not run ({})", report.not_run.size(), report.not_run.front().reason);
+    }
+    out << '\n';
   }
 };
 

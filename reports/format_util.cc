@@ -101,15 +101,19 @@ const PlanItem& ItemOf(const ResultSummary& summary) {
   return summary.item != nullptr ? *summary.item : kEmpty;
 }
 
-std::string ResultLabel(const ResultSummary& summary) {
-  const PlanItem& item = ItemOf(summary);
+const PlanItem& ItemOf(const NotRunResult& not_run) {
+  static const PlanItem kEmpty;
+  return not_run.item != nullptr ? *not_run.item : kEmpty;
+}
+
+std::string ResultLabel(const ResultSummary& summary) { return ResultLabel(ItemOf(summary)); }
+
+std::string ResultLabel(const PlanItem& item) {
   return fmt::format("{} [{}]", item.scenario, IsolationName(item.isolation));
 }
 
 int64_t TotalDurationUs(const ResultSummary& summary) {
-  int64_t total = 0;
-  for (const TrialVerdict& t : summary.trial_details) total += t.result.duration_us;
-  return total;
+  return summary.duration_us;
 }
 
 const TrialVerdict* RepresentativeTrial(const ResultSummary& summary) {

@@ -58,11 +58,13 @@ std::string_view StepKindName(StepKind kind);
 
 // The summary's PlanItem, or an empty one when `item` is null (reporters never dereference null).
 const PlanItem& ItemOf(const ResultSummary& summary);
+const PlanItem& ItemOf(const NotRunResult& not_run);
 
 // "<scenario> [<isolation>]": how one result is named in JUnit, the console and Markdown headings.
 std::string ResultLabel(const ResultSummary& summary);
+std::string ResultLabel(const PlanItem& item);
 
-// Sum of the trials' durations, µs.
+// Sum of the trials' durations, µs (every trial run, kept in trial_details or not).
 int64_t TotalDurationUs(const ResultSummary& summary);
 
 // The representative trial; nullptr when there are no trial details or the index is out of range.

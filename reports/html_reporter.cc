@@ -106,6 +106,13 @@ void WriteHeader(const RunReport& report, XmlWriter& xml) {
        "meta");
   if (!report.command.empty()) Leaf(xml, "pre", report.command, "command");
   Leaf(xml, "p", CountsLine(CountVerdicts(report.results)));
+  if (!report.run_error.empty()) Leaf(xml, "p", "The run ended early: " + report.run_error, "error");
+  if (!report.not_run.empty()) {
+    std::string names;
+    for (const NotRunResult& n : report.not_run) names += (names.empty() ? "" : ", ") + ResultLabel(ItemOf(n));
+    Leaf(xml, "p", fmt::format("Not run ({}): {}: {}", report.not_run.size(), report.not_run.front().reason, names),
+         "error");
+  }
 }
 
 void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
@@ -192,7 +199,7 @@ void WriteTrial(const ResultSummary& r, XmlWriter& xml) {
   const TrialResult& trial = t->result;
   Leaf(xml, "p",
        fmt::format("Representative trial: {} of {} ({}, {} ms).", trial.index + 1,
-                   r.trial_details.size(), VerdictName(t->verdict),
+                   r.trials, VerdictName(t->verdict),
                    FormatUsAsMs(trial.duration_us)));
   if (!trial.error.empty()) Leaf(xml, "p", "Trial error: " + trial.error, "error");
   WriteSvgTimeline(trial, xml);

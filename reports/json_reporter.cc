@@ -21,7 +21,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 // Sets obj[key] = value unless value is empty.
 void PutIfSet(Json& obj, const char* key, const std::string& value) {
@@ -161,6 +161,11 @@ Json ResultJson(const ResultSummary& r) {
   }
   j["expectations"] = std::move(expectations);
 
+  j["duration_us"] = r.duration_us;
+  if (const TrialVerdict* representative = RepresentativeTrial(r); representative != nullptr) {
+    j["representative_trial"] = representative->result.index;
+  }
+  j["trial_details_omitted"] = r.trial_details_omitted;
   Json details = Json::array();
   for (const TrialVerdict& t : r.trial_details) details.push_back(TrialJson(t));
   j["trial_details"] = std::move(details);
@@ -178,18 +183,33 @@ Json ReportJson(const RunReport& report) {
   Json results = Json::array();
   for (const ResultSummary& r : report.results) results.push_back(ResultJson(r));
 
-  return Json{{"schema_version", kSchemaVersion},
-              {"racelab_version", report.racelab_version},
-              {"created_at", report.created_at},
-              {"command", report.command},
-              {"seed", report.seed},
-              {"target", std::move(target)},
-              {"summary",
-               {{"results", counts.results},
-                {"pass", counts.pass},
-                {"fail", counts.fail},
-                {"error", counts.error}}},
-              {"results", std::move(results)}};
+  Json j{{"schema_version", kSchemaVersion},
+         {"racelab_version", report.racelab_version},
+         {"created_at", report.created_at},
+         {"command", report.command},
+         {"seed", report.seed},
+         {"details", report.details},
+         {"target", std::move(target)},
+         {"summary",
+          {{"results", counts.results},
+           {"pass", counts.pass},
+           {"fail", counts.fail},
+           {"error", counts.error},
+           {"not_run", report.not_run.size()}}}};
+  PutIfSet(j, "run_error", report.run_error);
+  j["results"] = std::move(results);
+  if (!report.not_run.empty()) {
+    Json not_run = Json::array();
+    for (const NotRunResult& n : report.not_run) {
+      const PlanItem& item = ItemOf(n);
+      not_run.push_back({{"scenario", item.scenario},
+                         {"isolation", std::string(IsolationName(item.isolation))},
+                         {"params", PairsToObject(item.params)},
+                         {"reason", n.reason}});
+    }
+    j["not_run"] = std::move(not_run);
+  }
+  return j;
 }
 
 class JsonReporter : public Reporter {

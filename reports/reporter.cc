@@ -19,6 +19,7 @@ constexpr RegistryEntry kRegistry[] = {
     {"console", &internal::MakeConsoleReporter},
     {"json", &internal::MakeJsonReporter},
     {"md", &internal::MakeMarkdownReporter},
+    {"md-summary", &internal::MakeMdSummaryReporter},
     {"junit", &internal::MakeJunitReporter},
     {"html", &internal::MakeHtmlReporter},
 };

@@ -5,7 +5,9 @@
 // Thread-safety: the factories are pure; see reporter.h for the Reporter itself.
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <string>
 
 #include "reports/reporter.h"
 
@@ -17,6 +19,13 @@ std::unique_ptr<Reporter> MakeConsoleReporter();
 std::unique_ptr<Reporter> MakeJsonReporter();
 // "md": racelab.md, summary table, lessons and one representative trial per result.
 std::unique_ptr<Reporter> MakeMarkdownReporter();
+// "md-summary": racelab-summary.md, failures first and the summary table, never more than
+// kMaxSummaryBytes (a pull-request comment).
+std::unique_ptr<Reporter> MakeMdSummaryReporter();
+inline constexpr size_t kMaxSummaryBytes = 61440;
+// `text` itself when it fits kMaxSummaryBytes; else its first whole lines, an open <details> closed,
+// and a note saying how many lines were left out (the result fits kMaxSummaryBytes).
+std::string FitToBudget(const std::string& text);
 // "junit": racelab.junit.xml, one testcase per scenario × isolation level.
 std::unique_ptr<Reporter> MakeJunitReporter();
 // "html": racelab.html, one self-contained page: summary table, lessons and a swim-lane timeline

@@ -197,6 +197,12 @@ Result<LoadedRun> ReadRunReport(const std::string& path) {
                                 Num<double>(e, "max_widened_by_ms")});
     }
     for (const Json& t : Arr(r, "trial_details")) s.trial_details.push_back(ReadTrial(t));
+    // Schema 2 keeps only some trials (--details): the sum of every trial's duration is its own field.
+    s.trial_details_omitted = Num<int>(r, "trial_details_omitted");
+    s.duration_us = Num<int64_t>(r, "duration_us");
+    if (r.find("duration_us") == r.end()) {
+      for (const TrialVerdict& t : s.trial_details) s.duration_us += t.result.duration_us;
+    }
     const auto& trials = s.trial_details;
     auto bad = std::find_if(trials.begin(), trials.end(), [](const TrialVerdict& t) { return t.verdict != Verdict::kPass; });
     auto wait = std::find_if(trials.begin(), trials.end(), [](const TrialVerdict& t) {

@@ -62,8 +62,13 @@ struct ResultSummary {
   Percentiles blocked_ms;                     // over statements seen in a lock wait
   Percentiles skew_us;                        // over barrier releases
   std::vector<ExpectationTally> expectations;
-  std::vector<TrialVerdict> trial_details;    // every trial
+  // The trials kept for the reports (harness/eval/result_accumulator.h, `--details`), by trial number:
+  // every trial (all), the failing ones (at most kMaxFailedTrialsKept) plus the representative (failed),
+  // or none. trial_details_omitted counts the trials run but not kept.
+  std::vector<TrialVerdict> trial_details;
+  int trial_details_omitted = 0;
   int representative_trial = 0;               // index into trial_details: first failing, else first with a lock wait, else first
+  int64_t duration_us = 0;                    // sum of every trial's duration, µs (kept or not)
   std::string error;                          // first harness error, when verdict is error
 };
 
@@ -76,6 +81,12 @@ struct TargetInfo {
   std::vector<std::pair<std::string, std::string>> settings;  // fsync, synchronous_commit, …
 };
 
+// A planned result that never ran (the run was interrupted first, or ended on an earlier error).
+struct NotRunResult {
+  const PlanItem* item = nullptr;  // REQUIRES: outlives the report (owned by the Plan)
+  std::string reason;              // "interrupted (SIGINT)", …
+};
+
 struct RunReport {
   std::string racelab_version;
   std::string created_at;  // ISO 8601 UTC
@@ -83,6 +94,11 @@ struct RunReport {
   uint64_t seed = 0;
   TargetInfo target;
   std::vector<ResultSummary> results;
+  std::string details = "all";          // --details: "none" | "failed" | "all" (what trial_details keep)
+  std::vector<NotRunResult> not_run;    // plan order
+  // What ended the run before its results: a scenario-file error (exit 2) or the target could not be
+  // reached (exit 3). Empty when the run went through (or was interrupted).
+  std::string run_error;
 };
 
 }  // namespace racelab

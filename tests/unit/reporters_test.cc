@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "reports/reporter.h"
+#include "reports/reporters.h"
 #include "reports/xml_writer.h"
 #include "tests/unit/sample_report.h"
 
@@ -62,7 +63,7 @@ void ExpectMatchesGolden(const std::string& file, const std::string& actual) {
 // --- Registry ------------------------------------------------------------------------------------
 
 TEST(ReporterRegistryTest, NamesInRegistryOrder) {
-  EXPECT_THAT(ReporterNames(), ::testing::ElementsAre("console", "json", "md", "junit", "html"));
+  EXPECT_THAT(ReporterNames(), ::testing::ElementsAre("console", "json", "md", "md-summary", "junit", "html"));
 }
 
 TEST(ReporterRegistryTest, EveryNameMakesItsReporter) {
@@ -74,6 +75,7 @@ TEST(ReporterRegistryTest, EveryNameMakesItsReporter) {
   EXPECT_EQ((*MakeReporter("console"))->file_name(), "");
   EXPECT_EQ((*MakeReporter("json"))->file_name(), "racelab.json");
   EXPECT_EQ((*MakeReporter("md"))->file_name(), "racelab.md");
+  EXPECT_EQ((*MakeReporter("md-summary"))->file_name(), "racelab-summary.md");
   EXPECT_EQ((*MakeReporter("junit"))->file_name(), "racelab.junit.xml");
   EXPECT_EQ((*MakeReporter("html"))->file_name(), "racelab.html");
 }
@@ -83,7 +85,7 @@ TEST(ReporterRegistryTest, UnknownNameIsUsageErrorListingValidNames) {
   ASSERT_FALSE(reporter.ok());
   EXPECT_EQ(reporter.status().code(), StatusCode::kUsage);
   EXPECT_THAT(reporter.status().message(), HasSubstr("html5"));
-  EXPECT_THAT(reporter.status().message(), HasSubstr("console, json, md, junit, html"));
+  EXPECT_THAT(reporter.status().message(), HasSubstr("console, json, md, md-summary, junit, html"));
 }
 
 // --- Goldens -------------------------------------------------------------------------------------
@@ -129,21 +131,25 @@ TEST(ReporterJsonTest, ParsesBackWithEveryContractField) {
   auto run = testing::MakeSampleRun();
   const nlohmann::json j = nlohmann::json::parse(Render("json", run->report));
   ExpectKeys(j,
-             {"schema_version", "racelab_version", "created_at", "command", "seed", "target",
+             {"schema_version", "racelab_version", "created_at", "command", "seed", "details", "target",
               "summary", "results"},
              "report");
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["details"], "all");
+  EXPECT_FALSE(j.contains("not_run")) << "omitted when every result ran";
+  EXPECT_FALSE(j.contains("run_error"));
   EXPECT_EQ(j["seed"], 42);
   ExpectKeys(j["target"], {"engine", "server_version", "embedded", "settings"}, "target");
   EXPECT_FALSE(j["target"].contains("dsn")) << "no dsn for the embedded cluster";
   EXPECT_EQ(j["target"]["settings"]["fsync"], "off");
-  EXPECT_EQ(j["summary"], nlohmann::json::parse(R"({"results":2,"pass":1,"fail":1,"error":0})"));
+  EXPECT_EQ(j["summary"], nlohmann::json::parse(R"({"results":2,"pass":1,"fail":1,"error":0,"not_run":0})"));
 
   ASSERT_EQ(j["results"].size(), 2u);
   for (const nlohmann::json& r : j["results"]) {
     ExpectKeys(r,
                {"scenario", "title", "file", "isolation", "params", "trials", "verdict", "winners",
-                "sqlstates", "blocked_ms", "skew_us", "expectations", "trial_details"},
+                "sqlstates", "blocked_ms", "skew_us", "expectations", "duration_us",
+                "representative_trial", "trial_details_omitted", "trial_details"},
                "result");
     EXPECT_FALSE(r.contains("error"));
     ExpectKeys(r["blocked_ms"], {"p50", "p95", "max", "count"}, "blocked_ms");
@@ -183,6 +189,9 @@ TEST(ReporterJsonTest, ParsesBackWithEveryContractField) {
   EXPECT_EQ(naive["sqlstates"]["40001"], 2);
   EXPECT_EQ(naive["params"]["note"], "a<b & \"c\" | 'd'");
   EXPECT_EQ(naive["trial_details"][1]["finals"][1]["value"], nullptr);
+  EXPECT_EQ(naive["representative_trial"], 1) << "the trial number of the first failing trial";
+  EXPECT_EQ(naive["duration_us"], 3900 + 4000);
+  EXPECT_EQ(naive["trial_details_omitted"], 0);
 }
 
 TEST(ReporterJsonTest, ExternalTargetHasRedactedDsnAndErrorWhenSet) {
@@ -249,8 +258,8 @@ TEST(ReporterJunitTest, ErrorVerdictAndCounts) {
   const std::string xml = Render("junit", run->report);
   EXPECT_THAT(xml,
               HasSubstr("<testsuites name=\"racelab\" tests=\"2\" failures=\"1\" errors=\"1\""));
-  EXPECT_THAT(xml, HasSubstr("<testsuite name=\"guarded-cas-claim\" tests=\"1\" failures=\"0\" "
-                             "errors=\"1\""));
+  EXPECT_THAT(xml, HasSubstr("<testsuite name=\"guarded-cas-claim [read committed]\" tests=\"1\" "
+                             "failures=\"0\" errors=\"1\" skipped=\"0\""));
   EXPECT_THAT(xml, HasSubstr("<error message=\"lost connection &lt;worker.2&gt; &amp; gave up\""));
   EXPECT_THAT(xml, Not(HasSubstr("\x02")));
 }
@@ -275,7 +284,7 @@ TEST(ReporterMarkdownTest, GroupsResultsByScenarioAndEscapesPipes) {
   const size_t rc = md.find("### read committed", cas);
   const size_t rr = md.find("### repeatable read", cas);
   EXPECT_LT(rc, rr);
-  EXPECT_LT(rr, naive);
+  EXPECT_LT(naive, cas) << "scenarios with a failing result come first";
   // In a table cell: '|', '<' and '&' escaped (reports/markdown_reporter.cc, Text).
   EXPECT_THAT(
       md, HasSubstr("| final SELECT error FROM runs WHERE id=1 = a\\<b \\& \"c\" \\| 'd' | 1 | 1 |"));
@@ -361,6 +370,59 @@ TEST(ReporterConsoleTest, EmptyReport) {
   EXPECT_EQ(Render("console", RunReport{}),
             "scenario  isolation  verdict  winners  SQLSTATEs  retries  blocked p95 ms  skew p95 µs\n"
             "\n0 results: 0 pass, 0 fail, 0 error\n");
+}
+
+}  // namespace
+}  // namespace racelab
+
+namespace racelab {
+namespace {
+
+// --- md-summary ----------------------------------------------------------------------------------
+
+TEST(ReporterMdSummaryTest, FailuresFirstAndTheTableFolded) {
+  auto run = testing::MakeSampleRun();
+  const std::string md = Render("md-summary", run->report);
+  const size_t failures = md.find("## Failures");
+  const size_t table = md.find("<details><summary>All 2 results</summary>");
+  ASSERT_NE(failures, std::string::npos) << md;
+  ASSERT_NE(table, std::string::npos) << md;
+  EXPECT_LT(failures, table);
+  EXPECT_THAT(md, HasSubstr("- **naive-select-then-update \\[serializable\\]**: fail (2 trials)"));
+  EXPECT_THAT(md, HasSubstr("failed in 1 of 2 trials; trial 2: got NULL"));
+  EXPECT_THAT(md, Not(HasSubstr("Summary cut"))) << "a small report is not cut";
+  EXPECT_THAT(md, Not(HasSubstr("| t ms |"))) << "no trial timelines in the summary";
+}
+
+TEST(ReporterMdSummaryTest, AHugeRunIsCutUnder64KbWithANote) {
+  auto run = testing::MakeSampleRun();
+  // 3,000 failing results with long expectation texts and errors: megabytes before the cut.
+  const ResultSummary failing = run->report.results[1];
+  run->report.results.clear();
+  for (int i = 0; i < 3000; ++i) {
+    ResultSummary r = failing;
+    r.error = std::string(2000, 'e') + "é";  // clipped, never split inside a UTF-8 character
+    run->report.results.push_back(r);
+  }
+  const std::string md = Render("md-summary", run->report);
+  EXPECT_LE(md.size(), 61440u);
+  EXPECT_THAT(md, HasSubstr("_Summary cut at 60 KB for a pull-request comment: "));
+  EXPECT_THAT(md, HasSubstr("racelab.md and racelab.json._\n"));
+  EXPECT_EQ(Count(md, "<details"), Count(md, "</details>")) << "an open <details> is closed";
+  EXPECT_THAT(md, ::testing::StartsWith("# racelab summary\n"));
+  // Every value is clipped: no 2,000-byte error survives.
+  EXPECT_THAT(md, Not(HasSubstr(std::string(1000, 'e'))));
+}
+
+TEST(ReporterMdSummaryTest, FitToBudgetKeepsWholeLines) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "line " + std::to_string(i) + " ünïcödé\n";
+  const std::string fitted = internal::FitToBudget(text);
+  EXPECT_LE(fitted.size(), internal::kMaxSummaryBytes);
+  const size_t note = fitted.find("\n_Summary cut");
+  ASSERT_NE(note, std::string::npos);
+  EXPECT_EQ(text.compare(0, note, fitted, 0, note), 0) << "a prefix of whole lines";
+  EXPECT_EQ(internal::FitToBudget("short\n"), "short\n");
 }
 
 }  // namespace

@@ -187,6 +187,7 @@ std::unique_ptr<SampleRun> MakeSampleRun() {
                       {"final SELECT attempts FROM runs WHERE id=1 = 1", 2, 0, ""}};
   cas.trial_details = {CasTrial(0, 0, 0, 12), CasTrial(1, 250, 222, 30)};
   cas.representative_trial = 0;
+  for (const TrialVerdict& t : cas.trial_details) cas.duration_us += t.result.duration_us;
 
   ResultSummary naive;
   naive.item = &run->plan.items[1];
@@ -202,6 +203,7 @@ std::unique_ptr<SampleRun> MakeSampleRun() {
                          "trial 2: got NULL"}};
   naive.trial_details = {NaiveTrial(0, 0, 15, false), NaiveTrial(1, 100, 40, true)};
   naive.representative_trial = 1;
+  for (const TrialVerdict& t : naive.trial_details) naive.duration_us += t.result.duration_us;
 
   report.results = {std::move(cas), std::move(naive)};
   return run;
