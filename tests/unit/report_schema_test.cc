@@ -1,0 +1,177 @@
+// The checked-in schemas (schemas/) against what racelab really writes and reads:
+// - racelab-report.schema.json (valijson) on every JSON report the sample run renders: the golden
+//   file, an interrupted run, a run that ended on an error, --details none;
+// - racelab-junit.xsd (libxml2), a restriction of the Jenkins xUnit junit-10.xsd, on the same runs'
+//   JUnit files;
+// - racelab-scenario.schema.json on every scenario file of the catalogue (scenarios/*.yaml).
+// Each schema is also shown to reject a document it must reject, so a test cannot pass because a
+// schema accepts anything.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "reports/reporter.h"
+#include "tests/schema/schema_check.h"
+#include "tests/unit/sample_report.h"
+
+namespace racelab {
+namespace {
+
+using testing::SchemaPath;
+using testing::ValidateJsonText;
+using testing::ValidateXmlText;
+using testing::ValidateYamlFile;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+const std::string kReportSchema = SchemaPath("racelab-report.schema.json");
+const std::string kScenarioSchema = SchemaPath("racelab-scenario.schema.json");
+const std::string kJunitSchema = SchemaPath("racelab-junit.xsd");
+
+std::string Render(std::string_view format, const RunReport& report) {
+  std::ostringstream out;
+  (*MakeReporter(format))->Write(report, out);
+  return out.str();
+}
+
+// The sample run in the shapes a real run can end in.
+enum class Shape { kFinished, kInterrupted, kRunError, kDetailsNone, kErrorVerdict };
+
+std::unique_ptr<testing::SampleRun> SampleIn(Shape shape) {
+  auto run = testing::MakeSampleRun();
+  RunReport& report = run->report;
+  switch (shape) {
+    case Shape::kFinished:
+      break;
+    case Shape::kInterrupted:
+      report.not_run.push_back({&run->plan.items[1], "interrupted by signal 2"});
+      report.results.pop_back();
+      break;
+    case Shape::kRunError:
+      report.run_error = "cannot connect to host=db port=1: Connection refused";
+      report.not_run = {{&run->plan.items[0], "the run ended before it"}, {&run->plan.items[1], "the run ended before it"}};
+      report.results.clear();
+      break;
+    case Shape::kDetailsNone:
+      report.details = "none";
+      for (ResultSummary& r : report.results) {
+        r.trial_details_omitted = r.trials;
+        r.trial_details.clear();
+      }
+      break;
+    case Shape::kErrorVerdict:
+      report.results[0].verdict = Verdict::kError;
+      report.results[0].error = "trial 1: lost connection <worker.2> & \x02 gave up";
+      report.results[0].representative_trial = 1;
+      report.results[0].trial_details[1].verdict = Verdict::kError;
+      break;
+  }
+  return run;
+}
+
+class ReportShapes : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(ReportShapes, JsonMatchesTheReportSchema) {
+  auto run = SampleIn(GetParam());
+  EXPECT_THAT(ValidateJsonText(kReportSchema, Render("json", run->report)), IsEmpty());
+}
+
+TEST_P(ReportShapes, JunitMatchesTheJunitSchema) {
+  auto run = SampleIn(GetParam());
+  EXPECT_THAT(ValidateXmlText(kJunitSchema, Render("junit", run->report)), IsEmpty());
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ReportShapes,
+                         ::testing::Values(Shape::kFinished, Shape::kInterrupted, Shape::kRunError,
+                                           Shape::kDetailsNone, Shape::kErrorVerdict));
+
+TEST(ReportSchemaTest, RejectsAFieldTheSchemaDoesNotDocument) {
+  auto run = testing::MakeSampleRun();
+  nlohmann::json j = nlohmann::json::parse(Render("json", run->report));
+  j["results"][0]["undocumented"] = 1;
+  EXPECT_THAT(ValidateJsonText(kReportSchema, j.dump()), Not(IsEmpty()));
+  j = nlohmann::json::parse(Render("json", run->report));
+  j["results"][0]["verdict"] = "passed";
+  EXPECT_THAT(ValidateJsonText(kReportSchema, j.dump()), Not(IsEmpty()));
+  j = nlohmann::json::parse(Render("json", run->report));
+  j["target"]["dsn"] = "host=db password=hunter2";
+  EXPECT_THAT(ValidateJsonText(kReportSchema, j.dump()), Not(IsEmpty())) << "a password in the report";
+}
+
+TEST(JunitSchemaTest, RejectsSkippedOnTestsuitesAsJenkinsXunitDoes) {
+  auto run = testing::MakeSampleRun();
+  std::string xml = Render("junit", run->report);
+  const std::string open = "<testsuites name=\"racelab\"";
+  ASSERT_NE(xml.find(open), std::string::npos);
+  xml.replace(xml.find(open), open.size(), open + " skipped=\"0\"");
+  EXPECT_THAT(ValidateXmlText(kJunitSchema, xml), Not(IsEmpty()));
+}
+
+TEST(JunitSchemaTest, NotRunResultsAreSkippedTestcasesAndTheRunErrorIsAnError) {
+  auto run = SampleIn(Shape::kRunError);
+  const std::string xml = Render("junit", run->report);
+  EXPECT_THAT(xml, ::testing::HasSubstr("<testsuites name=\"racelab\" tests=\"3\" failures=\"0\" errors=\"1\""));
+  EXPECT_THAT(xml, ::testing::HasSubstr("<error message=\"cannot connect to host=db port=1: Connection refused\""));
+  EXPECT_THAT(xml, ::testing::HasSubstr("<skipped message=\"not run: the run ended before it\"/>"));
+}
+
+TEST(ScenarioSchemaTest, EveryCatalogueFileMatches) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(RACELAB_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++files;
+    EXPECT_THAT(ValidateYamlFile(kScenarioSchema, entry.path().string()), IsEmpty()) << entry.path();
+  }
+  EXPECT_GE(files, 30);
+}
+
+TEST(ScenarioSchemaTest, RejectsAMisspelledKeyAndAStepWithTwoKinds) {
+  const std::string dir = ::testing::TempDir();
+  const std::string good = std::string(RACELAB_SOURCE_DIR) + "/scenarios/guarded-cas-claim.yaml";
+  ASSERT_THAT(ValidateYamlFile(kScenarioSchema, good), IsEmpty());
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + name) << text;
+    return dir + name;
+  };
+  const std::string head = "name: x\ntitle: t\nteaches: l\n";
+  EXPECT_THAT(ValidateYamlFile(kScenarioSchema, write("a.yaml", head + "sesions: []\n")), Not(IsEmpty()));
+  EXPECT_THAT(ValidateYamlFile(kScenarioSchema,
+                               write("b.yaml", head + "sessions:\n  - name: w\n    steps:\n      - { sql: SELECT 1, barrier: go }\n")),
+              Not(IsEmpty()));
+  EXPECT_THAT(ValidateYamlFile(kScenarioSchema,
+                               write("c.yaml", head + "isolation: [snapshot]\nsessions:\n  - name: w\n    steps: [begin]\n")),
+              Not(IsEmpty()));
+  EXPECT_THAT(ValidateYamlFile(kScenarioSchema,
+                               write("d.yaml", head + "sessions:\n  - name: w\n    steps: [begin, { sql: SELECT 1, name: s }, commit]\n")),
+              IsEmpty());
+}
+
+TEST(ScenarioSchemaTest, EngineMapsMayStandForAnyValue) {
+  const std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + name) << text;
+    return dir + name;
+  };
+  const std::string head = "name: x\ntitle: t\nteaches: l\nengines: [postgresql, mariadb, sqlite]\n";
+  EXPECT_THAT(ValidateYamlFile(kScenarioSchema,
+                               write("e.yaml", head +
+                                                   "isolation: { postgresql: [rc, ser], mariadb: [ru, rc], default: rc }\n"
+                                                   "sessions:\n  - name: w\n    steps:\n      - begin\n"
+                                                   "      - sql: { postgresql: UPDATE t SET a = 1 RETURNING a, default: UPDATE t SET a = 1 }\n"
+                                                   "        name: claim\n        capture: { postgresql: [a], mariadb: [] }\n"
+                                                   "expect: { sqlstates: { sqlite: { SQLITE_BUSY: 1 }, mariadb: { \"1213\": 1 } } }\n")),
+              IsEmpty());
+  EXPECT_THAT(ValidateYamlFile(kScenarioSchema,
+                               write("f.yaml", head + "sessions:\n  - name: w\n    steps:\n      - sql: { oracle: SELECT 1 }\n")),
+              Not(IsEmpty()))
+      << "an engine map's keys are engine names";
+}
+
+}  // namespace
+}  // namespace racelab
