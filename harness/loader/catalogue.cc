@@ -91,7 +91,7 @@ Result<Scenario> FindByName(const std::string& name, const std::string& dir,
   if (!fs::is_directory(dir, ec)) {
     return Status::Usage(
         fmt::format("'{}' is not a file, a folder, or a scenario name: the "
-                    "scenario folder '{}' does not exist (set RACELAB_SCENARIOS)",
+                    "scenario folder '{}' does not exist (give --scenarios DIR or set RACELAB_SCENARIOS)",
                     name, dir));
   }
   for (const char* ext : {".yaml", ".yml"}) {
@@ -125,17 +125,33 @@ Result<Scenario> FindByName(const std::string& name, const std::string& dir,
   return Status::Usage(message);
 }
 
+std::string& ScenarioDirFlag() {
+  static std::string flag;
+  return flag;
+}
+
 }  // namespace
 
+void SetScenarioDirFlag(std::string dir) { ScenarioDirFlag() = std::move(dir); }
+
+std::vector<std::string> InstalledScenarioDirs(const std::string& exe) {
+  const fs::path dir = fs::path(exe).parent_path();
+  return {(dir.parent_path() / "share" / "racelab" / "scenarios").string(),
+          (dir / "share" / "racelab" / "scenarios").string()};
+}
+
 std::string DefaultScenarioDir() {
+  if (!ScenarioDirFlag().empty()) return ScenarioDirFlag();
   if (const char* env = std::getenv("RACELAB_SCENARIOS"); env != nullptr && *env != '\0') {
     return env;
   }
-#ifdef RACELAB_DEFAULT_SCENARIO_DIR
   std::error_code ec;
-  if (fs::is_directory(RACELAB_DEFAULT_SCENARIO_DIR, ec)) return RACELAB_DEFAULT_SCENARIO_DIR;
-#endif
-  return "./scenarios";
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  const std::vector<std::string> candidates = InstalledScenarioDirs(ec ? "/usr/bin/racelab" : exe.string());
+  for (const std::string& candidate : candidates) {
+    if (fs::is_directory(candidate, ec)) return fs::path(candidate).lexically_normal().string();
+  }
+  return fs::path(candidates.front()).lexically_normal().string();
 }
 
 Result<std::vector<Scenario>> LoadScenarios(const std::vector<std::string>& selectors,
@@ -146,7 +162,7 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<std::string>& sele
     std::error_code ec;
     if (!fs::is_directory(catalogue_dir, ec)) {
       return Status::Usage(
-          fmt::format("scenario folder '{}' does not exist (set "
+          fmt::format("scenario folder '{}' does not exist (give --scenarios DIR, set "
                       "RACELAB_SCENARIOS, or name scenario files or folders)",
                       catalogue_dir));
     }

@@ -11,9 +11,22 @@
 
 namespace racelab {
 
-// Default scenario folder: $RACELAB_SCENARIOS if set, else the source tree's scenarios/ (compiled in),
-// else ./scenarios.
+// The catalogue folder, first of (README "Where racelab finds scenarios"):
+//   1. the folder given with `--scenarios DIR` (SetScenarioDirFlag);
+//   2. $RACELAB_SCENARIOS, when set and not empty;
+//   3. the installed catalogue, relative to the running executable (/proc/self/exe), never a path
+//      compiled in: <exe dir>/../share/racelab/scenarios (an install: /usr/bin/racelab reads
+//      /usr/share/racelab/scenarios), else <exe dir>/share/racelab/scenarios (the build tree, where
+//      CMake links it to the source catalogue).
+// When no candidate of step 3 exists, the installed path is returned (loading then says it is missing).
 std::string DefaultScenarioDir();
+
+// Sets step 1 of DefaultScenarioDir (empty: unset). Called once by the CLI before any command runs.
+// Thread-safety: not synchronised; call before other threads start.
+void SetScenarioDirFlag(std::string dir);
+
+// Step 3 of DefaultScenarioDir for an executable at `exe`: its two candidates, installed layout first.
+std::vector<std::string> InstalledScenarioDirs(const std::string& exe);
 
 // Resolves each selector: an existing file (loaded), an existing folder (every *.yaml/*.yml in it,
 // sorted by file name), or a scenario name looked up in `catalogue_dir`. No selectors: the whole

@@ -120,10 +120,25 @@ TEST_F(CatalogueTest, DefaultScenarioDirHonoursTheEnvironment) {
   ::setenv("RACELAB_SCENARIOS", dir_.c_str(), 1);
   EXPECT_EQ(DefaultScenarioDir(), dir_.string());
   ::unsetenv("RACELAB_SCENARIOS");
-  std::string fallback = DefaultScenarioDir();
-  EXPECT_TRUE(fallback == std::string(RACELAB_SOURCE_DIR) + "/scenarios" ||
-              fallback == "./scenarios")
-      << fallback;
+  // No path of the build machine is compiled in: the fallback is next to the running executable.
+  const std::string fallback = DefaultScenarioDir();
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  EXPECT_EQ(fallback, std::filesystem::path(InstalledScenarioDirs(exe)[0]).lexically_normal().string());
+  EXPECT_NE(fallback, std::string(RACELAB_SOURCE_DIR) + "/scenarios");
+  // --scenarios comes before the environment.
+  ::setenv("RACELAB_SCENARIOS", "/from/the/environment", 1);
+  SetScenarioDirFlag(dir_.string());
+  EXPECT_EQ(DefaultScenarioDir(), dir_.string());
+  SetScenarioDirFlag("");
+  EXPECT_EQ(DefaultScenarioDir(), "/from/the/environment");
+  ::unsetenv("RACELAB_SCENARIOS");
+}
+
+TEST(CatalogueSearchTest, InstalledCatalogueIsRelativeToTheExecutable) {
+  EXPECT_THAT(InstalledScenarioDirs("/usr/bin/racelab"),
+              ElementsAre("/usr/share/racelab/scenarios", "/usr/bin/share/racelab/scenarios"));
+  EXPECT_THAT(InstalledScenarioDirs("/opt/rl/bin/racelab"),
+              ElementsAre("/opt/rl/share/racelab/scenarios", "/opt/rl/bin/share/racelab/scenarios"));
 }
 
 }  // namespace
