@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <set>
 #include <thread>
 
 #include "harness/engines/sqlite/sqlite_session.h"
@@ -342,6 +343,48 @@ TEST_F(SqliteEngineTest, SessionsStartInParallelOnWal) {
     }
   }
   EXPECT_TRUE(engine_->busy_log()->TakeEnded().empty());
+}
+
+}  // namespace
+}  // namespace racelab::sqlite
+
+namespace racelab::sqlite {
+namespace {
+
+// The runner starts every session, then resets the workspace, then runs setup on the control
+// session; the reverse order works too. Either way each trial sees only its own setup.
+TEST_F(SqliteEngineTest, EachTrialSeesOnlyItsOwnSetupInEitherOrder) {
+  auto worker = std::move(*engine_->OpenSession("w", In(1000), nullptr));
+  auto control = std::move(*engine_->OpenSession("c", In(1000), nullptr));
+  const std::string ws = engine_->WorkspaceName(2);
+  auto start = [&](Session* s) {
+    Status st = engine_->StartClean(
+        s, SessionStart{.label = "x", .workspace = ws, .settings = {{"journal_mode", "wal"}}},
+        In(1000), "f.yaml", nullptr);
+    ASSERT_TRUE(st.ok()) << st.message();
+  };
+  std::set<std::string> files;
+  for (int trial = 0; trial < 4; ++trial) {
+    SCOPED_TRACE(trial);
+    const bool sessions_first = trial % 2 == 0;
+    if (sessions_first) {
+      start(worker.get());
+      start(control.get());
+    }
+    ASSERT_TRUE(engine_->ResetWorkspace(ws, In(1000), nullptr).ok());
+    if (!sessions_first) {
+      start(worker.get());
+      start(control.get());
+    }
+    files.insert(engine_->WorkspaceFile(ws));
+    QueryResult setup = control->Exec("CREATE TABLE t (x); INSERT INTO t VALUES (1)", In(1000));
+    ASSERT_TRUE(setup.ok()) << setup.message;
+    QueryResult seen = worker->Exec("SELECT count(*) FROM t", In(1000));
+    ASSERT_TRUE(seen.ok()) << seen.message;
+    EXPECT_EQ(seen.values[0][0].value_or(""), "1");
+  }
+  EXPECT_EQ(files.size(), 4u);
+  EXPECT_TRUE(engine_->DropWorkspace(ws, In(1000)).ok());
 }
 
 }  // namespace

@@ -2,19 +2,23 @@
 // and the wait log of one SqliteEngine (docs/sqlite.md "Waits").
 //
 // SQLite has no lock table to poll. When a connection finds the database locked it calls its busy
-// handler, once per retry, with the number of earlier calls for the same locking event (SQLite docs
-// c3ref/busy_handler.html); when the handler returns 0 the statement fails with SQLITE_BUSY, when
-// it returns non-zero SQLite tries again. racelab installs its own handler (sqlite_session.h), so
-// every wait is seen exactly: its first call (the wait began), each retry, and its end — the
-// handler gave up (busy_timeout spent, statement deadline, cancel) or the statement went on (the
-// lock was taken: the next progress-handler call or the statement's end, whichever comes first).
-// SQLite does not call the handler at all when waiting could deadlock (a read transaction asking to
-// write while another connection holds the write lock): that SQLITE_BUSY comes back at once and is
-// no wait here. Holders are inferred, not reported by SQLite: the other sessions on the same
-// database file whose last statement left them in a write transaction (sqlite3_txn_state() ==
-// SQLITE_TXN_WRITE), or, for a session that already writes (a COMMIT waiting for readers to leave
-// in rollback-journal mode), those in any transaction. Thread-safety: every member is safe from any
-// thread.
+// handler, once per retry, with the number of earlier calls for the same locking event (SQLite
+// docs c3ref/busy_handler.html); when the handler returns 0 the statement fails with SQLITE_BUSY,
+// when it returns non-zero SQLite tries again. racelab installs its own handler
+// (sqlite_session.h), so every wait is seen exactly: its first call (the wait began), each retry,
+// and its end — the handler gave up (busy_timeout spent, statement deadline, cancel) or the
+// statement went on (the lock was taken: the next progress-handler call or the statement's end,
+// whichever comes first).
+//
+// SQLite does not call the handler at all when waiting could deadlock (a read transaction asking
+// to write while another connection holds the write lock): that SQLITE_BUSY comes back at once and
+// is no wait here.
+//
+// Holders are inferred, not reported by SQLite: the other sessions on the same database file whose
+// last statement left them in a write transaction (sqlite3_txn_state() == SQLITE_TXN_WRITE), or,
+// for a session that already writes (a COMMIT waiting for readers to leave in rollback-journal
+// mode), those in any transaction.
+// Thread-safety: every member is safe from any thread.
 #pragma once
 
 #include <chrono>

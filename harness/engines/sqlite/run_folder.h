@@ -6,8 +6,8 @@
 // runs. The kernel drops the lock when the process ends in any way, SIGKILL included, so a folder
 // whose lock can be taken has no live run: the next run (or `racelab clean`) removes it. A folder
 // without run.lock is a run being created and is left alone for its first 60 s. The pid is for
-// people; the run id (64 random bits) keeps names unique across pid namespaces. Thread-safety: a
-// RunFolder is used by one thread; the free functions are safe from any thread.
+// people; the run id (64 random bits) keeps names unique across pid namespaces.
+// Thread-safety: a RunFolder is used by one thread; the free functions are safe from any thread.
 #pragma once
 
 #include <string>

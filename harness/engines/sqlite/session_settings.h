@@ -1,11 +1,11 @@
-// A SQLite session's `settings` (docs/scenario-format.md "SQLite"), checked before a trial starts.
-//
-//   busy_timeout  ms the busy handler keeps retrying before SQLITE_BUSY: "0", "2000", "2000ms",
-//   "2s"
-//                 (SQLite docs c3ref/busy_timeout.html; SQLite's default is 0: fail at once)
-//   journal_mode  delete | truncate | persist | memory | wal | off (SQLite docs
-//   pragma.html#pragma_journal_mode) begin         deferred | immediate | exclusive: what the
-//   `begin` step sends (lang_transaction.html) anything else PRAGMA <name> = <value>, in file order
+// A SQLite session's `settings` (docs/scenario-format.md "SQLite sessions"), checked before a
+// trial starts:
+// - busy_timeout: ms the busy handler lets SQLite retry before SQLITE_BUSY: "0", "2000", "2000ms",
+//   "2s" (SQLite docs c3ref/busy_timeout.html; SQLite's default is 0: fail at once);
+// - journal_mode: delete | truncate | persist | memory | wal | off
+//   (pragma.html#pragma_journal_mode);
+// - begin: deferred | immediate | exclusive, what the `begin` step sends (lang_transaction.html);
+// - any other name: PRAGMA <name> = <value>, in file order.
 // Thread-safety: pure functions.
 #pragma once
 

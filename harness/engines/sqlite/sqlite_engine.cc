@@ -149,8 +149,7 @@ std::string SqliteEngine::WorkspaceFile(const std::string& name) const {
              : GenerationFile(it->second.dir, it->second.generation);
 }
 
-Status SqliteEngine::ResetWorkspace(const std::string& name, SteadyTime deadline,
-                                    const StopFlag* stop) {
+Result<std::string> SqliteEngine::TrialFile(const std::string& name, bool new_trial) {
   if (!folder_.created()) {
     Status st = folder_.Create(TempBase());
     if (!st.ok()) return st;
@@ -162,13 +161,32 @@ Status SqliteEngine::ResetWorkspace(const std::string& name, SteadyTime deadline
       return Status::Internal(fmt::format("cannot create {}: {}", ws.dir, std::strerror(errno)));
     }
   }
-  // A new file per trial: the last trial's sessions may still have the old one open (StartClean
-  // moves them), and a new name keeps them from ever sharing a lock with the new trial.
-  if (ws.generation > 0) RemoveDatabaseFiles(GenerationFile(ws.dir, ws.generation));
-  ++ws.generation;
-  const std::string file = GenerationFile(ws.dir, ws.generation);
-  RemoveDatabaseFiles(file);
-  if (!source_.empty()) return CopyDatabase(source_, file);
+  if (new_trial || ws.generation == 0) {
+    // A new name per trial: the last trial's connections may still have the old file open, and a
+    // file deleted and made again under one name while open is how SQLite databases get corrupted
+    // (SQLite docs howtocorrupt.html, "Unlinking or renaming a database file while in use").
+    if (ws.generation > 0) RemoveDatabaseFiles(GenerationFile(ws.dir, ws.generation));
+    ++ws.generation;
+    ws.started.clear();
+    ws.reset = false;
+    const std::string file = GenerationFile(ws.dir, ws.generation);
+    RemoveDatabaseFiles(file);
+    if (!source_.empty()) {
+      Status st = CopyDatabase(source_, file);
+      if (!st.ok()) return st;
+    }
+  }
+  return GenerationFile(ws.dir, ws.generation);
+}
+
+Status SqliteEngine::ResetWorkspace(const std::string& name, SteadyTime deadline,
+                                    const StopFlag* stop) {
+  // Each trial starts every session once and resets the workspace once, in either order (the
+  // runner starts the sessions first). A second reset of one file is a new trial: a new file.
+  auto it = workspaces_.find(name);
+  auto file = TrialFile(name, it != workspaces_.end() && it->second.reset);
+  if (!file.ok()) return file.status();
+  workspaces_[name].reset = true;
   return Status::Ok();
 }
 
@@ -191,10 +209,13 @@ Status SqliteEngine::StartClean(Session* session, const SessionStart& start, Ste
   if (!settings.ok())
     return Status::Usage(
         fmt::format("{}: session {}: {}", file, start.label, settings.status().message()));
-  const std::string db = WorkspaceFile(start.workspace);
-  if (db.empty())
-    return Status::Internal(fmt::format("workspace {} was never reset", start.workspace));
-  Status st = s->Open(db);  // a new connection: nothing of the last trial is left on it
+  // A session started twice on one file is in a new trial: a new file (see ResetWorkspace).
+  auto ws = workspaces_.find(start.workspace);
+  auto db = TrialFile(start.workspace,
+                      ws != workspaces_.end() && ws->second.started.count(s->session_id()) > 0);
+  if (!db.ok()) return db.status();
+  workspaces_[start.workspace].started.insert(s->session_id());
+  Status st = s->Open(*db);  // a new connection: nothing of the last trial is left on it
   if (!st.ok()) return st;
   // The pragmas may meet another session's (sessions start in parallel; leaving rollback mode for
   // WAL takes an exclusive lock for a moment): they wait until the deadline, unrecorded.

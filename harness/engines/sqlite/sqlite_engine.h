@@ -1,29 +1,26 @@
 // SqliteEngine: SQLite (libsqlite3, in this process) behind the Engine interface (docs/sqlite.md).
 //
 // - "Server": none. `--engine sqlite` works in a private run folder (run_folder.h); each plan
-// item's
-//   workspace is a folder there, and every trial gets a new database file in it (ResetWorkspace),
-//   so nothing of one trial reaches the next. `--dsn sqlite:///path/file.db` does the same, but
-//   each trial's file starts as a copy of that database (SQLite's online backup API, the source
-//   opened read-only): racelab never writes the user's file.
-// - Sessions: one connection each (sqlite_session.h), reopened on the trial's file by StartClean,
-// so
-//   every trial starts as if just connected. Session settings (docs/scenario-format.md "SQLite"):
-//   `busy_timeout` (ms; SQLite's default 0), `journal_mode` (delete, truncate, persist, memory,
-//   wal, off; it belongs to the database file, so sessions that name it must agree), `begin`
-//   (deferred, immediate, exclusive: what a `begin` step sends); any other name runs as `PRAGMA
-//   name = value`.
-// - Levels: SQLite has one, serializable (SQLite docs isolation.html: "all transactions in SQLite
-//   show serializable isolation"); Capabilities say so, with no terminate and no row locks.
+//   item's workspace is a folder there, and every trial gets a new database file in it (the first
+//   StartClean or ResetWorkspace of a trial makes it, in whichever order the runner calls them),
+//   so nothing of one trial reaches the next. `--dsn sqlite:///path/file.db`
+//   does the same, but each trial's file starts as a copy of that database (SQLite's online backup
+//   API, the source opened read-only): racelab never writes the user's file.
+// - Sessions: one connection each (sqlite_session.h), opened again on the trial's file by
+//   StartClean, so every trial starts as if just connected. Session settings (session_settings.h):
+//   `busy_timeout`, `journal_mode` (it belongs to the database file: sessions that name it must
+//   agree), `begin`; any other name runs as `PRAGMA name = value`.
+// - Levels: SQLite has one, serializable (SQLite docs isolation.html); Capabilities say so, with no
+//   terminate and no row locks.
 // - Leftovers: the run folders of dead runs (ListLeftovers/DropLeftovers), also swept when an
-// engine
-//   opens.
+//   engine opens.
 // Thread-safety: as Engine says (the runner's thread); sessions follow sqlite_session.h.
 #pragma once
 
 #include <atomic>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,7 +69,7 @@ class SqliteEngine final : public Engine {
   Status DropLeftovers(const std::vector<Leftover>& which, SteadyTime deadline) override;
   Status Close() override;
 
-  // The database file the current trial of workspace `name` uses ("" before ResetWorkspace).
+  // The database file the current trial of workspace `name` uses ("" before its first trial).
   std::string WorkspaceFile(const std::string& name) const;
   const std::string& run_folder() const { return folder_.path(); }
   BusyLog* busy_log() { return &busy_log_; }
@@ -82,8 +79,14 @@ class SqliteEngine final : public Engine {
  private:
   struct Workspace {
     std::string dir;
-    int generation = 0;
+    int generation = 0;         // the current trial's file is trial-<generation>.db
+    std::set<int64_t> started;  // sessions StartClean put on it
+    bool reset = false;         // ResetWorkspace was called for it
   };
+
+  // The current trial's database file of workspace `name`, made (empty, or a copy of the DSN's
+  // database) when `new_trial` or when there is none yet.
+  Result<std::string> TrialFile(const std::string& name, bool new_trial);
 
   EngineOptions options_;
   std::string source_;  // the --dsn database copied into every trial, or ""

@@ -6,20 +6,21 @@
 // - Busy handler: racelab's own, always installed. It implements `busy_timeout` with SQLite's own
 //   schedule (sqliteDefaultBusyCallback in SQLite's main.c: sleep 1, 2, 5, 10, 15, 20, 25, 25, 25,
 //   50, 50, 100 ms, then 100 ms, until the sum of those sleeps would pass the timeout; then
-//   SQLITE_BUSY), records every call in the BusyLog, and also gives up at the statement's deadline,
-//   on stop and on Cancel(). busy_timeout 0 (SQLite's default) gives up on the first call.
+//   SQLITE_BUSY), records every call in the BusyLog, and also gives up at the statement's
+//   deadline, on stop and on Cancel(). busy_timeout 0 (SQLite's default) gives up on the first
+//   call.
 // - Deadlines: a progress handler (every kProgressOps virtual-machine instructions) interrupts a
 //   statement that runs past its deadline, on stop or after Cancel() (SQLITE_INTERRUPT); a
-//   statement waiting for a lock is ended by the busy handler at its deadline (SQLITE_BUSY). Either
-//   way the result says cancelled_by_deadline and the message says what racelab did. Exec returns
-//   within a few ms of its deadline; `cancel_grace` is not needed (nothing runs outside this
-//   thread).
+//   statement waiting for a lock is ended by the busy handler at its deadline (SQLITE_BUSY).
+//   Either way the result says cancelled_by_deadline and the message says what racelab did. Exec
+//   returns within a few ms of its deadline; `cancel_grace` is not needed (nothing runs outside
+//   this thread).
 // - Errors: QueryResult::error_code is SQLite's name of the extended result code (error_names.h),
-//   `message` is sqlite3_errmsg(); `sqlstate` stays empty: SQLite has no SQLSTATE, and racelab does
-//   not invent one (docs/sqlite.md "Errors").
+//   `message` is sqlite3_errmsg(); `sqlstate` stays empty: SQLite has no SQLSTATE, and racelab
+//   does not invent one (docs/sqlite.md "Errors").
 // - Begin mode: Exec("BEGIN") sends "BEGIN <mode>" when the session's `begin` setting is set
-// (deferred,
-//   immediate, exclusive — SQLite docs lang_transaction.html); any other text is sent as written.
+//   (deferred, immediate, exclusive: SQLite docs lang_transaction.html); any other text is sent as
+//   written.
 // Thread-safety: one thread uses a session at a time; Cancel() is safe from any thread (it calls
 // sqlite3_interrupt, which SQLite docs c3ref/interrupt.html allow from another thread).
 #pragma once

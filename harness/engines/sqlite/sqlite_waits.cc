@@ -48,8 +48,7 @@ ServerLockWait ToServerLockWait(const BusyWait& w) {
   out.session_id = w.session_id;
   out.mode = w.need;
   out.object = "database main";
-  // The busy handler's record in the name reports and the timeline show: "busy: 7 retries,
-  // acquired".
+  // The busy handler's record, in the field reports and the timeline show.
   out.wait_event = fmt::format("busy: {} {}, {}", w.retries, w.retries == 1 ? "retry" : "retries",
                                WaitEndName(w.how));
   out.statement = w.statement;

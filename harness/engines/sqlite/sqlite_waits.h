@@ -1,18 +1,18 @@
 // SQLite's waits as the runner sees them (docs/sqlite.md "Waits"): a WaitMonitor and a
 // ServerWaitLog, both reading the engine's BusyLog — there is no lock table and no server to poll.
 //
-// - SqliteWaitMonitor: every busy-handler call is one WaitObservation (poll_sent_us =
-// poll_received_us
-//   = the call; wait_event "busy"; blocking = the inferred holders). AwaitBlocked returns once each
-//   session made a busy-handler call after it was asked. Terminate is not supported: SQLite runs in
-//   this process and cannot end another connection (Capabilities::terminate = false).
+// - SqliteWaitMonitor: every busy-handler call is one WaitObservation (poll_sent_us and
+//   poll_received_us are the call; wait_event "busy"; blocking: the inferred holders). AwaitBlocked
+//   returns once each session made a busy-handler call after it was asked. Terminate is not
+//   supported: SQLite runs in this process and cannot end another connection
+//   (Capabilities::terminate = false).
 // - SqliteWaitLog: each ended wait as one ServerLockWait with its exact start (start_lo_us =
-//   start_hi_us) and duration; `mode` says what the statement needed the lock for ("write", "read",
-//   "commit"); `wait_event` carries the busy-handler retries and how the wait ended, e.g.
+//   start_hi_us) and duration; `mode` says what the statement needed the lock for ("write",
+//   "read", "commit"); `wait_event` carries the busy-handler retries and how the wait ended, e.g.
 //   "busy: 7 retries, acquired" (so reports and the HTML timeline show them); `object` is
 //   "database main".
 // Thread-safety: as the interfaces say (WaitMonitor: Begin/End on the runner thread, the rest from
-// any).
+// any thread).
 #pragma once
 
 #include <chrono>
