@@ -132,16 +132,18 @@ void WriteJunit(const Comparison& c, std::ostream& out) {
   }
   XmlWriter xml(out);
   xml.WriteDeclaration();
+  // `skipped` only on <testsuite>: the Jenkins xUnit schema (junit-10.xsd) rejects it on <testsuites>.
   auto counts = [&](XmlWriter& x) {
     x.Attribute("tests", static_cast<int64_t>(c.results.size()))
         .Attribute("failures", int64_t{regressions})
         .Attribute("errors", int64_t{0})
-        .Attribute("skipped", int64_t{skipped});
+        .Attribute("time", "0.000");  // a comparison takes no test time; JUnit readers require the attribute
   };
   xml.StartElement("testsuites").Attribute("name", "racelab compare");
   counts(xml);
   xml.StartElement("testsuite").Attribute("name", "racelab compare");
   counts(xml);
+  xml.Attribute("skipped", int64_t{skipped});
   xml.StartElement("properties");
   xml.StartElement("property").Attribute("name", "base").Attribute("value", c.base_name).EndElement();
   xml.StartElement("property").Attribute("name", "new").Attribute("value", c.new_name).EndElement();
@@ -150,7 +152,10 @@ void WriteJunit(const Comparison& c, std::ostream& out) {
   for (const auto& w : c.warnings) xml.StartElement("property").Attribute("name", "warning").Attribute("value", w).EndElement();
   xml.EndElement();
   for (const auto& r : c.results) {
-    xml.StartElement("testcase").Attribute("name", r.key).Attribute("classname", "racelab.compare." + r.scenario);
+    xml.StartElement("testcase")
+        .Attribute("name", r.key)
+        .Attribute("classname", "racelab.compare." + r.scenario)
+        .Attribute("time", "0.000");
     std::string body;
     for (const auto& line : DetailLines(r)) body += line + "\n";
     if (r.regression) {
