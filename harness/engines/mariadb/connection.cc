@@ -179,8 +179,10 @@ void MariaConnection::FillError(QueryResult* r) {
   if (r->sqlstate.empty() || r->sqlstate == "00000") r->sqlstate = "HY000";
   // InnoDB rolls back the whole transaction of a deadlock victim (MariaDB docs "InnoDB Lock
   // Modes"/"Deadlocks"); a lock wait timeout (1205) rolls back the statement only, unless
-  // innodb_rollback_on_timeout.
-  if (code == ER_LOCK_DEADLOCK) rolled_back_ = true;
+  // innodb_rollback_on_timeout. "Record has changed since last read" (1020, innodb_snapshot_isolation)
+  // rolls back the whole transaction too (checked by hand with the mariadb client: @@in_transaction
+  // is 0 after it and the transaction's earlier writes are gone).
+  if (code == ER_LOCK_DEADLOCK || code == ER_CHECKREAD) rolled_back_ = true;
 }
 
 QueryResult MariaConnection::Exec(const std::string& sql, SteadyTime deadline, size_t max_rows,
