@@ -113,9 +113,7 @@ SqliteEngine::SqliteEngine(EngineOptions options, std::string source)
 SqliteEngine::~SqliteEngine() { Close(); }
 
 Status SqliteEngine::Start() {
-  for (const RunFolderEntry& e : ListRunFolders(TempBase(), "")) {
-    if (!e.live) RemoveIfDead(e.path);
-  }
+  CleanSqliteOrphans();  // a SIGKILLed run's folder goes with the next run
   return folder_.Create(TempBase());
 }
 
@@ -297,6 +295,14 @@ Status SqliteEngine::DropLeftovers(const std::vector<Leftover>& which, SteadyTim
 Status SqliteEngine::Close() {
   workspaces_.clear();
   return folder_.Remove();
+}
+
+int CleanSqliteOrphans() {
+  int removed = 0;
+  for (const RunFolderEntry& e : ListRunFolders(TempBase(), "")) {
+    if (!e.live && RemoveIfDead(e.path)) ++removed;
+  }
+  return removed;
 }
 
 Result<std::unique_ptr<Engine>> OpenSqliteEngine(const EngineOptions& options) {

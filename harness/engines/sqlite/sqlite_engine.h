@@ -22,6 +22,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/engine/engine.h"
@@ -97,6 +98,14 @@ class SqliteEngine final : public Engine {
   std::map<std::string, Workspace> workspaces_;
   std::atomic<int64_t> next_session_id_{1};
 };
+
+// For the engine registry (harness/engine/open_engine.cc): a SQLite DSN is a file path, never a
+// secret, so it is shown as written; it looks like "sqlite:…".
+inline std::string RedactSqliteDsn(const std::string& dsn) { return dsn; }
+inline bool LooksLikeSqliteDsn(std::string_view dsn) { return dsn.substr(0, 7) == "sqlite:"; }
+inline bool SqliteDsnMayHoldPassword(std::string_view) { return false; }
+// Removes the run folders of SQLite runs that are gone (run_folder.h); returns how many.
+int CleanSqliteOrphans();
 
 // Opens the SQLite engine for `options` (engine "sqlite", or a sqlite: DSN). Errors: kUsage for a
 // bad DSN; kDatabase when the DSN's file is missing or not a SQLite database; kInternal when the
