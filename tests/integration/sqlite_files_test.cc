@@ -21,21 +21,21 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 SteadyTime In(long ms) { return Clock::now() + std::chrono::milliseconds(ms); }
 
-// Each test uses a TMPDIR of its own so that other runs on the machine are not in the picture.
+// Each test uses a RACELAB_TMPDIR of its own so that other runs on the machine are not in the picture.
 class SqliteFilesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/racelab-sqlite-files-test-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     base_ = tmpl;
-    old_tmpdir_ = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "";
-    ::setenv("TMPDIR", base_.c_str(), 1);
+    old_tmpdir_ = std::getenv("RACELAB_TMPDIR") ? std::getenv("RACELAB_TMPDIR") : "";
+    ::setenv("RACELAB_TMPDIR", base_.c_str(), 1);
   }
   void TearDown() override {
     if (old_tmpdir_.empty())
-      ::unsetenv("TMPDIR");
+      ::unsetenv("RACELAB_TMPDIR");
     else
-      ::setenv("TMPDIR", old_tmpdir_.c_str(), 1);
+      ::setenv("RACELAB_TMPDIR", old_tmpdir_.c_str(), 1);
     fs::remove_all(base_);
   }
   std::vector<std::string> Folders() {

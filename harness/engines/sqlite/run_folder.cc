@@ -36,8 +36,11 @@ int TryLock(const std::string& dir, bool create) {
 }  // namespace
 
 std::string TempBase() {
-  const char* t = std::getenv("TMPDIR");
-  return t != nullptr && *t != '\0' ? std::string(t) : std::string("/tmp");
+  for (const char* var : {"RACELAB_TMPDIR", "TMPDIR"}) {
+    const char* t = std::getenv(var);
+    if (t != nullptr && *t != '\0') return t;
+  }
+  return "/tmp";
 }
 
 const std::string& SqliteRunId() {

@@ -1,12 +1,13 @@
 // The private folder of one racelab run's SQLite databases, and the sweep of dead runs' folders
 // (docs/sqlite.md "Files").
 //
-// A run keeps every database file under <base>/racelab-sqlite-<pid>-<run id>/ (<base>: $TMPDIR,
-// else /tmp; mode 0700), and holds an exclusive flock(2) on its run.lock file for as long as it
-// runs. The kernel drops the lock when the process ends in any way, SIGKILL included, so a folder
-// whose lock can be taken has no live run: the next run (or `racelab clean`) removes it. A folder
-// without run.lock is a run being created and is left alone for its first 60 s. The pid is for
-// people; the run id (64 random bits) keeps names unique across pid namespaces.
+// A run keeps every database file under <base>/racelab-sqlite-<pid>-<run id>/ (<base>:
+// $RACELAB_TMPDIR, else $TMPDIR, else /tmp, as for the embedded PostgreSQL; mode 0700), and holds
+// an exclusive flock(2) on its run.lock file for as long as it runs. The kernel drops the lock when
+// the process ends in any way, SIGKILL included, so a folder whose lock can be taken has no live
+// run: the next run (or `racelab clean`) removes it. A folder without run.lock is a run being
+// created and is left alone for its first 60 s. The pid is for people; the run id (64 random bits)
+// keeps names unique across pid namespaces.
 // Thread-safety: a RunFolder is used by one thread; the free functions are safe from any thread.
 #pragma once
 
@@ -19,7 +20,7 @@ namespace racelab::sqlite {
 
 inline constexpr const char* kRunFolderPrefix = "racelab-sqlite-";
 
-// $TMPDIR when set and not empty, else /tmp.
+// $RACELAB_TMPDIR, else $TMPDIR (when set and not empty), else /tmp.
 std::string TempBase();
 
 // This process's run id: 16 lower-case hex digits, the same on every call.
