@@ -70,6 +70,7 @@ int MergeCommand(const MergeArgs& args) {
     differs("engine", first.target.engine, r.target.engine);
     differs("server version", first.target.server_version, r.target.server_version);
     if (first.seed != r.seed) differs("seed", std::to_string(first.seed), std::to_string(r.seed));
+    differs("--details", first.details, r.details);
   }
 
   // Plan order when every input says which shard it ran (distinct K of the same N).
@@ -103,6 +104,14 @@ int MergeCommand(const MergeArgs& args) {
   merged.seed = first.seed;
   merged.target = first.target;
   for (const auto& [position, r] : ordered) merged.results.push_back(std::move(*r));
+  // What a shard did not run stays not run; --details is the first input's (warned above if they differ).
+  merged.details = first.details;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    for (const auto& n : runs[i].report.not_run) merged.not_run.push_back(n);
+    if (!runs[i].report.run_error.empty() && merged.run_error.empty()) {
+      merged.run_error = args.inputs[i] + ": " + runs[i].report.run_error;
+    }
+  }
 
   const bool need_dir = std::any_of(reporters.begin(), reporters.end(), [](const auto& r) { return !r->file_name().empty(); });
   if (need_dir) {
@@ -132,6 +141,13 @@ int MergeCommand(const MergeArgs& args) {
   const auto has = [&](Verdict v) {
     return std::any_of(merged.results.begin(), merged.results.end(), [&](const ResultSummary& r) { return r.verdict == v; });
   };
+  // A shard that ended before its results (run_error: a scenario-file error or an unreachable server)
+  // or was interrupted leaves results not run: the joined run did not go through.
+  if (!merged.run_error.empty() || !merged.not_run.empty()) {
+    std::cerr << "racelab: " << merged.not_run.size() << " planned results did not run"
+              << (merged.run_error.empty() ? "" : " (" + SanitizeForTerminal(merged.run_error) + ")") << "\n";
+    return 3;
+  }
   return has(Verdict::kError) ? 3 : has(Verdict::kFail) ? 1 : 0;
 }
 

@@ -6,7 +6,8 @@
 // engine, server or seed are joined with a warning.
 //
 // Exit codes, as `run` would have exited on the joined results: 0 every expectation held, 1 one
-// failed, 3 a result is `error`; 2 usage (an unreadable or invalid input, named with its file and field;
+// failed, 3 a result is `error` or an input holds results not run (its run ended early: run_error, or an
+// interrupt); 2 usage (an unreadable or invalid input, named with its file and field;
 // overlapping shards; a bad --format; --out not writable).
 // Thread-safety: main thread only.
 #pragma once

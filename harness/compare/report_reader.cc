@@ -137,6 +137,23 @@ void FillFromScenarioFile(PlanItem* item) {
   item->tags = scenario->tags;
 }
 
+// The PlanItem of a results[] or not_run[] entry: what the JSON says of it, plus the lesson from its file.
+Result<std::unique_ptr<PlanItem>> ItemFrom(const Json& r) {
+  auto item = std::make_unique<PlanItem>();
+  item->scenario = Str(r, "scenario");
+  item->title = Str(r, "title");
+  item->file = Str(r, "file");
+  const auto level = ParseIsolation(Str(r, "isolation"));
+  if (!level) return Status::Usage(fmt::format("isolation: unknown level '{}'", Str(r, "isolation")));
+  item->isolation = *level;
+  if (auto p = r.find("params"); p != r.end() && p->is_object()) {
+    for (const auto& [k, v] : p->items()) item->params.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  item->trials = Num<int>(r, "trials");
+  FillFromScenarioFile(item.get());
+  return item;
+}
+
 }  // namespace
 
 Result<LoadedRun> ReadRunReport(const std::string& path) {
@@ -162,25 +179,14 @@ Result<LoadedRun> ReadRunReport(const std::string& path) {
       for (const auto& [k, v] : s->items()) rep.target.settings.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
     }
   }
+  rep.details = doc.contains("details") ? Str(doc, "details") : "all";  // schema 1 kept every trial
+  rep.run_error = Str(doc, "run_error");
   for (const Json& r : Arr(doc, "results")) {
-    auto item = std::make_unique<PlanItem>();
-    item->scenario = Str(r, "scenario");
-    item->title = Str(r, "title");
-    item->file = Str(r, "file");
-    const auto level = ParseIsolation(Str(r, "isolation"));
-    if (!level) {
-      return Status::Usage(fmt::format("{}: results[{}].isolation: unknown level '{}'", path, rep.results.size(),
-                                       Str(r, "isolation")));
-    }
-    item->isolation = *level;
-    if (auto p = r.find("params"); p != r.end() && p->is_object()) {
-      for (const auto& [k, v] : p->items()) item->params.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
-    }
-    item->trials = Num<int>(r, "trials");
-    FillFromScenarioFile(item.get());
+    auto item = ItemFrom(r);
+    if (!item.ok()) return Status::Usage(fmt::format("{}: results[{}]: {}", path, rep.results.size(), item.status().message()));
     ResultSummary s;
-    s.item = item.get();
-    s.trials = item->trials;
+    s.item = item->get();
+    s.trials = (*item)->trials;
     s.verdict = ParseVerdict(Str(r, "verdict"));
     s.error = Str(r, "error");
     if (auto w = r.find("winners"); w != r.end() && w->is_object()) {
@@ -197,21 +203,35 @@ Result<LoadedRun> ReadRunReport(const std::string& path) {
                                 Num<double>(e, "max_widened_by_ms")});
     }
     for (const Json& t : Arr(r, "trial_details")) s.trial_details.push_back(ReadTrial(t));
-    // Schema 2 keeps only some trials (--details): the sum of every trial's duration is its own field.
-    s.trial_details_omitted = Num<int>(r, "trial_details_omitted");
-    s.duration_us = Num<int64_t>(r, "duration_us");
-    if (r.find("duration_us") == r.end()) {
-      for (const TrialVerdict& t : s.trial_details) s.duration_us += t.result.duration_us;
-    }
     const auto& trials = s.trial_details;
-    auto bad = std::find_if(trials.begin(), trials.end(), [](const TrialVerdict& t) { return t.verdict != Verdict::kPass; });
-    auto wait = std::find_if(trials.begin(), trials.end(), [](const TrialVerdict& t) {
-      return std::any_of(t.result.events.begin(), t.result.events.end(), [](const StepEvent& e) { return e.lock_wait; });
-    });
-    auto pick = bad != trials.end() ? bad : wait;
+    int64_t kept_us = 0;
+    for (const auto& t : trials) kept_us += t.result.duration_us;
+    s.duration_us = Num<int64_t>(r, "duration_us", kept_us);  // schema 1: every trial was kept
+    s.trial_details_omitted =
+        Num<int>(r, "trial_details_omitted", std::max(0, s.trials - static_cast<int>(trials.size())));
+    // representative_trial is a trial number in the JSON, an index into trial_details in the model;
+    // schema 1 did not write it: chosen as the evaluator does.
+    auto pick = trials.end();
+    if (r.contains("representative_trial")) {
+      const int number = Num<int>(r, "representative_trial");
+      pick = std::find_if(trials.begin(), trials.end(), [&](const TrialVerdict& t) { return t.result.index == number; });
+    }
+    if (pick == trials.end()) {
+      auto bad = std::find_if(trials.begin(), trials.end(), [](const TrialVerdict& t) { return t.verdict != Verdict::kPass; });
+      auto wait = std::find_if(trials.begin(), trials.end(), [](const TrialVerdict& t) {
+        return std::any_of(t.result.events.begin(), t.result.events.end(), [](const StepEvent& e) { return e.lock_wait; });
+      });
+      pick = bad != trials.end() ? bad : wait;
+    }
     s.representative_trial = pick == trials.end() ? 0 : static_cast<int>(pick - trials.begin());
-    run.items.push_back(std::move(item));
+    run.items.push_back(std::move(item.value()));
     rep.results.push_back(std::move(s));
+  }
+  for (const Json& n : Arr(doc, "not_run")) {
+    auto item = ItemFrom(n);
+    if (!item.ok()) return Status::Usage(fmt::format("{}: not_run[{}]: {}", path, rep.not_run.size(), item.status().message()));
+    rep.not_run.push_back({item->get(), Str(n, "reason")});
+    run.items.push_back(std::move(item.value()));
   }
   return run;
 }

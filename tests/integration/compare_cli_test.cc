@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/integration/pg_test_env.h"
+#include "tests/schema/schema_check.h"
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_files.h"
 
@@ -83,6 +84,37 @@ TEST_F(CompareCliTest, ReintroducedRaceIsARegressionNamingIt) {
   const std::string junit = Slurp(out / "racelab-compare.junit.xml");
   EXPECT_NE(junit.find("failures=\"1\""), std::string::npos) << junit;
   EXPECT_NE(junit.find("<failure message=\"expectation failed: winners = 1"), std::string::npos) << junit;
+  const auto violations = ValidateXmlText(SchemaPath("racelab-junit.xsd"), junit);
+  EXPECT_TRUE(violations.empty()) << violations.front();
+}
+
+// Shard reports join in plan order: result i of shard K of N was plan result K-1 + i·N. Two copies of
+// one real report stand for the shards of a two-result plan (their commands name the shards; the second
+// is the same result at another level), inputs given in the "wrong" order.
+TEST_F(CompareCliTest, MergeJoinsShardsInPlanOrderAndRefusesOverlaps) {
+  nlohmann::json first = nlohmann::json::parse(Slurp(Report("a")));
+  nlohmann::json second = first;
+  first["command"] = "racelab run guarded-cas-claim --shard 1/2";
+  second["command"] = "racelab run guarded-cas-claim --shard 2/2";
+  second["results"][0]["isolation"] = "serializable";
+  const fs::path one = dir_->path / "shard-1.json", two = dir_->path / "shard-2.json", out = dir_->path / "merged";
+  std::ofstream(one) << first.dump(2);
+  std::ofstream(two) << second.dump(2);
+  auto r = Racelab({"merge", two.string(), one.string(), "--out", out.string(), "--format", "json,md,junit,html"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = Slurp(out / "racelab.json");
+  const auto merged = nlohmann::json::parse(text);
+  ASSERT_EQ(merged["results"].size(), 2u);
+  EXPECT_EQ(merged["results"][0]["isolation"], "read committed");
+  EXPECT_EQ(merged["results"][1]["isolation"], "serializable");
+  EXPECT_EQ(merged["results"][0]["winners"], first["results"][0]["winners"]);
+  const auto violations = ValidateJsonText(SchemaPath("racelab-report.schema.json"), text);
+  EXPECT_TRUE(violations.empty()) << violations.front();
+  for (const char* f : {"racelab.md", "racelab.junit.xml", "racelab.html"}) EXPECT_TRUE(fs::exists(out / f)) << f;
+
+  r = Racelab({"merge", Report("a").string(), Report("broken").string(), "--out", out.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("shards overlap"), std::string::npos) << r.err;
 }
 
 TEST_F(CompareCliTest, UnreadableOrInvalidInputIsAUsageErrorNamingTheFile) {
