@@ -17,6 +17,7 @@
 #include <string>
 
 #include "bench/bench_target.h"
+#include "bench/protocol_claims.h"
 #include "harness/embedded/cluster.h"
 #include "harness/model/isolation.h"
 #include "harness/pg/connection.h"
@@ -118,6 +119,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(name.c_str(), GuardedCasClaim, level)
         ->Threads(1)->Threads(2)->Threads(4)->Threads(8)->UseRealTime();
   }
+  bench::RegisterProtocolClaims(&g_conninfo);  // guarded_cas_claim/<level>/<protocol>/threads:N
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   DropSchema();
