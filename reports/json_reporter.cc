@@ -109,10 +109,10 @@ Json TrialJson(const TrialVerdict& t) {
 
   Json barriers = Json::array();
   for (const BarrierRelease& b : r.barriers) {
-    barriers.push_back({{"barrier", b.barrier},
-                        {"occurrence", b.occurrence},
-                        {"released_us", b.released_us},
-                        {"skew_us", b.skew_us}});
+    Json bj = {{"barrier", b.barrier}, {"occurrence", b.occurrence}, {"released_us", b.released_us},
+               {"skew_us", b.skew_us}};
+    if (!b.simultaneous) bj["not_simultaneous"] = b.not_simultaneous;
+    barriers.push_back(std::move(bj));
   }
   j["barriers"] = std::move(barriers);
 
@@ -151,6 +151,7 @@ Json ResultJson(const ResultSummary& r) {
   j["retries"] = r.retries;
   j["blocked_ms"] = MsPercentiles(r.blocked_ms);
   j["skew_us"] = UsPercentiles(r.skew_us);
+  if (r.releases_not_simultaneous > 0) j["releases_not_simultaneous"] = r.releases_not_simultaneous;
 
   Json expectations = Json::array();
   for (const ExpectationTally& e : r.expectations) {

@@ -40,7 +40,10 @@ void ResultAccumulator::Add(TrialVerdict t) {
     }
   }
   for (const auto& sr : t.result.sessions) s.retries += sr.attempts - 1;
-  for (const auto& b : t.result.barriers) skew_us_.push_back(static_cast<double>(b.skew_us));
+  for (const auto& b : t.result.barriers) {
+    skew_us_.push_back(static_cast<double>(b.skew_us));
+    if (!b.simultaneous) ++s.releases_not_simultaneous;
+  }
   for (size_t i = 0; i < t.checks.size(); ++i) {
     if (s.expectations.size() <= i) {
       ExpectationTally fresh;

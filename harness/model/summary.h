@@ -61,6 +61,7 @@ struct ResultSummary {
   int retries = 0;                            // transaction retries (`retry`): sum of attempts - 1
   Percentiles blocked_ms;                     // over statements seen in a lock wait
   Percentiles skew_us;                        // over barrier releases
+  int releases_not_simultaneous = 0;          // barrier releases not simultaneous (harness/run/release_check.h)
   std::vector<ExpectationTally> expectations;
   // The trials kept for the reports (harness/eval/result_accumulator.h, `--details`), by trial number:
   // every trial (all), the failing ones (at most kMaxFailedTrialsKept) plus the representative (failed),

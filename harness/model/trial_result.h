@@ -71,6 +71,10 @@ struct BarrierRelease {
   int occurrence = 1;        // n-th time this barrier name was met in the trial
   int64_t released_us = 0;   // when the last participant arrived
   int64_t skew_us = 0;       // first-to-last send of the participants' next step after release
+  // False when the release could not be, or was not, simultaneous; then not_simultaneous says why
+  // ("3 participants on 2 online CPUs", "skew 340 µs > 100 µs"). harness/run/release_check.h.
+  bool simultaneous = true;
+  std::string not_simultaneous;
 };
 
 struct SessionResult {
