@@ -7,7 +7,7 @@ alternating which tool goes first, it runs
   racelab-bench --benchmark_filter='^guarded_cas_claim/read_committed/<protocol>/iterations:1/real_time/threads:<n>$'
   pgbench -n -M <mode> -c <n> -j <n> -T <seconds> -f bench/pgbench/guarded_cas_claim[_pipeline].sql
 
-on a fresh 100,000-row queue each time (the DDL of racelab-bench's own setup), and prints each tool's
+on a fresh 100,000-row queue each time (racelab-bench's own setup, reset and VACUUM), and prints each tool's
 transactions per second and the ratio racelab-bench / pgbench. pipeline pairs racelab-bench's libpq
 pipeline with pgbench -M prepared and \\startpipeline/\\endpipeline. Before measuring it checks that
 racelab-bench's claim and BEGIN (its JSON context) are the pgbench script's statements, character for
@@ -43,8 +43,11 @@ MODES = {"simple": ("simple", "guarded_cas_claim.sql"), "extended": ("extended",
 
 
 def fresh_queue(dsn):
+    """The queue racelab-bench measures on: its setup, then the reset + VACUUM its thread 0 runs."""
     with psycopg.connect(dsn, autocommit=True) as c:
         c.execute(SETUP)
+        c.execute(f"UPDATE {SCHEMA}.runs SET status = 'queued', attempts = 0 WHERE status <> 'queued'")
+        c.execute(f"VACUUM {SCHEMA}.runs")
 
 
 def drop_queue(dsn):

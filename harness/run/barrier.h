@@ -13,15 +13,19 @@
 //     Short on purpose: Linux's CFS scheduler charges a spinning thread its CPU time, and a thread
 //     that spun for milliseconds loses its wake-up preference and wakes late (measured on a loaded
 //     2-core machine: spinning 2 ms gave skew p95 400–3000 µs, 200 µs gave 27–32 µs; docs/performance.md).
-//     Spinning is skipped when the barrier has more parties than online CPUs: there, a spinning
-//     thread would only keep the last participant (or a database backend) off a CPU.
+//     Spinning is skipped when the barrier has more parties than online CPUs, or when the machine's
+//     1-minute load average (getloadavg(3)) is at or above its online CPUs: there, a spinning thread
+//     only keeps the last participant (or a database backend) off a CPU and uses up its own share
+//     (measured at load average 18–23 on 2 CPUs: spin+align gave skew p50 43–453 µs, futex only 18–26).
+//     Phase 3 follows the same rule.
 //  2. Sleep: a futex wait on the same word with an absolute CLOCK_MONOTONIC deadline
 //     (FUTEX_WAIT_BITSET, futex(2)). Neither C++20 std::atomic::wait nor Boost.Atomic 1.74 (Debian 12)
 //     has a timed wait, and every racelab wait needs one.
-//  3. Depart together: a released participant counts itself out and, while spinning is allowed, waits
-//     up to `align` (default 1 ms) for the others to be out too, so a waiter that slept (and woke a
+//  3. Depart together: a released participant counts itself out and, while spinning is allowed, spins
+//     up to `align` (default 300 µs) for the others to be out too, so a waiter that slept (and woke a
 //     few µs late) does not leave the others' sends ahead of its own. Past `align` it goes anyway and
-//     the skew the runner records says so.
+//     the skew the runner records says so. Short and without sched_yield: on a machine whose CPUs are
+//     all busy, a longer or yielding wait only made the releaser itself late (docs/performance.md).
 // Reusable: each release starts a new generation. A participant whose session has failed keeps
 // arriving (without running SQL), so counts never change.
 // Thread-safety: all members are safe from any thread.
@@ -39,7 +43,7 @@ class Barrier {
 
   struct Options {
     std::chrono::microseconds spin{200};    // phase 1 budget; 0 = never spin
-    std::chrono::microseconds align{5000};  // phase 3 budget; 0 = leave at once
+    std::chrono::microseconds align{300};   // phase 3 budget; 0 = leave at once
   };
 
   // REQUIRES: parties >= 1.
@@ -56,12 +60,14 @@ class Barrier {
   void Abort();
 
   int parties() const { return parties_; }
-  // Whether waiters spin (parties <= online CPUs and Options::spin > 0). When false, a release
-  // wakes sleeping threads one by one and cannot be simultaneous to the microsecond.
+  // Whether waiters spin (CpusToSpare(parties) when constructed and Options::spin > 0). When false, a
+  // release wakes sleeping threads one by one and cannot be simultaneous to the microsecond.
   bool spins() const { return spin_.count() > 0; }
 
   // Online CPUs (sysconf(_SC_NPROCESSORS_ONLN)), at least 1.
   static int OnlineCpus();
+  // parties <= OnlineCpus() and the 1-minute load average is below OnlineCpus().
+  static bool CpusToSpare(int parties);
 
  private:
   void WakeAll();
