@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "harness/model/isolation.h"
+#include "harness/model/step_kind.h"
 
 namespace racelab::internal {
 namespace {
@@ -74,27 +75,7 @@ std::string FormatSkewUs(const Percentiles& p, double value) {
 std::string Histogram(const std::map<int, int>& counts) { return JoinHistogram(counts); }
 std::string Histogram(const std::map<std::string, int>& counts) { return JoinHistogram(counts); }
 
-std::string_view StepKindName(StepKind kind) {
-  switch (kind) {
-    case StepKind::kBegin:
-      return "begin";
-    case StepKind::kSql:
-      return "sql";
-    case StepKind::kBarrier:
-      return "barrier";
-    case StepKind::kSleep:
-      return "sleep";
-    case StepKind::kAwaitBlocked:
-      return "await_blocked";
-    case StepKind::kCommit:
-      return "commit";
-    case StepKind::kRollback:
-      return "rollback";
-    case StepKind::kTerminate:
-      return "terminate";
-  }
-  return "sql";
-}
+std::string_view StepKindName(StepKind kind) { return InfoOf(kind).report_name; }
 
 const PlanItem& ItemOf(const ResultSummary& summary) {
   static const PlanItem kEmpty;

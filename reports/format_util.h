@@ -53,7 +53,8 @@ std::string StepOutcomeText(const StepEvent& e);
 // "worker.1 (transactionid)": who held the lock a step waited on; empty without a lock wait.
 std::string BlockedByText(const StepEvent& e);
 
-// Lower-case step kind as written in scenario files: "begin", "sql", "await_blocked", …
+// The step kind's name in the reports (harness/model/step_kind.h report_name): "begin", "sql",
+// "sleep" (written sleep_ms in scenario files), "await_blocked", …
 std::string_view StepKindName(StepKind kind);
 
 // The summary's PlanItem, or an empty one when `item` is null (reporters never dereference null).

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "harness/model/step_kind.h"
 #include "reports/format_util.h"
 
 namespace racelab::internal {
@@ -104,10 +105,7 @@ std::string Truncate(std::string_view text, size_t max) {
 std::string_view OutcomeClass(const StepEvent& e) {
   if (e.skipped) return "b-skip";
   if (!e.sqlstate.empty()) return "b-error";
-  if (e.kind == StepKind::kBarrier || e.kind == StepKind::kSleep ||
-      e.kind == StepKind::kAwaitBlocked) {
-    return "b-wait";
-  }
+  if (InfoOf(e.kind).is_wait) return "b-wait";
   return e.rows > 0 ? "b-rows" : "b-ok";
 }
 

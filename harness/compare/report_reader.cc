@@ -9,6 +9,7 @@
 
 #include "harness/compare/report_view.h"
 #include "harness/loader/scenario_loader.h"
+#include "harness/model/step_kind.h"
 
 namespace racelab::compare {
 namespace {
@@ -42,12 +43,7 @@ Verdict ParseVerdict(const std::string& v) {
 }
 
 StepKind ParseKind(const std::string& k) {
-  static const std::pair<const char*, StepKind> kKinds[] = {
-      {"begin", StepKind::kBegin},   {"sql", StepKind::kSql},           {"barrier", StepKind::kBarrier},
-      {"sleep", StepKind::kSleep},   {"await_blocked", StepKind::kAwaitBlocked},
-      {"commit", StepKind::kCommit}, {"rollback", StepKind::kRollback}, {"terminate", StepKind::kTerminate}};
-  for (const auto& [name, kind] : kKinds) if (k == name) return kind;
-  return StepKind::kSql;
+  return StepKindFromReportName(k).value_or(StepKind::kSql);  // an unknown name reads as sql, as before
 }
 
 Percentiles ReadPercentiles(const Json& j, const char* key) {

@@ -33,7 +33,11 @@ LatenessAllowance MeasuredLateness(const TrialResult& result, const StepEvent& w
         case StepKind::kBarrier:
           if (ev.completed_us <= end) a.blockers_us += std::max<int64_t>(0, ev.late_us);  // woke late
           break;
-        default:
+        case StepKind::kSql:  // statements: how late the blocker's own thread ran them
+        case StepKind::kBegin:
+        case StepKind::kCommit:
+        case StepKind::kRollback:
+        case StepKind::kTerminate:
           a.blockers_us += std::max<int64_t>(0, ev.late_us);
           break;
       }
