@@ -63,7 +63,7 @@ class TranscriptRun {
     Status s = Connect(**db);
     if (s.ok()) {
       for (const StepOrder& order : orders) {
-        s = RunPermutation(order);
+        s = Stopped() ? Status::Database("interrupted") : RunPermutation(order);
         if (!s.ok()) break;
       }
     }
@@ -392,6 +392,7 @@ class TranscriptRun {
     }
     std::vector<int> waiting;
     for (size_t i = 0; i < order.steps.size(); ++i) {
+      if (Stopped()) return Status::Database("interrupted");
       const OrderedStep& s = order.steps[i];
       Conn& c = SessionConn(s.session);
       // (A) an earlier step of this session still runs: wait for it, looking at the others meanwhile.
