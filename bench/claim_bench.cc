@@ -18,12 +18,14 @@
 
 #include "bench/bench_target.h"
 #include "bench/protocol_claims.h"
-#include "harness/embedded/cluster.h"
+#include "harness/engines/postgresql/cluster.h"
 #include "harness/model/isolation.h"
-#include "harness/pg/connection.h"
+#include "harness/engines/postgresql/connection.h"
 
 namespace racelab {
 namespace {
+
+using pg::Connection;
 
 std::string g_conninfo;  // set once in main() before any benchmark runs; read-only afterwards
 constexpr const char* kSchema = "racelab_bench";
@@ -108,7 +110,7 @@ int main(int argc, char** argv) {
   using namespace racelab;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  std::unique_ptr<EmbeddedCluster> cluster;
+  std::unique_ptr<pg::EmbeddedCluster> cluster;
   std::optional<std::string> target = BenchTarget("racelab-bench", &cluster);
   if (!target) return 3;
   g_conninfo = *target;

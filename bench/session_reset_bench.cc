@@ -1,7 +1,7 @@
 // racelab-reset-bench: what a clean start of each trial costs (docs/scenario-format.md "Every trial
 // starts clean"). Against the embedded cluster, or $RACELAB_BENCH_DSN.
 //
-// session_start/discard_all — StartClean (harness/run/session_reset.h): DISCARD ALL, then
+// session_start/discard_all — Engine::StartClean (harness/engines/postgresql/session_reset.h): DISCARD ALL, then
 //   search_path and two settings; what racelab runs per session per trial.
 // session_start/reconnect   — the alternative: open a new connection, then search_path and
 // settings. round_trip/select_1       — one `SELECT 1`, for scale. Each iteration first leaves some
@@ -14,24 +14,22 @@
 #include <string>
 
 #include "bench/bench_target.h"
-#include "harness/embedded/cluster.h"
-#include "harness/pg/connection.h"
-#include "harness/run/session_reset.h"
+#include "harness/engines/postgresql/session_reset.h"
 
 namespace racelab {
 namespace {
 
-std::string g_conninfo;  // set once in main() before any benchmark runs
+Engine* g_engine = nullptr;  // set once in main() before any benchmark runs (one thread each)
 
 SteadyTime In(int seconds) {
   return std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
 }
 
 const SessionStart kStart{
-    "bench", "racelab_bench_reset", {{"lock_timeout", "200ms"}, {"statement_timeout", "30s"}}, ""};
+    "bench", "racelab_bench_reset", {{"lock_timeout", "200ms"}, {"statement_timeout", "30s"}}};
 
-std::unique_ptr<Connection> Connect(benchmark::State& state) {
-  auto c = Connection::Open(g_conninfo, "racelab:bench", In(10), nullptr);
+std::unique_ptr<Session> Connect(benchmark::State& state) {
+  auto c = g_engine->OpenSession("bench", In(10), nullptr);
   if (!c.ok()) {
     state.SkipWithError(c.status().message().c_str());
     return nullptr;
@@ -47,7 +45,7 @@ void DiscardAll(benchmark::State& state) {
     conn->Exec("SET lock_timeout = '50ms'; SELECT pg_advisory_lock(1)", In(10));
     state.ResumeTiming();
     bool lost = false;
-    Status s = StartClean(conn.get(), kStart, In(10), "bench", &lost);
+    Status s = g_engine->StartClean(conn.get(), kStart, In(10), "bench", &lost);
     if (!s.ok()) {
       state.SkipWithError(s.message().c_str());
       break;
@@ -59,7 +57,7 @@ void Reconnect(benchmark::State& state) {
   for (auto _ : state) {
     auto conn = Connect(state);
     if (!conn) break;
-    conn->Exec(SessionStartSql(kStart), In(10));
+    conn->Exec(pg::SessionStartSql(kStart), In(10));
     state.PauseTiming();
     conn.reset();  // closing is not part of the next trial's start
     state.ResumeTiming();
@@ -79,10 +77,9 @@ int main(int argc, char** argv) {
   using namespace racelab;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  std::unique_ptr<EmbeddedCluster> cluster;
-  std::optional<std::string> target = BenchTarget("racelab-reset-bench", &cluster);
-  if (!target) return 3;
-  g_conninfo = *target;
+  std::unique_ptr<Engine> engine = BenchEngine("racelab-reset-bench");
+  if (!engine) return 3;
+  g_engine = engine.get();
   benchmark::RegisterBenchmark("session_start/discard_all", DiscardAll)
       ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("session_start/reconnect", Reconnect)->Unit(benchmark::kMicrosecond);

@@ -1,4 +1,4 @@
-// racelab-with-cluster: starts racelab's embedded PostgreSQL cluster (harness/embedded/cluster.h, the
+// racelab-with-cluster: starts racelab's embedded PostgreSQL cluster (harness/engines/postgresql/cluster.h, the
 // settings racelab runs scenarios on), runs COMMAND with RACELAB_BENCH_DSN set to its conninfo, then
 // stops and removes the cluster. So several tools (racelab-bench, pgbench, the Python reference
 // harness) can be measured on one server in one run:
@@ -14,7 +14,7 @@
 #include <iostream>
 #include <memory>
 
-#include "harness/embedded/cluster.h"
+#include "harness/engines/postgresql/cluster.h"
 
 int main(int argc, char** argv) {
   int first = 1;
@@ -23,12 +23,12 @@ int main(int argc, char** argv) {
     std::cerr << "usage: racelab-with-cluster [--] COMMAND [ARG...]\n";
     return 2;
   }
-  auto started = racelab::EmbeddedCluster::Start(racelab::ClusterOptions{});
+  auto started = racelab::pg::EmbeddedCluster::Start(racelab::pg::ClusterOptions{});
   if (!started.ok()) {
     std::cerr << "racelab-with-cluster: " << started.status().message() << "\n";
     return 3;
   }
-  std::unique_ptr<racelab::EmbeddedCluster> cluster = std::move(started.value());
+  std::unique_ptr<racelab::pg::EmbeddedCluster> cluster = std::move(started.value());
   pid_t child = fork();
   if (child == 0) {
     setenv("RACELAB_BENCH_DSN", cluster->conninfo().c_str(), 1);

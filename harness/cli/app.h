@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/run/stop_flag.h"
+#include "harness/model/stop_flag.h"
 
 namespace racelab::cli {
 

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <utility>
 
-#include "harness/pg/dsn.h"
+#include "harness/engine/open_engine.h"
 
 namespace racelab::cli {
 namespace {

@@ -1,5 +1,6 @@
-// `racelab run`: select → plan → target → run → evaluate → report. Orchestration only: the stages
-// live in their own libraries; this file wires them and maps outcomes to exit codes.
+// `racelab run`: select → plan → engine → run → evaluate → report. Orchestration only: the stages
+// live in their own libraries (docs/architecture.md); this file builds the plan, opens the engine,
+// hands both to the pipeline and maps outcomes to exit codes.
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -12,13 +13,11 @@
 #include <fmt/format.h>
 
 #include "harness/cli/app.h"
-#include "harness/cli/target.h"
-#include "harness/eval/evaluator.h"
+#include "harness/engine/open_engine.h"
 #include "harness/loader/catalogue.h"
 #include "harness/loader/planner.h"
 #include "harness/model/terminal_text.h"
-#include "harness/run/runner.h"
-#include "harness/pg/dsn.h"
+#include "harness/pipeline/pipeline.h"
 #include "reports/reporter.h"
 
 namespace racelab::cli {
@@ -181,72 +180,73 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   }
 
   if (stop->stop_requested()) return InterruptedExitCode(stop);  // before any cluster starts
-  TargetOptions to{args.dsn, args.pg_bindir, args.connect_timeout_ms, stop, !args.no_confine, args.allow_superuser};
-  if (!args.quiet) std::cerr << (args.dsn.empty() ? "racelab: starting embedded PostgreSQL…\n" : "");
-  auto target = Target::Open(to);
-  if (!target.ok()) {
-    std::cerr << "racelab: " << SanitizeForTerminal(target.status().message()) << "\n";
-    return stop->stop_requested() ? 128 + stop->signal_number() : ExitCodeFor(target.status());
+  EngineOptions eo;
+  eo.dsn = args.dsn;
+  eo.server_bindir = args.pg_bindir;
+  eo.connect_timeout_ms = args.connect_timeout_ms;
+  eo.stop = stop;
+  eo.confine = !args.no_confine;
+  eo.allow_superuser = args.allow_superuser;
+  if (!args.quiet && args.dsn.empty()) {
+    std::cerr << "racelab: starting embedded " << EngineDisplayName(SelectedEngine(eo)) << "…\n";
   }
-  if (!args.quiet && target.value()->ready_ms() >= 0) {
-    std::cerr << fmt::format("racelab: PostgreSQL {} ready in {:.0f} ms\n",
-                             SanitizeForTerminal(target.value()->info().server_version, false),
-                             target.value()->ready_ms());
+  auto engine = OpenEngine(eo);
+  if (!engine.ok()) {
+    std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message()) << "\n";
+    return stop->stop_requested() ? 128 + stop->signal_number() : ExitCodeFor(engine.status());
+  }
+  Engine& db = *engine.value();
+  if (!args.quiet && db.ready_ms() >= 0) {
+    std::cerr << fmt::format("racelab: {} {} ready in {:.0f} ms\n", EngineDisplayName(db.name()),
+                             SanitizeForTerminal(db.info().server_version, false), db.ready_ms());
   }
 
   RunOptions ro;
-  ro.conninfo = target.value()->conninfo();
-  ro.admin_conninfo = target.value()->scenario_role().empty() ? "" : target.value()->admin_conninfo();
-  ro.scenario_role = target.value()->scenario_role();
+  ro.engine = &db;
   ro.statement_timeout_ms = args.statement_timeout_ms;
   ro.trial_timeout_ms = args.trial_timeout_ms;
   ro.connect_timeout_ms = args.connect_timeout_ms;
   ro.seed = args.seed;
   ro.stop = stop;
-  ro.server_log_path = target.value()->server_log_path();
-  Runner runner(ro);
 
   RunReport report;
   report.racelab_version = RACELAB_VERSION;
   report.created_at = UtcNow();
   report.command = args.command_line;
   report.seed = args.seed;
-  report.target = target.value()->info();
+  report.target = db.info();
   const auto& items = plan.value().items;
   const bool tty = isatty(STDERR_FILENO) != 0;
-  bool scenario_error = false;  // a scenario's SQL cannot run: exit 2, not 1
-  for (size_t i = 0; i < items.size(); ++i) {
-    const PlanItem& item = items[i];
-    if (stop->stop_requested()) break;
-    std::vector<TrialResult> trials;
-    int failed = 0;
-    // On a terminal the line is rewritten after every trial; in a log (CI), one line per result.
-    const std::string head = fmt::format("[{}/{}] {} @ {}", i + 1, items.size(),
-                                         SanitizeForTerminal(item.scenario, false), IsolationName(item.isolation));
+  // On a terminal the line is rewritten after every trial; in a log (CI), one line per result.
+  std::string head;
+  int failed = 0;
+  PipelineHooks hooks;
+  hooks.on_item_start = [&](size_t i, const PlanItem& item) {
+    failed = 0;
+    head = fmt::format("[{}/{}] {} @ {}", i + 1, items.size(), SanitizeForTerminal(item.scenario, false),
+                       IsolationName(item.isolation));
     if (!args.quiet && !tty) std::cerr << head << ": " << item.trials << " trials\n";
-    auto progress = [&](const PlanItem& it, const TrialResult& t) {
-      if (!t.error.empty()) ++failed;
-      if (args.quiet || !tty) return;
-      std::cerr << fmt::format("\r{}: trial {}/{}{}", head, t.index + 1, it.trials,
-                               failed ? fmt::format(" ({} with errors)", failed) : "")
-                << std::flush;
-    };
-    Status s = runner.RunItem(item, &trials, progress);
-    if (s.code() == StatusCode::kUsage) scenario_error = true;
+  };
+  hooks.on_trial = [&](const PlanItem& it, const TrialResult& t) {
+    if (!t.error.empty()) ++failed;
+    if (args.quiet || !tty) return;
+    std::cerr << fmt::format("\r{}: trial {}/{}{}", head, t.index + 1, it.trials,
+                             failed ? fmt::format(" ({} with errors)", failed) : "")
+              << std::flush;
+  };
+  hooks.on_item_done = [&](size_t, const ResultSummary& summary, const Status& s) {
     if (!args.quiet && tty) std::cerr << "\n";
-    std::vector<TrialVerdict> verdicts;
-    for (auto& t : trials) verdicts.push_back(EvaluateTrial(item, std::move(t)));
-    for (const auto& v : verdicts) scenario_error = scenario_error || v.result.scenario_error;
-    report.results.push_back(Summarize(item, std::move(verdicts), s.ok() ? "" : s.message()));
     if (!s.ok() && !args.quiet) {
-      std::cerr << "racelab: " << SanitizeForTerminal(item.scenario + ": " + s.message()) << "\n";
+      std::cerr << "racelab: " << SanitizeForTerminal(summary.item->scenario + ": " + s.message()) << "\n";
     }
     if (!args.quiet && !tty) {
-      std::cerr << fmt::format("{}: {} ({} trials)\n", head, VerdictName(report.results.back().verdict),
-                               report.results.back().trials);
+      std::cerr << fmt::format("{}: {} ({} trials)\n", head, VerdictName(summary.verdict), summary.trials);
     }
-  }
-  Status closed = target.value()->Close();
+  };
+  PipelineResult ran = RunPlan(plan.value(), ro, hooks);
+  report.results = std::move(ran.results);
+  const bool scenario_error = ran.scenario_error;  // a scenario's SQL cannot run: exit 2, not 1
+  Status closed = db.Close();
   if (!closed.ok()) std::cerr << "racelab: " << SanitizeForTerminal(closed.message()) << "\n";
 
   std::error_code ec;
@@ -272,13 +272,11 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
                               [](const ResultSummary& r) { return r.verdict == Verdict::kFail; });
   if (scenario_error) {
     std::cerr << "racelab: a scenario's SQL could not run (see the errors above and in the reports)\n";
-    const bool denied = std::any_of(report.results.begin(), report.results.end(),
-                                    [](const ResultSummary& r) { return r.sqlstates.count("42501") > 0; });
-    if (denied && !ro.scenario_role.empty()) {
-      std::cerr << "racelab: 42501 (insufficient privilege): scenario SQL runs as a role racelab creates for the "
-                   "run, which owns only the run's schemas (README, \"Scenario files are code\"); --no-confine "
-                   "runs it with the --dsn role's own rights\n";
+    std::set<std::string> sqlstates;
+    for (const auto& r : report.results) {
+      for (const auto& [code, n] : r.sqlstates) sqlstates.insert(code);
     }
+    if (std::string hint = db.ScenarioErrorHint(sqlstates); !hint.empty()) std::cerr << "racelab: " << hint << "\n";
     return 2;
   }
   if (any_error || ec) return 3;

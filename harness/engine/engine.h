@@ -8,15 +8,17 @@
 // engines and matters to a scenario is a Capabilities flag, never an `if engine == …`.
 //
 // Implementations: harness/engines/postgresql (libpq), harness/engines/mariadb (Connector/C),
-// harness/engines/sqlite (libsqlite3). The factory is harness/engines/open_engine.h.
-// Thread-safety: an Engine is used from the runner's (main) thread; the Sessions and WaitMonitor it
-// hands out follow their own rules.
+// harness/engines/sqlite (libsqlite3). The factory is harness/engine/open_engine.h.
+// Thread-safety: an Engine is used from the runner's (main) thread, except the const classification
+// methods (BeginSql, Committed, IsScenarioError, IsSessionLost), which are pure and safe from any
+// thread (workers call them). The Sessions and WaitMonitor it hands out follow their own rules.
 #pragma once
 
 #include <chrono>
 #include <cstdio>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,7 +29,7 @@
 #include "harness/model/isolation_spec.h"
 #include "harness/model/status.h"
 #include "harness/model/summary.h"
-#include "harness/run/stop_flag.h"
+#include "harness/model/stop_flag.h"
 
 namespace racelab {
 
@@ -45,17 +47,19 @@ struct Capabilities {
 // How one session starts each trial (the PostgreSQL engine: ROLLBACK, DISCARD ALL, search_path,
 // settings — harness/engines/postgresql/session_reset.h).
 struct SessionStart {
-  std::string label;   // the session's label, for errors ("worker.2")
+  std::string label;      // the session's label, for errors ("worker.2")
   std::string workspace;  // the item's workspace (schema / database / file)
   std::vector<std::pair<std::string, std::string>> settings;  // engine settings, in file order
-  std::string denied_hint;  // added in parentheses to a setting the server refuses to this role, or ""
 };
 
-// One leftover of a run that is gone (a workspace whose run lock nobody holds), for `racelab clean`.
+// One leftover racelab found on a server, for `racelab clean`: a workspace or role of a run that is
+// gone (its run lock is free), or one that is kept, with the reason.
 struct Leftover {
-  std::string kind;   // "schema", "database", "file", "role", "cluster"
+  std::string kind;   // "schema", "database", "file", "role"
   std::string name;
-  bool live = false;  // its run still holds its run lock: never dropped
+  bool live = false;  // its run still holds its run lock: never dropped (counted as "of live runs")
+  // Why it is never dropped when not `live` (e.g. a name that does not say which run made it), or "".
+  std::string kept_because;
 };
 
 class Engine {
@@ -67,6 +71,8 @@ class Engine {
   virtual const Capabilities& capabilities() const = 0;
   // Engine, server version, embedded or not, the redacted DSN and the settings that matter.
   virtual const TargetInfo& info() const = 0;
+  // Embedded only: ms from the start of the server until it accepted connections; -1 with a DSN.
+  virtual double ready_ms() const { return -1; }
 
   // Opens a session where scenario SQL runs (under confinement: as the generated role), waiting at
   // most until `deadline`. `label` is shown by the server where it can (application_name,
@@ -88,6 +94,7 @@ class Engine {
   // Makes `session` begin a trial as if it had just connected, inside `start.workspace`, with the
   // session's settings. kUsage when the scenario asks for a setting that cannot be; kDatabase
   // otherwise; *connection_lost when the session turned out to be gone.
+  // REQUIRES: `session` was opened by this engine.
   virtual Status StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
                             const std::string& file, bool* connection_lost) = 0;
 
@@ -97,10 +104,15 @@ class Engine {
   // transaction with the tag ROLLBACK and no error).
   virtual bool Committed(const QueryResult& commit) const = 0;
   // An error that means the scenario's SQL can never run (PostgreSQL class 42): a bug in the file,
-  // not an outcome of the race.
+  // not an outcome of the race. Only sqlstate and error_code of `r` are read (the runner also asks
+  // about recorded errors, e.g. a StepEvent's, with a QueryResult holding just those).
   virtual bool IsScenarioError(const QueryResult& r) const = 0;
   // An error that means the session is gone (PostgreSQL 57P01–57P04, class 08; MariaDB 1927/2006/2013).
+  // Only sqlstate and error_code of `r` are read.
   virtual bool IsSessionLost(const QueryResult& r) const = 0;
+  // A sentence to print after a run whose scenario SQL failed with these SQLSTATEs (e.g. a privilege
+  // error under confinement: what racelab's generated role may do), or "".
+  virtual std::string ScenarioErrorHint(const std::set<std::string>& sqlstates) const { return ""; }
 
   // The server's own record of waits (capabilities().server_lock_log), opened before the first
   // trial; nullptr when the engine has none (then waits come from the WaitMonitor alone).
@@ -113,7 +125,9 @@ class Engine {
   // The server still answers (reconnecting if needed) by `deadline`.
   virtual bool ServerAnswers(SteadyTime deadline) = 0;
 
-  // Leftovers of earlier runs on this server (`racelab clean`), and dropping those whose run is gone.
+  // Leftovers of earlier runs on this server (`racelab clean`), workspaces first, then roles, and
+  // dropping those whose run is gone (checking again; one kept_because is never dropped). The CLI
+  // drops them one at a time, to report each. Errors: kDatabase, naming what could not be dropped.
   virtual Result<std::vector<Leftover>> ListLeftovers(SteadyTime deadline) = 0;
   virtual Status DropLeftovers(const std::vector<Leftover>& which, SteadyTime deadline) = 0;
 

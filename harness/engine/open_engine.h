@@ -11,11 +11,12 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/engine/engine.h"
 #include "harness/model/status.h"
-#include "harness/run/stop_flag.h"
+#include "harness/model/stop_flag.h"
 
 namespace racelab {
 
@@ -33,12 +34,32 @@ struct EngineOptions {
 // The engines this build knows, e.g. {"postgresql", "mariadb", "sqlite"}.
 std::vector<std::string> EngineNames();
 
-// The engine a DSN names by its scheme, or "" when it names none (kUsage is OpenEngine's to give).
+// The engine a DSN names by its scheme ("postgresql" also for libpq key=value text), or "" when it
+// names none (kUsage is OpenEngine's to give). Names engines not built in too ("mariadb").
 std::string EngineOfDsn(const std::string& dsn);
 
+// How people write the engine's name, e.g. "postgresql" -> "PostgreSQL" (progress lines).
+std::string EngineDisplayName(const std::string& engine);
+
+// The engine --engine / --dsn select: options.engine, else the DSN's, else "postgresql".
+std::string SelectedEngine(const EngineOptions& options);
+
+// Passwords, engine-neutral (each engine parses its own DSN form; README "Passwords"):
+// `dsn` with its password replaced by ***; a string no engine can parse is replaced whole.
+std::string RedactDsn(const std::string& dsn);
+// Whether a command-line argument is a connection string that may carry a password.
+bool LooksLikeDsn(std::string_view arg);
+// Whether a connection string can carry a password at all.
+bool MayHoldPassword(std::string_view dsn);
+
+// Removes what killed runs left of every engine's embedded servers on this machine (folders,
+// processes, shared memory); returns how many servers were removed.
+int CleanEmbeddedOrphans();
+
 // Starts (embedded) or connects to (DSN) the server and checks it. Errors: kUsage for a bad engine
-// name, a DSN that does not parse or a superuser DSN not allowed; kDatabase when the server cannot
-// be started or reached. Never a password in a message.
+// name (the message lists the known ones), an engine not built in yet (e.g. a mysql:// DSN), a DSN
+// that does not parse or a superuser DSN not allowed; kDatabase when the server cannot be started or
+// reached. Never a password in a message.
 Result<std::unique_ptr<Engine>> OpenEngine(const EngineOptions& options);
 
 }  // namespace racelab

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "harness/engine/session.h"
-#include "harness/run/stop_flag.h"
+#include "harness/model/stop_flag.h"
 
 namespace racelab {
 

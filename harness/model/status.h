@@ -57,8 +57,4 @@ class Result {
   Status status_;
 };
 
-// SQLSTATE class 42, syntax error or access rule violation (PostgreSQL docs Appendix A): a statement
-// that can never run — a bug in the scenario, not an outcome of the race.
-inline bool IsScenarioSqlError(const std::string& sqlstate) { return sqlstate.rfind("42", 0) == 0; }
-
 }  // namespace racelab

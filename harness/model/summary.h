@@ -73,9 +73,9 @@ struct ResultSummary {
   std::string error;                          // first harness error, when verdict is error
 };
 
-// Where the run went: filled by the CLI from the target (embedded cluster or --dsn).
+// Where the run went: filled by the engine (Engine::info; embedded server or --dsn).
 struct TargetInfo {
-  std::string engine = "postgresql";
+  std::string engine;          // Engine::name(): "postgresql", …
   std::string server_version;  // server_version setting, e.g. "15.8 (Debian 15.8-0+deb12u1)"
   bool embedded = true;
   std::string dsn_redacted;    // never contains a password

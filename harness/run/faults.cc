@@ -6,16 +6,11 @@
 
 namespace racelab::internal {
 
-bool IsSessionLost(const std::string& sqlstate) {
-  return sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03" || sqlstate == "57P04" ||
-         sqlstate.rfind("08", 0) == 0;
-}
-
 std::string OutsideFault(const std::vector<StepEvent>& events,
-                         const std::map<std::string, int>& label_pids,
-                         const std::vector<OwnTermination>& own) {
+                         const std::map<std::string, int64_t>& label_pids,
+                         const std::vector<OwnTermination>& own, const SessionLostFn& session_lost) {
   for (const StepEvent& ev : events) {
-    if (!IsSessionLost(ev.sqlstate)) continue;
+    if (!session_lost(ev)) continue;
     auto pid = label_pids.find(ev.session);
     bool ours = pid != label_pids.end() &&
                 std::any_of(own.begin(), own.end(), [&](const OwnTermination& t) {

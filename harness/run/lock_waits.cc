@@ -19,20 +19,20 @@ bool Monitored(const StepEvent& ev) {
          ev.kind != StepKind::kBegin && ev.kind != StepKind::kRollback;
 }
 
-bool OfPid(const StepEvent& ev, int pid, const BackendNames& names) {
+bool OfPid(const StepEvent& ev, int64_t pid, const BackendNames& names) {
   auto it = names.label_pids.find(ev.session);
   return it != names.label_pids.end() && it->second == pid;
 }
 
-void AddBlockers(const std::vector<int>& pids, const BackendNames& names, StepEvent* ev) {
+void AddBlockers(const std::vector<int64_t>& pids, const BackendNames& names, StepEvent* ev) {
   std::set<std::string> set(ev->blocked_by.begin(), ev->blocked_by.end());
-  for (int p : pids) set.insert(names.Name(p));
+  for (int64_t p : pids) set.insert(names.Name(p));
   ev->blocked_by.assign(set.begin(), set.end());
 }
 
 }  // namespace
 
-std::string BackendNames::Name(int pid) const {
+std::string BackendNames::Name(int64_t pid) const {
   if (auto l = pid_labels.find(pid); l != pid_labels.end()) return l->second;
   auto t = backend_types.find(pid);
   if (t != backend_types.end() && t->second != "client backend") return "(" + t->second + ")";
@@ -52,7 +52,7 @@ void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t 
     StepEvent* best = nullptr;
     std::pair<bool, int64_t> best_rank{};
     for (StepEvent& ev : *events) {
-      if (!Monitored(ev) || !OfPid(ev, w.pid, names) || ev.sent_us > latest_start(ev)) continue;
+      if (!Monitored(ev) || !OfPid(ev, w.session_id, names) || ev.sent_us > latest_start(ev)) continue;
       // Ranked by: the logged statement text is this one's; then how close the soft lower bound of
       // the start comes to fitting.
       const bool named = !w.statement.empty() && ev.sql == w.statement;
@@ -101,18 +101,18 @@ void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t 
 //     SELECT pinned with a wait seen before it was sent) — never a later one;
 //  4. then the largest overlap.
 // First and last seen are clipped to the statement's [sent, completed].
-void AttributeLockWaits(const std::vector<LockObservation>& observations, const BackendNames& names,
+void AttributeLockWaits(const std::vector<WaitObservation>& observations, const BackendNames& names,
                         std::vector<StepEvent>* events) {
-  auto candidates = [&](const LockObservation& o) {
+  auto candidates = [&](const WaitObservation& o) {
     std::vector<std::pair<StepEvent*, int64_t>> out;  // (statement, overlap in µs)
     for (auto& ev : *events) {
-      if (!Monitored(ev) || !OfPid(ev, o.pid, names)) continue;
+      if (!Monitored(ev) || !OfPid(ev, o.session_id, names)) continue;
       int64_t overlap = std::min(o.poll_received_us, ev.completed_us) - std::max(o.poll_sent_us, ev.sent_us);
       if (overlap >= 0) out.emplace_back(&ev, overlap);
     }
     return out;
   };
-  auto contains = [](const StepEvent& ev, const LockObservation& o) {
+  auto contains = [](const StepEvent& ev, const WaitObservation& o) {
     return ev.sent_us <= o.poll_sent_us && o.poll_received_us <= ev.completed_us;
   };
   std::set<StepEvent*> confirmed;  // seen waiting by a poll wholly inside the statement
@@ -150,7 +150,7 @@ void AttributeLockWaits(const std::vector<LockObservation>& observations, const 
     // The blockers pg_blocking_pids() named count with the server log's: each source names the holders
     // at one instant of the wait, and either can miss one (a naive-select-then-update trial under
     // ctest -j2 recorded a server-logged wait without its holder `first`).
-    AddBlockers(o.blocking_pids, names, best);
+    AddBlockers(o.blocking, names, best);
     if (best->lock_wait_source == "server_log") continue;  // the server's timing stands
     if (!best->lock_wait) {
       best->lock_wait = true;

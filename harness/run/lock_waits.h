@@ -2,9 +2,9 @@
 // (docs/lock-waits.md). Internal to the runner; exposed for tests.
 //
 // Two sources, merged per statement:
-//  - the server's own record (ServerLockWait, embedded cluster): placed by pid, statement text and
-//    time; its start and duration become the statement's (lock_wait_source "server_log");
-//  - the monitor's polls (LockObservation): a poll that overlaps a statement already holding a
+//  - the server's own record (ServerLockWait, Engine::OpenWaitLog): placed by session id, statement
+//    text and time; its start and duration become the statement's (lock_wait_source "server_log");
+//  - the wait monitor's polls (WaitObservation): a poll that overlaps a statement already holding a
 //    server-logged wait only adds its sample times; otherwise it marks a statement "poll".
 // Either way a wait is pinned only on a statement that was in flight: its start is never before
 // the statement's sent_us and its end never after completed_us.
@@ -17,21 +17,21 @@
 #include <vector>
 
 #include "harness/model/trial_result.h"
-#include "harness/pg/monitor.h"
-#include "harness/pg/server_log.h"
+#include "harness/engine/wait_monitor.h"
 
 namespace racelab::internal {
 
-// Who the backends are. `pid_labels`: worker pids -> session label, plus racelab's own connections
-// (e.g. "racelab:control"); `label_pids`: session label -> worker pid (only workers' waits are
-// attributed); `backend_types`: pid -> backend_type for other backends (from the server log).
+// Who the sessions are, by Session::session_id(). `pid_labels`: worker ids -> session label, plus
+// racelab's own sessions (e.g. "racelab:control"); `label_pids`: session label -> worker id (only
+// workers' waits are attributed); `backend_types`: id -> the server's kind of other sessions (from
+// the server's record, ServerWaitBatch::session_kinds).
 struct BackendNames {
-  std::map<int, std::string> pid_labels;
-  std::map<std::string, int> label_pids;
-  std::map<int, std::string> backend_types;
+  std::map<int64_t, std::string> pid_labels;
+  std::map<std::string, int64_t> label_pids;
+  std::map<int64_t, std::string> backend_types;
   // The name blocked_by shows for `pid`: its label, "(autovacuum worker)" and the like, or
   // "(other backend)".
-  std::string Name(int pid) const;
+  std::string Name(int64_t pid) const;
 };
 
 // Marks the statements the server logged waiting. `origin_wall_us`: the trial's t = 0 on the
@@ -41,7 +41,7 @@ void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t 
                               const BackendNames& names, std::vector<StepEvent>* events);
 
 // Marks the statements the monitor's polls saw in a lock wait (see the file comment).
-void AttributeLockWaits(const std::vector<LockObservation>& observations, const BackendNames& names,
+void AttributeLockWaits(const std::vector<WaitObservation>& observations, const BackendNames& names,
                         std::vector<StepEvent>* events);
 
 }  // namespace racelab::internal

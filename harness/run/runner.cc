@@ -1,7 +1,5 @@
 #include "harness/run/runner.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <boost/thread/thread.hpp>
 #include <map>
@@ -12,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "harness/run/item_session.h"
-#include "harness/pg/server_log.h"
 #include "harness/run/lock_waits.h"
 #include "harness/run/trial_context.h"
 #include "harness/run/worker.h"
@@ -53,11 +50,19 @@ std::vector<BarrierRelease> Releases(const std::vector<WorkerOutput>& outs) {
   return out;
 }
 
+// An error already recorded (an event's or a final check's SQLSTATE), to ask the engine about it.
+QueryResult RecordedError(const std::string& sqlstate) {
+  QueryResult r;
+  r.sqlstate = sqlstate;
+  return r;
+}
+
 // The deadline for reading a trial's lock waits from the server log.
 constexpr std::chrono::seconds kServerLogDeadline{5};
 
 TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::ItemSession& conns,
-                     ServerLog* server_log, int index) {
+                     ServerWaitLog* server_log, int index) {
+  const Engine& engine = *options.engine;
   TrialContext ctx;
   ctx.item = &item;
   ctx.trial = index;
@@ -65,13 +70,14 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   ctx.trial_timeout_ms = options.trial_timeout_ms;
   ctx.stop = options.stop;
   ctx.monitor = conns.monitor();
+  ctx.engine = options.engine;
   std::map<std::string, int> parties;
-  std::map<int, std::string> pid_labels;
-  std::map<std::string, int> label_pids;
-  std::vector<int> pids;
+  std::map<int64_t, std::string> pid_labels;
+  std::map<std::string, int64_t> label_pids;
+  std::vector<int64_t> pids;
   for (size_t i = 0; i < item.sessions.size(); ++i) {
     const auto& s = item.sessions[i];
-    int pid = conns.session_conn(i)->backend_pid();
+    int64_t pid = conns.session_conn(i)->session_id();
     ctx.role_pids[s.role].push_back(pid);
     pid_labels[pid] = s.label;
     label_pids[s.label] = pid;
@@ -147,16 +153,17 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   std::vector<internal::OwnTermination> own;
   for (const auto& o : outs) own.insert(own.end(), o.terminated.begin(), o.terminated.end());
   // A session lost to something outside the scenario: the root cause, named before its consequences.
-  if (std::string fault = internal::OutsideFault(result.events, label_pids, own); !fault.empty()) {
+  auto lost = [&engine](const StepEvent& ev) { return engine.IsSessionLost(RecordedError(ev.sqlstate)); };
+  if (std::string fault = internal::OutsideFault(result.events, label_pids, own, lost); !fault.empty()) {
     result.error = result.error.empty() ? fault : fault + "; then: " + result.error;
   }
   internal::BackendNames names{pid_labels, label_pids, {}};
-  names.pid_labels[conns.control()->backend_pid()] = "racelab:control";
-  names.pid_labels[ctx.monitor->backend_pid()] = "racelab:monitor";
+  names.pid_labels[conns.control()->session_id()] = "racelab:control";
+  names.pid_labels[ctx.monitor->session_id()] = "racelab:monitor";
   if (server_log != nullptr) {
     auto batch = server_log->Collect(conns.control(), std::chrono::steady_clock::now() + kServerLogDeadline);
     if (batch.ok()) {
-      names.backend_types = batch->backend_types;
+      names.backend_types = batch->session_kinds;
       internal::AttributeServerLockWaits(batch->waits, origin_wall_us, names, &result.events);
     } else if (result.error.empty()) {
       result.error = batch.status().message();
@@ -169,7 +176,7 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   for (const auto& f : result.finals) {
     // A final check that cannot run says nothing about the race: the trial is an error, not a fail.
     if (!f.error.empty() && result.error.empty()) result.error = "final check '" + f.sql + "' failed: " + f.error;
-    if (IsScenarioSqlError(f.error.substr(0, 5))) result.scenario_error = true;
+    if (engine.IsScenarioError(RecordedError(f.error.substr(0, 5)))) result.scenario_error = true;
   }
   std::string teardown = conns.RunTeardown(&result.scenario_error);
   if (!teardown.empty() && result.error.empty()) result.error = teardown;
@@ -181,23 +188,14 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
 Runner::Runner(RunOptions options) : options_(std::move(options)) {}
 Runner::~Runner() = default;
 
-std::string Runner::SchemaPrefix() {
-  return fmt::format("racelab_{}_{}_", static_cast<long>(getpid()), RunIdHex());
-}
-
-// The run lock is held by the admin role under confinement: it outlives the generated role.
-const std::string& Runner::LockConninfo() const {
-  return options_.admin_conninfo.empty() ? options_.conninfo : options_.admin_conninfo;
-}
-
 Status Runner::RunItem(const PlanItem& item, std::vector<TrialResult>* trials,
                        const TrialCallback& on_trial) {
   if (server_lost_) return Status::Database("not run: the server stopped answering during an earlier scenario");
   Status s = RunItemOnce(item, trials, on_trial);
   const bool stopped = options_.stop != nullptr && options_.stop->stop_requested();
   if (s.code() == StatusCode::kDatabase && !stopped &&
-      !run_lock_.ServerAnswers(LockConninfo(), std::chrono::steady_clock::now() +
-                                                      std::chrono::milliseconds(options_.connect_timeout_ms))) {
+      !options_.engine->ServerAnswers(std::chrono::steady_clock::now() +
+                                      std::chrono::milliseconds(options_.connect_timeout_ms))) {
     server_lost_ = true;
   }
   return s;
@@ -205,16 +203,18 @@ Status Runner::RunItem(const PlanItem& item, std::vector<TrialResult>* trials,
 
 Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trials,
                            const TrialCallback& on_trial) {
-  if (!options_.server_log_path.empty() && !server_log_) {
-    auto log = ServerLog::Open(options_.server_log_path);
+  if (!wait_log_opened_) {
+    auto log = options_.engine->OpenWaitLog();
     if (!log.ok()) return log.status();
-    server_log_ = std::move(log.value());
+    wait_log_ = std::move(log.value());
+    wait_log_opened_ = true;
   }
   const auto now = std::chrono::steady_clock::now();
-  Status locked = run_lock_.Hold(LockConninfo(), now + std::chrono::milliseconds(options_.connect_timeout_ms),
-                                 now + std::chrono::milliseconds(options_.statement_timeout_ms), options_.stop);
+  Status locked = options_.engine->HoldRunLock(now + std::chrono::milliseconds(options_.connect_timeout_ms),
+                                               now + std::chrono::milliseconds(options_.statement_timeout_ms),
+                                               options_.stop);
   if (!locked.ok()) return locked;
-  internal::ItemSession conns(options_, item, SchemaPrefix() + std::to_string(++item_counter_));
+  internal::ItemSession conns(options_, item, options_.engine->WorkspaceName(++item_counter_));
   for (int t = 0; t < item.trials; ++t) {
     if (options_.stop != nullptr && options_.stop->stop_requested()) {
       return Status::Database("interrupted");
@@ -226,7 +226,7 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
       conns.DropSchema();
       return s;
     }
-    TrialResult trial = RunTrial(options_, item, conns, server_log_.get(), t);
+    TrialResult trial = RunTrial(options_, item, conns, wait_log_.get(), t);
     if (options_.stop != nullptr && options_.stop->stop_requested()) {
       // Cut short by the stop request: its events say nothing about the race; not evaluated.
       conns.DropSchema();

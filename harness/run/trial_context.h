@@ -15,11 +15,10 @@
 
 #include "harness/model/plan.h"
 #include "harness/model/trial_result.h"
-#include "harness/pg/connection.h"
-#include "harness/pg/monitor.h"
+#include "harness/engine/engine.h"
 #include "harness/run/barrier.h"
 #include "harness/run/faults.h"
-#include "harness/run/stop_flag.h"
+#include "harness/model/stop_flag.h"
 
 namespace racelab {
 
@@ -31,9 +30,10 @@ struct TrialContext {
   long statement_timeout_ms = 30000; // default deadline of one statement/wait
   long trial_timeout_ms = 120000;    // origin + this = deadline
   const StopFlag* stop = nullptr;
-  Monitor* monitor = nullptr;        // thread-safe
+  WaitMonitor* monitor = nullptr;    // thread-safe
+  const Engine* engine = nullptr;    // only its const classification methods (thread-safe)
   std::map<std::string, std::unique_ptr<Barrier>> barriers;  // by name; Barrier is thread-safe
-  std::map<std::string, std::vector<int>> role_pids;         // role -> backend pids of its instances
+  std::map<std::string, std::vector<int64_t>> role_pids;     // role -> session ids of its instances
   std::atomic<bool> abort{false};    // set by the runner when the trial is abandoned; workers stop
 
   // Stops the trial: workers see `abort`, every barrier wakes its waiters. Safe from any thread.
@@ -71,8 +71,8 @@ struct WorkerOutput {
   std::vector<BarrierMeeting> meetings;
   std::string error;               // harness error (a wait that never ended, a missing capture, …)
   bool deadline_exceeded = false;
-  bool scenario_error = false;     // a step's SQL has a class-42 error (see TrialResult)
-  std::vector<internal::OwnTermination> terminated;  // backends this session's terminate steps ended
+  bool scenario_error = false;     // a step's SQL can never run (Engine::IsScenarioError; see TrialResult)
+  std::vector<internal::OwnTermination> terminated;  // sessions this session's terminate steps ended
 };
 
 }  // namespace racelab

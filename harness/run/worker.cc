@@ -11,8 +11,11 @@
 
 namespace racelab {
 
-Worker::Worker(TrialContext* ctx, const PlannedSession* session, Connection* conn)
-    : ctx_(ctx), session_(session), conn_(conn), backend_delay_(conn->local_backend() ? conn->backend_pid() : 0) {
+Worker::Worker(TrialContext* ctx, const PlannedSession* session, Session* conn)
+    : ctx_(ctx),
+      session_(session),
+      conn_(conn),
+      backend_delay_(conn->local_backend() ? static_cast<int>(conn->session_id()) : 0) {
   out_.session.label = session->label;
   out_.session.role = session->role;
   bool has_begin = std::any_of(session->steps.begin(), session->steps.end(),
@@ -102,15 +105,17 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
   switch (step.kind) {
     case StepKind::kBegin:
       begin_index_ = index;
-      ExecSql(step, &ev, fmt::format("BEGIN ISOLATION LEVEL {}", IsolationName(ctx_->item->isolation)));
+      ExecSql(step, &ev, ctx_->engine->BeginSql(ctx_->item->isolation));
       if (ev.sqlstate.empty()) in_txn_ = true;
       break;
-    case StepKind::kCommit:
-      ExecSql(step, &ev, "COMMIT");
+    case StepKind::kCommit: {
+      QueryResult r = ExecSql(step, &ev, "COMMIT");
       in_txn_ = false;
-      out_.session.committed = ev.sqlstate.empty() && ev.message != "ROLLBACK";
-      if (ev.message == "ROLLBACK") ev.message = "COMMIT answered ROLLBACK: the transaction had failed";
+      const bool committed = r.ok() && ctx_->engine->Committed(r);
+      out_.session.committed = committed;
+      if (r.ok() && !committed) ev.message = "COMMIT answered ROLLBACK: the transaction had failed";
       break;
+    }
     case StepKind::kRollback:
       ExecSql(step, &ev, "ROLLBACK");
       in_txn_ = false;
@@ -168,9 +173,9 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       break;
     }
     case StepKind::kTerminate: {
-      const std::vector<int>& pids = ctx_->role_pids.at(step.target);
+      const std::vector<int64_t>& pids = ctx_->role_pids.at(step.target);
       // Recorded before the call: the target's next statement may fail before the call returns.
-      for (int pid : pids) out_.terminated.push_back({pid, ev.sent_us});
+      for (int64_t pid : pids) out_.terminated.push_back({pid, ev.sent_us});
       std::string err = ctx_->monitor->Terminate(pids, ctx_->DeadlineIn(ctx_->statement_timeout_ms));
       ev.completed_us = ctx_->NowUs();
       if (!err.empty()) {
@@ -186,7 +191,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
   out_.events.push_back(std::move(ev));
 }
 
-void Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql) {
+QueryResult Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql) {
   long ms = step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
   ev->sql = sql;
   // Lateness (StepEvent::late_us): this thread's run-queue delay from the step's start to the send,
@@ -205,7 +210,7 @@ void Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& 
   ev->message = r.ok() ? r.command_tag : r.message;
   if (step.kind != StepKind::kCommit && r.ok()) ev->message.clear();
   ev->cancelled_by_deadline = r.cancelled_by_deadline;
-  if (IsScenarioSqlError(r.sqlstate) || r.refused) {
+  if (ctx_->engine->IsScenarioError(r) || r.refused) {
     out_.scenario_error = true;
     if (out_.error.empty()) {
       out_.error = fmt::format("{}: step '{}' cannot run: {} {} (a bug in the scenario's SQL, not a race outcome)",
@@ -226,10 +231,10 @@ void Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& 
     }
   }
   rows_[step.name] = r.ok() ? std::max(0L, r.rows) : 0;
-  if (step.capture.empty()) return;
+  if (step.capture.empty()) return r;
   if (!r.ok()) {
     Unset(step, fmt::format("failed with SQLSTATE {}", r.sqlstate));
-    return;
+    return r;
   }
   for (const auto& col : step.capture) {
     if (std::find(r.columns.begin(), r.columns.end(), col) != r.columns.end()) continue;
@@ -241,11 +246,11 @@ void Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& 
                                r.columns.empty() ? "none" : fmt::format("{}", fmt::join(r.columns, ", ")));
     }
     Unset(step, fmt::format("returned no column '{}'", col));
-    return;
+    return r;
   }
   if (r.values.empty()) {
     Unset(step, "returned 0 rows");
-    return;
+    return r;
   }
   for (const auto& col : step.capture) {
     const auto& v = r.values[0][std::find(r.columns.begin(), r.columns.end(), col) - r.columns.begin()];
@@ -253,6 +258,7 @@ void Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& 
     unset_.erase(col);
     ev->captured[col] = v.value_or("NULL");
   }
+  return r;
 }
 
 void Worker::Unset(const PlannedStep& step, const std::string& why) {

@@ -1,14 +1,14 @@
 // Worker: runs one session's steps on its own connection, in its own thread.
 //
 // Rules (docs/scenario-format.md "How a session runs"):
-// - `begin` opens a transaction at the trial's isolation level; `commit`'s tag tells whether it
-//   committed (PostgreSQL answers COMMIT on an aborted transaction with the tag ROLLBACK).
+// - `begin` opens a transaction at the trial's isolation level (Engine::BeginSql); `commit`'s result
+//   tells whether it committed (Engine::Committed).
 // - A failed statement (SQLSTATE) with on_error=abort rolls back and skips the remaining steps, but the
 //   worker still meets its remaining barriers, so nobody is stranded. With a retry policy that lists
 //   the SQLSTATE, the transaction restarts at its `begin` after a backoff; barriers already met are not
 //   met again.
 // - Every wait has a deadline (step timeout_ms or the run's statement deadline, never past the trial
-//   deadline); a statement past it is cancelled (PQcancel) and the trial is marked deadline_exceeded.
+//   deadline); a statement past it is cancelled (Session::Exec) and the trial is marked deadline_exceeded.
 // Thread-safety: a Worker is used by one thread; it reads the shared TrialContext (see its rules).
 #pragma once
 
@@ -18,8 +18,8 @@
 
 #include "harness/model/plan.h"
 #include "harness/model/trial_result.h"
-#include "harness/pg/connection.h"
-#include "harness/pg/run_queue_delay.h"
+#include "harness/engine/run_queue_delay.h"
+#include "harness/engine/session.h"
 #include "harness/run/trial_context.h"
 
 namespace racelab {
@@ -27,14 +27,14 @@ namespace racelab {
 class Worker {
  public:
   // REQUIRES: `ctx`, `session` and `conn` outlive Run().
-  Worker(TrialContext* ctx, const PlannedSession* session, Connection* conn);
+  Worker(TrialContext* ctx, const PlannedSession* session, Session* conn);
 
   // Runs every step; never throws for database errors (they are data in the output).
   WorkerOutput Run();
 
  private:
   void RunStep(size_t index, const PlannedStep& step);
-  void ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql);
+  QueryResult ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql);
   void Fail(const StepEvent& ev);
   void HandleError(const PlannedStep& step, const StepEvent& ev);
   // The step's `when`: true/false, or nullopt when it used an unset ${capture} (recorded as a scenario
@@ -51,7 +51,7 @@ class Worker {
 
   TrialContext* ctx_;
   const PlannedSession* session_;
-  Connection* conn_;
+  Session* conn_;
   ProcessRunDelay backend_delay_;  // its backend's run-queue delay (local server only)
   int64_t step_thread_delay_ = -1;  // this thread's run-queue delay when the current step started
   WorkerOutput out_;

@@ -31,7 +31,7 @@
 #include "harness/loader/spec_permutations.h"
 #include "harness/model/isolation_spec.h"
 #include "harness/model/status.h"
-#include "harness/run/stop_flag.h"
+#include "harness/model/stop_flag.h"
 
 namespace racelab {
 

@@ -285,8 +285,10 @@ TEST(EmptyCapture, HugeWhenAndManyReferencesRunInTheWorker) {
   a.steps = {read, use};
   item.sessions = {a};
   item.expect.step_rows = {{"use", 1, 1}};
+  std::unique_ptr<Engine> engine = TestEngine(/*server_log=*/false);
+  ASSERT_NE(engine, nullptr);
   RunOptions ro;
-  ro.conninfo = TestConninfo();
+  ro.engine = engine.get();
   Runner runner(ro);
   std::vector<TrialResult> trials;
   Status s = runner.RunItem(item, &trials);

@@ -12,13 +12,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/embedded/cluster.h"
+#include "harness/engines/postgresql/cluster.h"
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_files.h"
 
 namespace racelab::testing {
 namespace {
+
+using pg::ClusterOptions;
+using pg::EmbeddedCluster;
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;

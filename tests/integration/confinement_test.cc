@@ -11,12 +11,15 @@
 #include <string>
 #include <thread>
 
-#include "harness/embedded/cluster.h"
+#include "harness/engines/postgresql/cluster.h"
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
 
 namespace racelab::testing {
 namespace {
+
+using pg::ClusterOptions;
+using pg::EmbeddedCluster;
 
 using std::chrono::seconds;
 

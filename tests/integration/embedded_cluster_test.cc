@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/embedded/cluster.h"
-#include "harness/embedded/process.h"
+#include "harness/engines/postgresql/cluster.h"
+#include "harness/engines/postgresql/process.h"
 #include "tests/integration/pg_test_env.h"
 
-namespace racelab {
+namespace racelab::pg {
 namespace {
 
 namespace fs = std::filesystem;
@@ -337,4 +337,4 @@ TEST(EmbeddedTestEnvTest, TestConninfoConnects) {
 }
 
 }  // namespace
-}  // namespace racelab
+}  // namespace racelab::pg

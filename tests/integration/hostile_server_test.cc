@@ -17,14 +17,17 @@
 #include <sstream>
 #include <thread>
 
-#include "harness/embedded/cluster.h"
-#include "harness/embedded/process.h"
+#include "harness/engines/postgresql/cluster.h"
+#include "harness/engines/postgresql/process.h"
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_files.h"
 
 namespace racelab::testing {
 namespace {
+
+using pg::ClusterOptions;
+using pg::EmbeddedCluster;
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;

@@ -9,10 +9,14 @@
 #include <mutex>
 #include <thread>
 
-#include "harness/embedded/cluster.h"
+#include "harness/engines/postgresql/cluster.h"
+#include "harness/engines/postgresql/pg_engine.h"
 
 namespace racelab::testing {
 namespace {
+
+using pg::ClusterOptions;
+using pg::EmbeddedCluster;
 
 // Bound on a first start: initdb (120 s deadline) plus the server's readiness (30 s).
 constexpr std::chrono::seconds kStartTimeout(180);
@@ -146,6 +150,21 @@ const std::string& TestServerLog() {
     return keeper ? keeper->ServerLog() : std::string();
   }();
   return path;
+}
+
+std::unique_ptr<Engine> TestEngine(bool server_log) {
+  pg::PgEngineOptions o;
+  o.dsn = TestConninfo();
+  o.confine = false;
+  o.allow_superuser = true;
+  o.connect_timeout_ms = 10000;
+  if (server_log) o.server_log_path = TestServerLog();
+  auto engine = pg::OpenPostgresEngine(o);
+  if (!engine.ok()) {
+    ADD_FAILURE() << "cannot open the test engine: " << engine.status().message();
+    return nullptr;
+  }
+  return std::move(engine.value());
 }
 
 }  // namespace racelab::testing

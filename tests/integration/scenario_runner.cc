@@ -8,11 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "harness/eval/evaluator.h"
 #include "harness/eval/lateness.h"
 #include "harness/loader/planner.h"
 #include "harness/loader/scenario_loader.h"
-#include "harness/run/runner.h"
+#include "harness/pipeline/pipeline.h"
 #include "tests/integration/pg_test_env.h"
 
 namespace racelab::testing {
@@ -39,19 +38,16 @@ ScenarioRun RunScenario(const std::string& name_or_path, int trials,
     return run;
   }
   run.items = std::move(items.value());
+  std::unique_ptr<Engine> engine = TestEngine();
+  if (!engine) {
+    run.error = "the test engine could not be opened";
+    return run;
+  }
   RunOptions ro;
-  ro.conninfo = TestConninfo();
-  ro.server_log_path = TestServerLog();
+  ro.engine = engine.get();
   ro.statement_timeout_ms = 20000;
   ro.trial_timeout_ms = 60000;
-  Runner runner(ro);
-  for (const auto& item : run.items) {
-    std::vector<TrialResult> trials_out;
-    Status s = runner.RunItem(item, &trials_out);
-    std::vector<TrialVerdict> verdicts;
-    for (auto& t : trials_out) verdicts.push_back(EvaluateTrial(item, std::move(t)));
-    run.results.push_back(Summarize(item, std::move(verdicts), s.ok() ? "" : s.message()));
-  }
+  run.results = RunItems(run.items, ro).results;
   return run;
 }
 

@@ -1,6 +1,6 @@
 // DSN redaction (libpq's parser, no server): a password never survives into text racelab prints, in
 // any form it can be written (PostgreSQL docs §34.1.1), and redaction never touches other words.
-#include "harness/pg/dsn.h"
+#include "harness/engines/postgresql/dsn.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "harness/cli/command_line.h"
 
-namespace racelab {
+namespace racelab::pg {
 namespace {
 
 struct Form {
@@ -167,4 +167,4 @@ TEST(CommandLine, StrayDsnIsFound) {
 }
 
 }  // namespace
-}  // namespace racelab
+}  // namespace racelab::pg

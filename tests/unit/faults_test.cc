@@ -1,10 +1,12 @@
-// harness/run/faults.h and session_reset.h, the parts that need no server: which lost sessions are
-// an infrastructure fault, and the SQL each session runs to start a trial.
+// harness/run/faults.h and the PostgreSQL engine's errors.h and session_reset.h, the parts that need
+// no server: which lost sessions are an infrastructure fault, and the SQL each session runs to start
+// a trial.
 #include "harness/run/faults.h"
 
 #include <gtest/gtest.h>
 
-#include "harness/run/session_reset.h"
+#include "harness/engines/postgresql/errors.h"
+#include "harness/engines/postgresql/session_reset.h"
 
 namespace racelab::internal {
 namespace {
@@ -19,7 +21,16 @@ StepEvent Lost(const std::string& session, const std::string& sqlstate, int64_t 
   return ev;
 }
 
-const std::map<std::string, int> kPids = {{"a", 100}, {"b", 200}};
+using pg::IsSessionLost;
+using pg::SessionStartSql;
+
+const std::map<std::string, int64_t> kPids = {{"a", 100}, {"b", 200}};
+
+// The PostgreSQL engine's rule (Engine::IsSessionLost), as the runner passes it.
+std::string OutsideFault(const std::vector<StepEvent>& events, const std::map<std::string, int64_t>& pids,
+                         const std::vector<OwnTermination>& own) {
+  return internal::OutsideFault(events, pids, own, [](const StepEvent& ev) { return IsSessionLost(ev.sqlstate); });
+}
 
 TEST(FaultsTest, SessionLostCodes) {
   for (const char* code : {"57P01", "57P02", "57P03", "57P04", "08006", "08003", "08000"}) {

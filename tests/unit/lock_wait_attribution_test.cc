@@ -1,8 +1,7 @@
 // Which statement a recorded lock wait belongs to (harness/run/lock_waits.cc).
 #include <gtest/gtest.h>
 
-#include "harness/pg/monitor.h"
-#include "harness/pg/server_log.h"
+#include "harness/engine/wait_monitor.h"
 #include "harness/run/lock_waits.h"
 
 namespace racelab {
@@ -18,13 +17,13 @@ StepEvent Ev(const std::string& step, StepKind kind, int64_t sent, int64_t compl
   return ev;
 }
 
-LockObservation Obs(int64_t sent, int64_t received) {
-  LockObservation o;
+WaitObservation Obs(int64_t sent, int64_t received) {
+  WaitObservation o;
   o.poll_sent_us = sent;
   o.poll_received_us = received;
-  o.pid = 11;
+  o.session_id = 11;
   o.wait_event = "transactionid";
-  o.blocking_pids = {22};
+  o.blocking = {22};
   return o;
 }
 
@@ -35,7 +34,7 @@ const internal::BackendNames kNames{{{11, "a"}, {22, "b"}, {33, "racelab:control
 TEST(LockWaitAttribution, AStraddlingPollGoesToTheStatementSeenWaiting) {
   std::vector<StepEvent> events{Ev("first", StepKind::kSql, 6619, 10684),
                                 Ev("second", StepKind::kSql, 10735, 111982)};
-  std::vector<LockObservation> obs{Obs(8865, 12509), Obs(14674, 16000), Obs(100000, 109224)};
+  std::vector<WaitObservation> obs{Obs(8865, 12509), Obs(14674, 16000), Obs(100000, 109224)};
   internal::AttributeLockWaits(obs, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);
   ASSERT_TRUE(events[1].lock_wait);
@@ -49,7 +48,7 @@ TEST(LockWaitAttribution, AStraddlingPollGoesToTheStatementSeenWaiting) {
 TEST(LockWaitAttribution, BeginNeverWaits) {
   std::vector<StepEvent> events{Ev("begin", StepKind::kBegin, 3051, 5355),
                                 Ev("touch", StepKind::kSql, 5359, 6000)};
-  std::vector<LockObservation> obs{Obs(712, 6331)};
+  std::vector<WaitObservation> obs{Obs(712, 6331)};
   internal::AttributeLockWaits(obs, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);
   EXPECT_TRUE(events[1].lock_wait);
@@ -58,7 +57,7 @@ TEST(LockWaitAttribution, BeginNeverWaits) {
 // A short wait seen by one straddling poll only still counts, for the statement it overlaps most.
 TEST(LockWaitAttribution, AnUnconfirmedStraddlingPollFallsBackToTheLargestOverlap) {
   std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000), Ev("second", StepKind::kSql, 1010, 5000)};
-  std::vector<LockObservation> obs{Obs(900, 3000)};
+  std::vector<WaitObservation> obs{Obs(900, 3000)};
   internal::AttributeLockWaits(obs, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);
   EXPECT_TRUE(events[1].lock_wait);
@@ -67,8 +66,8 @@ TEST(LockWaitAttribution, AnUnconfirmedStraddlingPollFallsBackToTheLargestOverla
 // Another backend's observation is never attributed to this session.
 TEST(LockWaitAttribution, OtherBackendsAreIgnored) {
   std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000)};
-  LockObservation o = Obs(100, 200);
-  o.pid = 22;
+  WaitObservation o = Obs(100, 200);
+  o.session_id = 22;
   internal::AttributeLockWaits({o}, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);
 }
@@ -79,7 +78,7 @@ TEST(LockWaitAttribution, AConfirmedWaitBeatsAStaleQueryText) {
   std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000), Ev("second", StepKind::kSql, 1010, 90000)};
   events[0].sql = "UPDATE t SET v = 1 WHERE id = 1";
   events[1].sql = "UPDATE t SET v = 2 WHERE id = 2";
-  std::vector<LockObservation> obs{Obs(900, 1600), Obs(5000, 6000)};
+  std::vector<WaitObservation> obs{Obs(900, 1600), Obs(5000, 6000)};
   obs[0].query = events[0].sql;  // stale text: the snapshot was taken while "first" ran
   obs[1].query = events[1].sql;
   internal::AttributeLockWaits(obs, kNames, &events);
@@ -93,7 +92,7 @@ TEST(LockWaitAttribution, QueryTextBreaksTiesBetweenUnconfirmedStatements) {
   std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000), Ev("second", StepKind::kSql, 1010, 1200)};
   events[0].sql = "UPDATE t SET v = 1 WHERE id = 1";
   events[1].sql = "UPDATE t SET v = 2 WHERE id = 2";
-  std::vector<LockObservation> obs{Obs(100, 1100)};  // overlaps "first" far more
+  std::vector<WaitObservation> obs{Obs(100, 1100)};  // overlaps "first" far more
   obs[0].query = events[1].sql;
   internal::AttributeLockWaits(obs, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);

@@ -167,6 +167,7 @@ std::unique_ptr<SampleRun> MakeSampleRun() {
       "racelab run guarded-cas-claim naive-select-then-update --trials 2 --set note='" +
       std::string(kNasty) + "'";
   report.seed = 42;
+  report.target.engine = "postgresql";
   report.target.server_version = "15.8 (Debian 15.8-0+deb12u1)";
   report.target.embedded = true;
   report.target.dsn_redacted = "host=/tmp/racelab-sock port=54329 user=racelab";

@@ -1,15 +1,17 @@
-// The server's own lock-wait records: parsing jsonlog (harness/pg/server_log.cc) and placing them on
+// The server's own lock-wait records: parsing jsonlog (harness/engines/postgresql/server_log.cc) and placing them on
 // statements (harness/run/lock_waits.cc). The lines are PostgreSQL 15's, as written by the embedded
 // cluster (log_lock_waits = on, deadlock_timeout = 1ms, log_timezone = UTC).
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "harness/pg/server_log.h"
+#include "harness/engines/postgresql/server_log.h"
 #include "harness/run/lock_waits.h"
 
 namespace racelab {
 namespace {
+
+using pg::ParseServerLog;
 
 // 2026-11-30 15:54:41 UTC in µs since the epoch.
 constexpr int64_t kSecond = 1796054081LL * 1000000;
@@ -27,35 +29,35 @@ const std::vector<std::string> kNaiveWait{
     "not json at all"};
 
 TEST(ServerLog, ParsesAWaitWithItsStartDurationModeAndHolder) {
-  ServerLogBatch b = ParseServerLog(kNaiveWait);
+  ServerWaitBatch b = ParseServerLog(kNaiveWait);
   ASSERT_EQ(b.waits.size(), 1u);
   const ServerLockWait& w = b.waits[0];
-  EXPECT_EQ(w.pid, 21012);
+  EXPECT_EQ(w.session_id, 21012);
   EXPECT_EQ(w.mode, "ShareLock");
   EXPECT_EQ(w.object, "transaction 725");
   EXPECT_EQ(w.wait_event, "transactionid");
   EXPECT_EQ(w.statement, "UPDATE t SET v = 2");
   ASSERT_TRUE(w.duration_us.has_value());
   EXPECT_EQ(*w.duration_us, 15112);
-  EXPECT_EQ(w.holders, std::vector<int>{21011});
+  EXPECT_EQ(w.holders, std::vector<int64_t>{21011});
   // Each record bounds the start: [logged − elapsed, logged + 1 ms − elapsed] (ms timestamps). The
   // "still waiting" record gives [41.605869, 41.606869] s, "acquired" [41.605888, 41.606888] s.
   EXPECT_EQ(w.start_lo_us, kSecond + 605888);
   EXPECT_EQ(w.start_hi_us, kSecond + 606869);
-  EXPECT_EQ(b.backend_types.at(31000), "autovacuum worker");
+  EXPECT_EQ(b.session_kinds.at(31000), "autovacuum worker");
 }
 
 TEST(ServerLog, ADeadlockVictimAndAnUnendedWait) {
   std::vector<std::string> lines{
       R"({"timestamp":"2026-11-30 15:54:41.100 UTC","pid":7,"message":"process 7 detected deadlock while waiting for ShareLock on transaction 9 after 100.250 ms","detail":"Process holding the lock: 8. Wait queue: 7."})",
       R"({"timestamp":"2026-11-30 15:54:41.200 UTC","pid":8,"message":"process 8 still waiting for ExclusiveLock on advisory lock [5,0,1,1] after 1.001 ms","detail":"Processes holding the lock: 6, 7. Wait queue: 8."})"};
-  ServerLogBatch b = ParseServerLog(lines);
+  ServerWaitBatch b = ParseServerLog(lines);
   ASSERT_EQ(b.waits.size(), 2u);
   EXPECT_TRUE(b.waits[0].deadlock);
   EXPECT_EQ(b.waits[0].duration_us, 100250);
   EXPECT_EQ(b.waits[1].wait_event, "advisory");
   EXPECT_FALSE(b.waits[1].duration_us.has_value()) << "lock_timeout or a cancel logs no end";
-  EXPECT_EQ(b.waits[1].holders, (std::vector<int>{6, 7}));
+  EXPECT_EQ(b.waits[1].holders, (std::vector<int64_t>{6, 7}));
 }
 
 StepEvent Ev(const std::string& step, int64_t sent, int64_t completed, const std::string& sql) {
@@ -77,15 +79,15 @@ const internal::BackendNames kNames{{{21012, "worker.2"}, {21011, "worker.1"}, {
 // pg_stat_activity's (older) text names the SELECT. The server's record puts the wait on the UPDATE,
 // with the server's duration, and the poll joins it there — nothing is pinned on the SELECT.
 TEST(ServerLockWaits, TheServersRecordPlacesTheWaitAndThePollFollows) {
-  ServerLogBatch b = ParseServerLog(kNaiveWait);
+  ServerWaitBatch b = ParseServerLog(kNaiveWait);
   const int64_t origin = kSecond + 600000;  // trial t = 0 at 41.600 s
   std::vector<StepEvent> events{Ev("read", 5000, 5440, "SELECT v FROM t"),
                                 Ev("execute", 5500, 21900, "UPDATE t SET v = 2")};
   internal::AttributeServerLockWaits(b.waits, origin, kNames, &events);
-  LockObservation o;
+  WaitObservation o;
   o.poll_sent_us = 4900;
   o.poll_received_us = 7000;
-  o.pid = 21012;
+  o.session_id = 21012;
   o.wait_event = "transactionid";
   o.query = "SELECT v FROM t";
   internal::AttributeLockWaits({o}, kNames, &events);
@@ -104,7 +106,7 @@ TEST(ServerLockWaits, TheServersRecordPlacesTheWaitAndThePollFollows) {
 
 // A wait the server logged while no statement of the session was in flight is nobody's.
 TEST(ServerLockWaits, NeverOnAStatementThatWasNotInFlight) {
-  ServerLogBatch b = ParseServerLog(kNaiveWait);
+  ServerWaitBatch b = ParseServerLog(kNaiveWait);
   const int64_t origin = kSecond + 600000;
   std::vector<StepEvent> events{Ev("read", 0, 2000, "SELECT v FROM t"),
                                 Ev("execute", 30000, 31000, "UPDATE t SET v = 2")};
@@ -138,10 +140,10 @@ TEST(PollLockWaits, FirstAndLastSeenStayInsideTheStatement) {
       events.push_back(Ev("s" + std::to_string(i), t, t + len, "SELECT " + std::to_string(i)));
       t += len + std::uniform_int_distribution<int64_t>(10, 500)(rng);
     }
-    std::vector<LockObservation> obs;
+    std::vector<WaitObservation> obs;
     for (int i = 0; i < 3; ++i) {
-      LockObservation o;
-      o.pid = 21012;
+      WaitObservation o;
+      o.session_id = 21012;
       o.poll_sent_us = std::uniform_int_distribution<int64_t>(0, t)(rng);
       o.poll_received_us = o.poll_sent_us + std::uniform_int_distribution<int64_t>(50, 4000)(rng);
       o.query = "SELECT " + std::to_string(std::uniform_int_distribution<int>(0, 2)(rng));

@@ -22,7 +22,7 @@
 #include <string>
 
 #include "harness/engine/session.h"
-#include "harness/run/stop_flag.h"
+#include "harness/model/stop_flag.h"
 
 namespace racelab::mariadb {
 

@@ -153,8 +153,6 @@ class MariaDbEngine : public Engine {
           code == ER_INCORRECT_GLOBAL_LOCAL_VAR || code == ER_PARSE_ERROR) {
         return Status::Usage(what);
       }
-      if (code == ER_SPECIFIC_ACCESS_DENIED_ERROR && !start.denied_hint.empty())
-        what += " (" + start.denied_hint + ")";
       return Status::Database(what);
     }
     return Status::Ok();

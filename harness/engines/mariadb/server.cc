@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "harness/embedded/files.h"
-#include "harness/embedded/orphans.h"
-#include "harness/embedded/process.h"
+#include "harness/engines/postgresql/files.h"
+#include "harness/engines/postgresql/orphans.h"
+#include "harness/engines/postgresql/process.h"
 #include "harness/engines/mariadb/connection.h"
 
 namespace racelab::mariadb {

@@ -9,11 +9,11 @@
 // - Started with a private Unix socket in the run folder (--skip-networking: no TCP), durability off
 //   (innodb_flush_log_at_trx_commit=0, sync_binlog=0, no binary log, innodb_doublewrite=0), a 32 MB
 //   buffer pool, the performance schema off; root@localhost without password (socket only).
-// - When racelab runs as root, both run as an unprivileged user (harness/embedded/process.h
+// - When racelab runs as root, both run as an unprivileged user (harness/engines/postgresql/process.h
 //   ChooseServerUser: `postgres`, else `nobody`): mariadbd refuses root without --user.
 // - Stopped by Stop() and the destructor (SIGTERM = MariaDB's normal shutdown, SIGKILL after a
 //   deadline), its run folder removed. mariadbd gets SIGKILL if racelab dies (PR_SET_PDEATHSIG);
-//   the next start removes run folders whose owner process is gone (harness/embedded/orphans.h
+//   the next start removes run folders whose owner process is gone (harness/engines/postgresql/orphans.h
 //   OwnerGone), killing what is left of their server first. MariaDB allocates nothing outside its
 //   run folder (no SysV shared memory), so the run folder is all there is to remove.
 // Thread-safety: Start/Stop from one thread; the accessors from any thread after Start. The thread

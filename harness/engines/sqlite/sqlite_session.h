@@ -39,7 +39,7 @@
 #include "harness/engine/session.h"
 #include "harness/engines/sqlite/busy_log.h"
 #include "harness/model/status.h"
-#include "harness/run/stop_flag.h"
+#include "harness/model/stop_flag.h"
 
 namespace racelab::sqlite {
 

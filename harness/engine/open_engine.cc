@@ -1,0 +1,142 @@
+// The engine registry: one row per engine this build knows (docs/architecture.md "The engine
+// interface"). To add an engine, add its row to Registry() and link its library to racelab_open_engine.
+#include "harness/engine/open_engine.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "harness/engines/postgresql/cluster.h"
+#include "harness/engines/postgresql/dsn.h"
+#include "harness/engines/postgresql/pg_engine.h"
+
+namespace racelab {
+namespace {
+
+struct EngineEntry {
+  std::string name;     // --engine and reports: "postgresql"
+  std::string display;  // "PostgreSQL"
+  Result<std::unique_ptr<Engine>> (*open)(const EngineOptions&) = nullptr;
+  std::string (*redact)(const std::string&) = nullptr;
+  bool (*looks_like_dsn)(std::string_view) = nullptr;
+  bool (*may_hold_password)(std::string_view) = nullptr;
+  int (*clean_orphans)() = nullptr;
+};
+
+Result<std::unique_ptr<Engine>> OpenPostgres(const EngineOptions& o) {
+  pg::PgEngineOptions po;
+  po.dsn = o.dsn;
+  po.pg_bindir = o.server_bindir;
+  po.connect_timeout_ms = o.connect_timeout_ms;
+  po.stop = o.stop;
+  po.confine = o.confine;
+  po.allow_superuser = o.allow_superuser;
+  return pg::OpenPostgresEngine(po);
+}
+
+const std::vector<EngineEntry>& Registry() {
+  static const std::vector<EngineEntry> kEngines = {
+      {"postgresql", "PostgreSQL", &OpenPostgres, &pg::RedactDsn, &pg::LooksLikeDsn, &pg::MayHoldPassword,
+       [] { return pg::CleanOrphans(pg::DefaultBaseDir()); }},
+  };
+  return kEngines;
+}
+
+const EngineEntry* Find(const std::string& name) {
+  for (const auto& e : Registry()) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+// Every engine the project plans, built in or not: a DSN of one not built in gets a clear error.
+constexpr const char* kPlannedEngines[] = {"postgresql", "mariadb", "sqlite"};
+
+std::string KnownNames() {
+  std::string out;
+  for (const auto& n : EngineNames()) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> EngineNames() {
+  std::vector<std::string> out;
+  for (const auto& e : Registry()) out.push_back(e.name);
+  return out;
+}
+
+std::string EngineOfDsn(const std::string& dsn) {
+  if (StartsWith(dsn, "postgresql://") || StartsWith(dsn, "postgres://")) return "postgresql";
+  if (StartsWith(dsn, "mariadb://") || StartsWith(dsn, "mysql://")) return "mariadb";
+  if (StartsWith(dsn, "sqlite:")) return "sqlite";
+  if (dsn.find("://") != std::string::npos) return "";
+  return "postgresql";  // libpq key=value text (and service names): PostgreSQL's own form
+}
+
+std::string EngineDisplayName(const std::string& engine) {
+  const EngineEntry* e = Find(engine);
+  if (e != nullptr) return e->display;
+  if (engine == "mariadb") return "MariaDB";
+  if (engine == "sqlite") return "SQLite";
+  return engine;
+}
+
+std::string SelectedEngine(const EngineOptions& options) {
+  if (!options.engine.empty()) return options.engine;
+  if (!options.dsn.empty() && !EngineOfDsn(options.dsn).empty()) return EngineOfDsn(options.dsn);
+  return "postgresql";
+}
+
+std::string RedactDsn(const std::string& dsn) {
+  const EngineEntry* e = Find(EngineOfDsn(dsn));
+  return e != nullptr ? e->redact(dsn) : std::string(pg::kUnparseableDsn);
+}
+
+bool LooksLikeDsn(std::string_view arg) {
+  for (const auto& e : Registry()) {
+    if (e.looks_like_dsn(arg)) return true;
+  }
+  // A URI of an engine not built in may still carry a password: treat it as a secret too.
+  for (const char* scheme : {"mariadb://", "mysql://"}) {
+    if (StartsWith(arg, scheme)) return true;
+  }
+  return false;
+}
+
+bool MayHoldPassword(std::string_view dsn) {
+  const EngineEntry* e = Find(EngineOfDsn(std::string(dsn)));
+  return e != nullptr ? e->may_hold_password(dsn) : dsn.find("://") != std::string_view::npos;
+}
+
+int CleanEmbeddedOrphans() {
+  int n = 0;
+  for (const auto& e : Registry()) n += e.clean_orphans();
+  return n;
+}
+
+Result<std::unique_ptr<Engine>> OpenEngine(const EngineOptions& options) {
+  std::string name = options.engine;
+  const std::string of_dsn = options.dsn.empty() ? "" : EngineOfDsn(options.dsn);
+  if (!options.dsn.empty() && of_dsn.empty()) {
+    return Status::Usage(fmt::format("--dsn: no engine this build knows uses that scheme (known engines: {})",
+                                     KnownNames()));
+  }
+  if (name.empty()) name = of_dsn.empty() ? "postgresql" : of_dsn;
+  if (!of_dsn.empty() && of_dsn != name) {
+    return Status::Usage(fmt::format("--engine {} does not match the --dsn, which names a {} server", name, of_dsn));
+  }
+  const EngineEntry* e = Find(name);
+  if (e == nullptr) {
+    const bool planned = std::find(std::begin(kPlannedEngines), std::end(kPlannedEngines), name) !=
+                         std::end(kPlannedEngines);
+    return Status::Usage(planned ? fmt::format("engine '{}' is not built into this racelab yet (known engines: {})",
+                                               name, KnownNames())
+                                 : fmt::format("unknown engine '{}' (known engines: {})", name, KnownNames()));
+  }
+  return e->open(options);
+}
+
+}  // namespace racelab

@@ -1,0 +1,59 @@
+#include "harness/engines/postgresql/session_reset.h"
+
+#include <fmt/format.h>
+
+#include "harness/engines/postgresql/errors.h"
+
+namespace racelab::pg {
+namespace {
+
+std::string SetStatement(const std::string& name, const std::string& value) {
+  // SET takes an identifier and a literal; quote the literal (PostgreSQL docs §4.1.2.1).
+  std::string lit = "'";
+  for (char c : value) {
+    if (c == '\'') lit.push_back('\'');
+    lit.push_back(c);
+  }
+  return fmt::format("SET {} = {}'", name, lit);
+}
+
+// A setting the scenario asked for that the server refuses whoever asks: the file's fault. 42501 is
+// not: another role (a superuser, or one granted SET ON PARAMETER) could set it.
+bool IsSettingError(const std::string& sqlstate) {
+  return (IsScenarioSqlError(sqlstate) && sqlstate != "42501") || sqlstate == "22023" ||
+         sqlstate == "55P02";
+}
+
+}  // namespace
+
+std::string SessionStartSql(const SessionStart& start) {
+  std::string sql = "SET search_path TO " + QuoteIdent(start.workspace) + ";";
+  for (const auto& [name, value] : start.settings) sql += SetStatement(name, value) + ";";
+  return sql;
+}
+
+Status StartClean(Connection* conn, const SessionStart& start, SteadyTime deadline,
+                  const std::string& file, bool* connection_lost, const std::string& denied_hint) {
+  *connection_lost = false;
+  auto failed = [&](const char* what, const QueryResult& r) {
+    *connection_lost = r.connection_lost;
+    return Status::Database(fmt::format("{}: session '{}': {} before the trial: {} ({})", file,
+                                        start.label, what, r.message, r.sqlstate));
+  };
+  if (conn->in_transaction()) {
+    QueryResult r = conn->Exec("ROLLBACK", deadline);
+    if (!r.ok()) return failed("ROLLBACK", r);
+  }
+  QueryResult r = conn->Exec("DISCARD ALL", deadline);
+  if (!r.ok()) return failed("DISCARD ALL", r);
+  r = conn->Exec(SessionStartSql(start), deadline);
+  if (r.ok()) return Status::Ok();
+  std::string what = fmt::format("{}: {} ({}): settings of session '{}'", file, r.message,
+                                 r.sqlstate, start.label);
+  if (IsSettingError(r.sqlstate)) return Status::Usage(what);
+  *connection_lost = r.connection_lost;
+  if (r.sqlstate == "42501" && !denied_hint.empty()) what += " (" + denied_hint + ")";
+  return Status::Database(what);
+}
+
+}  // namespace racelab::pg
