@@ -14,10 +14,10 @@
 //     that spun for milliseconds loses its wake-up preference and wakes late (measured on a loaded
 //     2-core machine: spinning 2 ms gave skew p95 400–3000 µs, 200 µs gave 27–32 µs; docs/performance.md).
 //     Spinning is skipped when the barrier has more parties than online CPUs, or when the machine's
-//     1-minute load average (getloadavg(3)) is at or above its online CPUs: there, a spinning thread
+//     1-minute load average (getloadavg(3)) is 6 or more per online CPU: there, a spinning thread
 //     only keeps the last participant (or a database backend) off a CPU and uses up its own share
-//     (measured at load average 18–23 on 2 CPUs: spin+align gave skew p50 43–453 µs, futex only 18–26).
-//     Phase 3 follows the same rule.
+//     (measured at load average 18–23 on 2 CPUs: spin+align gave skew p50 43–453 µs, futex only 18–26;
+//     at 9–11 spinning won). Phase 3 follows the same rule.
 //  2. Sleep: a futex wait on the same word with an absolute CLOCK_MONOTONIC deadline
 //     (FUTEX_WAIT_BITSET, futex(2)). Neither C++20 std::atomic::wait nor Boost.Atomic 1.74 (Debian 12)
 //     has a timed wait, and every racelab wait needs one.
@@ -66,7 +66,7 @@ class Barrier {
 
   // Online CPUs (sysconf(_SC_NPROCESSORS_ONLN)), at least 1.
   static int OnlineCpus();
-  // parties <= OnlineCpus() and the 1-minute load average is below OnlineCpus().
+  // parties <= OnlineCpus() and the 1-minute load average is below 6 per online CPU.
   static bool CpusToSpare(int parties);
 
  private:
