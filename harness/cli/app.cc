@@ -88,6 +88,10 @@ int Main(int argc, char** argv) {
   run->add_option("--trials", args.trials, "Trials per scenario and level")
       ->check(CLI::Range(1, 100000))->capture_default_str();
   run->add_option("--set", args.set, "Override a scenario parameter: --set workers=8 (repeatable)");
+  run->add_option("--engine", args.engine,
+                  "Engine: postgresql (default), mariadb or sqlite — the embedded throwaway server to start, or "
+                  "the one --dsn must name; only scenarios whose engines: list has it run")
+      ->check(CLI::IsMember({"postgresql", "mariadb", "sqlite"}));
   run->add_option("--dsn", args.dsn,
                   "libpq connection string or URI of an existing server; racelab works only in schemas it "
                   "creates and drops (default: an embedded throwaway cluster). A password here is visible in "

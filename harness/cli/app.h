@@ -20,6 +20,7 @@ struct RunArgs {
   int trials = 20;
   std::vector<std::string> set;        // k=v
   std::string dsn;
+  std::string engine;                  // --engine: "" = the DSN's, else postgresql
   std::string pg_bindir;
   std::string out = "racelab-reports";
   std::string formats = "console,json,md,junit,html";

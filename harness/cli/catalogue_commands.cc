@@ -64,10 +64,14 @@ int ExplainCommand(const std::string& name, const StopFlag* stop) {
   if (stop->stop_requested()) return InterruptedExitCode(stop);
   if (!loaded.ok()) return UsageError(loaded.status().message());
   std::ostringstream out;  // printed once, through SanitizeForTerminal: the text comes from scenario files
-  for (const auto& s : loaded.value()) {
+  for (const auto& any_engine : loaded.value()) {
+   for (const std::string& engine : any_engine.engines) {  // the file as read for each of its engines
+    const Scenario& s = *any_engine.ForEngine(engine);
+    if (any_engine.engines.size() > 1) out << "── on " << engine << " ──\n";
     out << s.name << " — " << s.title << "\n" << s.loc.file << "\n\n" << s.teaches << "\n";
     if (s.teaches.empty() || s.teaches.back() != '\n') out << "\n";
     out << "Tags: " << fmt::format("{}", fmt::join(s.tags, ", ")) << "\n";
+    out << "Engines: " << fmt::format("{}", fmt::join(s.engines, ", ")) << "\n";
     out << "Parameters (override with --set NAME=VALUE):\n";
     for (const auto& [k, v] : s.params) out << "  " << k << " = " << v << "\n";
     out << "Isolation levels:";
@@ -85,7 +89,8 @@ int ExplainCommand(const std::string& name, const StopFlag* stop) {
     // Exactly what the evaluator will check, level by level (the base with that level's overrides).
     PlanOptions options;
     options.isolation = s.isolation.empty() ? AllIsolationLevels() : s.isolation;
-    auto items = ExpandScenario(s, options);
+    options.engine = engine;
+    auto items = ExpandScenario(any_engine, options);
     if (!items.ok()) return UsageError(items.status().message());
     std::string params;
     for (const auto& [k, v] : s.params) params += fmt::format("{}{} = {}", params.empty() ? "" : ", ", k, v);
@@ -94,6 +99,8 @@ int ExplainCommand(const std::string& name, const StopFlag* stop) {
       out << "  at " << IsolationName(item.isolation) << ":\n";
       for (const std::string& text : CheckTexts(item)) out << "    " << text << "\n";
     }
+    if (any_engine.engines.size() > 1) out << "\n";
+   }
   }
   std::cout << SanitizeForTerminal(out.str());
   return 0;

@@ -26,7 +26,10 @@ namespace {
 Result<std::vector<IsolationLevel>> ParseLevels(const std::string& text) {
   std::vector<IsolationLevel> out;
   if (text.empty()) return out;
-  if (text == "all") return AllIsolationLevels();
+  if (text == "all") {  // every level; each scenario then runs at those of them it lists
+    return std::vector<IsolationLevel>{IsolationLevel::kReadUncommitted, IsolationLevel::kReadCommitted,
+                                       IsolationLevel::kRepeatableRead, IsolationLevel::kSerializable};
+  }
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
@@ -35,8 +38,8 @@ Result<std::vector<IsolationLevel>> ParseLevels(const std::string& text) {
     while (!part.empty() && part.back() == ' ') part.pop_back();
     auto level = ParseIsolation(part);
     if (!level) {
-      return Status::Usage(fmt::format("--isolation: unknown level '{}' (expected all, or a comma list of rc, rr, "
-                                       "ser, read committed, repeatable read, serializable)", part));
+      return Status::Usage(fmt::format("--isolation: unknown level '{}' (expected all, or a comma list of ru, rc, rr, "
+                                       "ser, read uncommitted, read committed, repeatable read, serializable)", part));
     }
     if (std::find(out.begin(), out.end(), *level) == out.end()) out.push_back(*level);
     if (comma == std::string::npos) break;
@@ -66,6 +69,10 @@ Result<Plan> BuildPlan(const RunArgs& args, const StopFlag* stop) {
   if (!levels.ok()) return levels.status();
   PlanOptions po;
   po.isolation = *levels;
+  EngineOptions chosen;
+  chosen.engine = args.engine;
+  chosen.dsn = args.dsn;
+  po.engine = SelectedEngine(chosen);
   po.trials = args.trials;
   po.trial_timeout_ms = args.trial_timeout_ms;
   for (const auto& kv : args.set) {
@@ -100,16 +107,25 @@ Result<Plan> BuildPlan(const RunArgs& args, const StopFlag* stop) {
     // committed), so running it elsewhere would report a false `fail`. A scenario that lists none of the
     // requested levels is skipped, with a note.
     PlanOptions scenario_po = po;
-    if (!po.isolation.empty() && !s.isolation.empty()) {
+    const Scenario* on_engine = s.ForEngine(po.engine);
+    if (on_engine == nullptr) {  // docs/scenario-format.md "Engines and SQL that differs"
+      std::string engines;
+      for (const std::string& e : s.engines) engines += fmt::format("{}{}", engines.empty() ? "" : ", ", e);
+      std::cerr << "racelab: " << SanitizeForTerminal(s.name) << " skipped: it runs on " << engines
+                << " (its engines: list), not on " << po.engine << "\n";
+      continue;
+    }
+    if (!po.isolation.empty() && !on_engine->isolation.empty()) {
       scenario_po.isolation.clear();
       for (IsolationLevel level : po.isolation) {
-        if (std::find(s.isolation.begin(), s.isolation.end(), level) != s.isolation.end()) {
+        if (std::find(on_engine->isolation.begin(), on_engine->isolation.end(), level) !=
+            on_engine->isolation.end()) {
           scenario_po.isolation.push_back(level);
         }
       }
       if (scenario_po.isolation.empty()) {
         std::string listed;
-        for (IsolationLevel level : s.isolation) listed += fmt::format("{}{}", listed.empty() ? "" : ", ", IsolationName(level));
+        for (IsolationLevel level : on_engine->isolation) listed += fmt::format("{}{}", listed.empty() ? "" : ", ", IsolationName(level));
         std::cerr << "racelab: " << SanitizeForTerminal(s.name) << " skipped: it runs only at " << listed
                   << " (its isolation: list), not at the levels --isolation asks for\n";
         continue;
@@ -126,7 +142,10 @@ Result<Plan> BuildPlan(const RunArgs& args, const StopFlag* stop) {
       plan.items.push_back(std::move(it));
     }
   }
-  if (plan.items.empty()) return Status::Usage("no selected scenario runs at the levels --isolation asks for");
+  if (plan.items.empty()) {
+    return Status::Usage(fmt::format("no selected scenario runs on {} at the levels --isolation asks for",
+                                     po.engine));
+  }
   return plan;
 }
 
@@ -181,6 +200,7 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
 
   if (stop->stop_requested()) return InterruptedExitCode(stop);  // before any cluster starts
   EngineOptions eo;
+  eo.engine = args.engine;
   eo.dsn = args.dsn;
   eo.server_bindir = args.pg_bindir;
   eo.connect_timeout_ms = args.connect_timeout_ms;

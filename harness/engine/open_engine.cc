@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "harness/engines/mariadb/dsn.h"
+#include "harness/engines/mariadb/engine.h"
+#include "harness/engines/mariadb/server.h"
 #include "harness/engines/postgresql/cluster.h"
 #include "harness/engines/postgresql/dsn.h"
 #include "harness/engines/postgresql/pg_engine.h"
@@ -38,6 +41,9 @@ const std::vector<EngineEntry>& Registry() {
   static const std::vector<EngineEntry> kEngines = {
       {"postgresql", "PostgreSQL", &OpenPostgres, &pg::RedactDsn, &pg::LooksLikeDsn, &pg::MayHoldPassword,
        [] { return pg::CleanOrphans(pg::DefaultBaseDir()); }},
+      {"mariadb", "MariaDB", &mariadb::OpenMariaDbEngine, &mariadb::RedactMariaDbDsn,
+       &mariadb::LooksLikeMariaDbDsn, &mariadb::MariaDbDsnMayHoldPassword,
+       [] { return mariadb::CleanMariaDbOrphans(mariadb::DefaultMariaDbBaseDir()); }},
   };
   return kEngines;
 }

@@ -28,6 +28,9 @@ struct StepEvent {
   long rows = -1;            // rows returned (SELECT/RETURNING) or affected; -1 when not applicable
   std::map<std::string, std::string> captured;
   std::string sqlstate;      // empty on success; "08006" for a lost connection
+  // The engine's own code of the error ("1213": MariaDB ER_LOCK_DEADLOCK; "SQLITE_BUSY"), empty when
+  // the SQLSTATE is all there is (PostgreSQL). `expect.sqlstates` and `retry.on` may name either.
+  std::string error_code;
   std::string message;       // server's primary message, unstable parts not removed
   bool cancelled_by_deadline = false;  // racelab sent PQcancel after the statement's deadline
   // Lock waits (docs/lock-waits.md). `lock_wait`: the statement waited on a heavyweight lock, as the

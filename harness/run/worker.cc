@@ -207,6 +207,7 @@ QueryResult Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::s
   ev->late_us = before_send + std::max<int64_t>(0, r.client_late_us) + backend;
   ev->rows = r.rows;
   ev->sqlstate = r.sqlstate;
+  ev->error_code = r.error_code;
   ev->message = r.ok() ? r.command_tag : r.message;
   if (step.kind != StepKind::kCommit && r.ok()) ev->message.clear();
   ev->cancelled_by_deadline = r.cancelled_by_deadline;
@@ -290,8 +291,11 @@ void Worker::UnsetUsed(const PlannedStep& step, StepEvent* ev, const std::string
 // Decides what a failed step does next: retry the transaction, go on, or fail the session.
 void Worker::HandleError(const PlannedStep& step, const StepEvent& ev) {
   const auto& retry = session_->retry;
+  auto listed = [&](const std::string& code) {  // by SQLSTATE or by the engine's own code ("1213")
+    return !code.empty() && std::find(retry->on.begin(), retry->on.end(), code) != retry->on.end();
+  };
   if (retry && attempt_ < retry->attempts && !ev.cancelled_by_deadline && !ev.sqlstate.empty() &&
-      std::find(retry->on.begin(), retry->on.end(), ev.sqlstate) != retry->on.end()) {
+      (listed(ev.sqlstate) || listed(ev.error_code))) {
     if (conn_->in_transaction()) conn_->Exec("ROLLBACK", ctx_->DeadlineIn(ctx_->statement_timeout_ms));
     in_txn_ = false;
     double backoff = retry->initial_ms * std::pow(retry->factor, attempt_ - 1);

@@ -35,6 +35,10 @@ bool Decode(const std::string& in, std::string* out) {
 
 bool IsMariaDbDsn(const std::string& dsn) { return !SchemeEnd(dsn).empty(); }
 
+bool LooksLikeMariaDbDsn(std::string_view arg) { return IsMariaDbDsn(std::string(arg)); }
+
+bool MariaDbDsnMayHoldPassword(std::string_view dsn) { return IsMariaDbDsn(std::string(dsn)); }
+
 Result<ConnectTarget> ParseMariaDbDsn(const std::string& dsn) {
   const std::string scheme = SchemeEnd(dsn);
   if (scheme.empty()) return Status::Usage("not a mariadb:// or mysql:// URL");

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "harness/engines/mariadb/connection.h"
 #include "harness/model/status.h"
@@ -14,6 +15,10 @@ namespace racelab::mariadb {
 
 // Whether `dsn` starts with mariadb:// or mysql://.
 bool IsMariaDbDsn(const std::string& dsn);
+// The same for a command-line argument (OpenEngine's LooksLikeDsn), and whether it may carry a
+// password (a mariadb:// URL always may: user:password@).
+bool LooksLikeMariaDbDsn(std::string_view arg);
+bool MariaDbDsnMayHoldPassword(std::string_view dsn);
 
 // Errors: kUsage naming what is wrong, never with the password.
 Result<ConnectTarget> ParseMariaDbDsn(const std::string& dsn);

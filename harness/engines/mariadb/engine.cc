@@ -100,6 +100,9 @@ class MariaDbEngine : public Engine {
   std::string name() const override { return "mariadb"; }
   const Capabilities& capabilities() const override { return caps_; }
   const TargetInfo& info() const override { return info_; }
+  double ready_ms() const override {
+    return server_ ? server_->ready_time().count() / 1000.0 : -1;
+  }
 
   Result<std::unique_ptr<Session>> OpenSession(const std::string& label, SteadyTime deadline,
                                                const StopFlag* stop) override {
@@ -135,6 +138,14 @@ class MariaDbEngine : public Engine {
     if (c == nullptr) return Status::Internal("StartClean: not a MariaDB session");
     QueryResult r = c->Reset(deadline);
     if (r.ok()) r = c->Exec("USE " + Quote(start.workspace), deadline);
+    // The runner may start a session clean before the workspace exists (the control session, before
+    // ResetWorkspace): create it then. A session keeps its current database by name, so it stays in
+    // the workspace when ResetWorkspace drops and creates it again (MariaDB docs "USE").
+    if (r.error_code == std::to_string(ER_BAD_DB_ERROR)) {
+      r = c->Exec(fmt::format("CREATE DATABASE IF NOT EXISTS {}; USE {}", Quote(start.workspace),
+                              Quote(start.workspace)),
+                  deadline);
+    }
     if (!r.ok()) {
       *connection_lost = r.connection_lost;
       return Status::Database(fmt::format("{}: cannot start a clean trial: {} (error {})",

@@ -89,17 +89,19 @@ std::vector<WaitObservation> MariaWaitMonitor::PollOnce(SteadyTime origin) {
 void MariaWaitMonitor::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (running_ && error_.empty() && !(stop_ != nullptr && stop_->stop_requested())) {
+    // Across trials too: a poll sooner than kMinPollInterval after the last one (the end of the last
+    // trial) would read InnoDB's cache unrefreshed — the last trial's waits, under this trial's clock.
+    if (cv_.wait_until(lock, last_read_end_ + poll_, [&] { return !running_; })) break;
     SteadyTime origin = origin_;
     std::set<int64_t> watched(sessions_.begin(), sessions_.end());
     lock.unlock();
     std::vector<WaitObservation> seen = PollOnce(origin);
     lock.lock();
+    last_read_end_ = Clock::now();
     for (WaitObservation& o : seen)
       if (watched.count(o.session_id) != 0) observations_.push_back(std::move(o));
     ++polls_done_;
     cv_.notify_all();
-    // From the end of this read: InnoDB counts its cache's idle time from the last read.
-    cv_.wait_for(lock, poll_, [&] { return !running_; });
   }
   cv_.notify_all();
 }

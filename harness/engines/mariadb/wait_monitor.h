@@ -78,7 +78,10 @@ class MariaWaitMonitor : public WaitMonitor {
   std::vector<int64_t> sessions_;
   SteadyTime origin_;
   std::vector<WaitObservation> observations_;
-  uint64_t polls_done_ = 0;  // completed polls; AwaitBlocked looks at those started after its call
+  uint64_t polls_done_ = 0;
+  // End of the last read of InnoDB's lock tables: the next starts kMinPollInterval (or poll_) later,
+  // InnoDB counting its cache's idle time from the last read.
+  SteadyTime last_read_end_{};  // completed polls; AwaitBlocked looks at those started after its call
   std::string error_;
 };
 
