@@ -11,6 +11,7 @@
 
 #include "harness/run/item_session.h"
 #include "harness/run/lock_waits.h"
+#include "harness/run/release_check.h"
 #include "harness/run/trial_context.h"
 #include "harness/run/worker.h"
 
@@ -171,6 +172,7 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   }
   internal::AttributeLockWaits(observations, names, &result.events);
   result.barriers = Releases(outs);
+  JudgeReleases(&result.barriers, parties, Barrier::OnlineCpus());  // says when it could not be simultaneous
   // A trial cut short by a stop request is not evaluated: its final checks would only wait.
   if (options.stop == nullptr || !options.stop->stop_requested()) result.finals = conns.RunFinals();
   for (const auto& f : result.finals) {
