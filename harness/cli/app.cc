@@ -56,10 +56,16 @@ int Main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "List the scenarios in the catalogue (no database needed)");
   std::vector<std::string> list_tags;
   list->add_option("--tag", list_tags, "Only scenarios with one of these tags")->delimiter(',');
+  std::string scenario_dir;
+  constexpr const char* kScenariosHelp =
+      "Scenario catalogue folder (default: $RACELAB_SCENARIOS, else the installed catalogue, "
+      "<prefix>/share/racelab/scenarios next to this racelab)";
+  list->add_option("--scenarios", scenario_dir, kScenariosHelp);
 
   auto* explain = app.add_subcommand("explain", "Show a scenario's lesson, sessions, steps and expectations");
   std::string explain_name;
   explain->add_option("scenario", explain_name, "Scenario name or file")->required();
+  explain->add_option("--scenarios", scenario_dir, kScenariosHelp);
 
   auto* clean = app.add_subcommand(
       "clean", "Drop racelab schemas left on --dsn by runs that are gone (killed, or cut off from the "
@@ -79,6 +85,7 @@ int Main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run scenarios and write reports");
   run->add_option("scenarios", args.selectors,
                   "Scenario names, files or folders (default: every scenario in the catalogue)");
+  run->add_option("--scenarios", scenario_dir, kScenariosHelp);
   run->add_option("--tag", args.tags, "Only scenarios with one of these tags (comma-separated)")
       ->delimiter(',');
   run->add_option("--isolation", args.isolation,
@@ -103,7 +110,11 @@ int Main(int argc, char** argv) {
                 "that owns only racelab's schemas (scenario files are code: use only with files you trust)");
   run->add_option("--pg-bindir", args.pg_bindir, "PostgreSQL binaries for the embedded cluster");
   run->add_option("--out", args.out, "Folder for report files")->capture_default_str();
-  run->add_option("--format", args.formats, "Reports: console,json,md,junit,html")->capture_default_str();
+  run->add_option("--format", args.formats, "Reports: console,json,md,md-summary,junit,html")->capture_default_str();
+  run->add_option("--details", args.details,
+                  "Trials kept in the reports: none (aggregates only), failed (failing trials, at most 10 per result, "
+                  "plus one representative trial per result), all (every trial; memory grows with --trials)")
+      ->check(CLI::IsMember({"none", "failed", "all"}))->capture_default_str();
   run->add_option("--seed", args.seed, "Seed for the worker start order")->capture_default_str();
   run->add_option("--statement-timeout-ms", args.statement_timeout_ms,
                   "Deadline of one statement or wait, in ms; then it is cancelled and the trial is an error")
@@ -142,6 +153,7 @@ int Main(int argc, char** argv) {
               << "\nRun 'racelab --help' for usage.\n";
     return 2;
   }
+  SetScenarioDirFlag(scenario_dir);
   if (list->parsed()) return ListCommand(list_tags, &stop);
   if (explain->parsed()) return ExplainCommand(explain_name, &stop);
   if (clean->parsed()) return CleanCommand(clean_dsn, clean_timeout_ms, clean_dry_run);

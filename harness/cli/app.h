@@ -23,7 +23,8 @@ struct RunArgs {
   std::string engine;                  // --engine: "" = the DSN's, else postgresql
   std::string pg_bindir;
   std::string out = "racelab-reports";
-  std::string formats = "console,json,md,junit,html";
+  std::string formats = "console,json,md,md-summary,junit,html";
+  std::string details = "failed";      // --details: none | failed | all (harness/eval/result_accumulator.h)
   uint64_t seed = 0;
   long statement_timeout_ms = 30000;
   long trial_timeout_ms = 120000;

@@ -13,7 +13,9 @@
 #include <fmt/format.h>
 
 #include "harness/cli/app.h"
+#include "harness/cli/run_reports.h"
 #include "harness/engine/open_engine.h"
+#include "harness/eval/result_accumulator.h"
 #include "harness/loader/catalogue.h"
 #include "harness/loader/planner.h"
 #include "harness/model/terminal_text.h"
@@ -149,12 +151,6 @@ Result<Plan> BuildPlan(const RunArgs& args, const StopFlag* stop) {
   return plan;
 }
 
-std::string JoinNames() {
-  std::string out;
-  for (const auto& n : ReporterNames()) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 // Creates `dir` if needed and proves a file can be written in it.
 Status CheckWritableDir(const std::string& dir) {
   std::error_code ec;
@@ -174,29 +170,30 @@ int ExitCodeFor(const Status& s) { return s.code() == StatusCode::kUsage ? 2 : 3
 }  // namespace
 
 int RunCommand(const RunArgs& args, const StopFlag* stop) {
-  std::vector<std::unique_ptr<Reporter>> reporters;
-  std::set<std::string> seen_formats;
-  for (size_t start = 0; start <= args.formats.size();) {
-    size_t comma = args.formats.find(',', start);
-    std::string name = args.formats.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    start = comma == std::string::npos ? args.formats.size() + 1 : comma + 1;
-    if (name.empty() || !seen_formats.insert(name).second) continue;
-    auto r = MakeReporter(name);
-    if (!r.ok()) return UsageError("--format: " + r.status().message());
-    reporters.push_back(std::move(r.value()));
-  }
-  if (reporters.empty()) return UsageError("--format: no format given (valid: " + JoinNames() + ")");
+  auto made = MakeReporters(args.formats);
+  if (!made.ok()) return UsageError(made.status().message());
+  const std::vector<std::unique_ptr<Reporter>>& reporters = made.value();
+  const auto details = ParseDetailsPolicy(args.details);
+  if (!details) return UsageError("--details: expected none, failed or all, not '" + args.details + "'");
+  const bool need_dir = AnyFileReporter(reporters);
+  RunReport report;
+  report.racelab_version = RACELAB_VERSION;
+  report.created_at = UtcNow();
+  report.command = args.command_line;
+  report.seed = args.seed;
+  report.details = DetailsPolicyName(*details);
   auto plan = BuildPlan(args, stop);
   // Interrupted while loading: nothing was started or written yet.
   if (stop->stop_requested()) return InterruptedExitCode(stop);
-  if (!plan.ok()) return UsageError(plan.status().message());
-  const bool need_dir = std::any_of(reporters.begin(), reporters.end(),
-                                    [](const auto& r) { return !r->file_name().empty(); });
-  if (need_dir) {
-    // Checked before any trial runs: a run must not end with nowhere to write its reports.
-    Status writable = CheckWritableDir(args.out);
-    if (!writable.ok()) return UsageError(writable.message());
+  // A scenario-file error is written to the reports too (a CI job finds its JUnit file on exit 2).
+  Status writable = need_dir ? CheckWritableDir(args.out) : Status::Ok();
+  if (!plan.ok()) {
+    report.run_error = plan.status().message();
+    if (need_dir && writable.ok()) WriteReports(report, reporters, args.out, /*files_only=*/true);
+    return UsageError(plan.status().message());
   }
+  // Checked before any trial runs: a run must not end with nowhere to write its reports.
+  if (!writable.ok()) return UsageError(writable.message());
 
   if (stop->stop_requested()) return InterruptedExitCode(stop);  // before any cluster starts
   EngineOptions eo;
@@ -213,6 +210,9 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   auto engine = OpenEngine(eo);
   if (!engine.ok()) {
     std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message()) << "\n";
+    report.run_error = engine.status().message();
+    for (const PlanItem& item : plan.value().items) report.not_run.push_back({&item, "the run ended before it"});
+    WriteReports(report, reporters, args.out, /*files_only=*/true);
     return stop->stop_requested() ? 128 + stop->signal_number() : ExitCodeFor(engine.status());
   }
   Engine& db = *engine.value();
@@ -229,11 +229,6 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   ro.seed = args.seed;
   ro.stop = stop;
 
-  RunReport report;
-  report.racelab_version = RACELAB_VERSION;
-  report.created_at = UtcNow();
-  report.command = args.command_line;
-  report.seed = args.seed;
   report.target = db.info();
   const auto& items = plan.value().items;
   const bool tty = isatty(STDERR_FILENO) != 0;
@@ -263,26 +258,21 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
       std::cerr << fmt::format("{}: {} ({} trials)\n", head, VerdictName(summary.verdict), summary.trials);
     }
   };
-  PipelineResult ran = RunPlan(plan.value(), ro, hooks);
+  // Trials are evaluated as they end and folded into aggregates: memory stays flat with --trials (only
+  // the trials --details keeps are held).
+  PipelineResult ran = RunPlan(plan.value(), ro, hooks, *details);
   report.results = std::move(ran.results);
+  // One result per item run, in plan order: the rest did not run (an interrupt).
+  for (size_t i = report.results.size(); i < items.size(); ++i) {
+    report.not_run.push_back(
+        {&items[i], fmt::format("interrupted by signal {}", stop->signal_number() ? stop->signal_number() : SIGINT)});
+  }
   const bool scenario_error = ran.scenario_error;  // a scenario's SQL cannot run: exit 2, not 1
   Status closed = db.Close();
   if (!closed.ok()) std::cerr << "racelab: " << SanitizeForTerminal(closed.message()) << "\n";
 
   std::error_code ec;
-  for (const auto& r : reporters) {
-    if (r->file_name().empty()) {
-      r->Write(report, std::cout);
-      continue;
-    }
-    std::filesystem::path p = std::filesystem::path(args.out) / std::string(r->file_name());
-    std::ofstream f(p);
-    r->Write(report, f);
-    if (!f) {
-      std::cerr << "racelab: cannot write " << SanitizeForTerminal(p.string()) << "\n";
-      ec = std::make_error_code(std::errc::io_error);
-    }
-  }
+  if (!WriteReports(report, reporters, args.out, /*files_only=*/false)) ec = std::make_error_code(std::errc::io_error);
   if (need_dir && !ec && !args.quiet) std::cerr << "racelab: reports written to " << SanitizeForTerminal(args.out) << "/\n";
 
   if (stop->stop_requested()) return 128 + (stop->signal_number() ? stop->signal_number() : SIGINT);

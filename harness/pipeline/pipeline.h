@@ -3,8 +3,9 @@
 // runner and the evaluator itself.
 //
 // For each PlanItem in order: the Runner runs its trials on the engine (harness/run/runner.h), each
-// trial is evaluated (harness/eval/evaluator.h), and the trials are summarized into one
-// ResultSummary. An item the runner could not finish is summarized with what ran and its error. A
+// trial is evaluated as it ends (harness/eval/evaluator.h) and folded into one ResultSummary
+// (harness/eval/result_accumulator.h), which keeps only the trials `details` asks for — so memory
+// stays flat with the number of trials. An item the runner could not finish is summarized with what ran and its error. A
 // stop request ends the loop before the next item.
 // Thread-safety: one thread; the callbacks run on it.
 #pragma once
@@ -13,6 +14,7 @@
 #include <functional>
 #include <vector>
 
+#include "harness/eval/result_accumulator.h"
 #include "harness/model/plan.h"
 #include "harness/model/status.h"
 #include "harness/model/summary.h"
@@ -37,10 +39,12 @@ struct PipelineResult {
 };
 
 // Runs `plan` (which must outlive the result) with `options` (options.engine set). Never prints.
-PipelineResult RunPlan(const Plan& plan, const RunOptions& options, const PipelineHooks& hooks = {});
+// `details`: the trials each summary keeps (default: every trial, as tests read them).
+PipelineResult RunPlan(const Plan& plan, const RunOptions& options, const PipelineHooks& hooks = {},
+                       DetailsPolicy details = DetailsPolicy::kAll);
 
 // The same for items that are not in a Plan (the tests expand one scenario at a time).
 PipelineResult RunItems(const std::vector<PlanItem>& items, const RunOptions& options,
-                        const PipelineHooks& hooks = {});
+                        const PipelineHooks& hooks = {}, DetailsPolicy details = DetailsPolicy::kAll);
 
 }  // namespace racelab

@@ -234,6 +234,10 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
       conns.DropSchema();
       return Status::Database(fmt::format("interrupted during trial {}; that trial is not evaluated", t + 1));
     }
+    if (trials == nullptr) {
+      if (on_trial) on_trial(item, trial);
+      continue;
+    }
     trials->push_back(std::move(trial));
     if (on_trial) on_trial(item, trials->back());
   }

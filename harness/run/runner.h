@@ -48,7 +48,8 @@ class Runner {
   explicit Runner(RunOptions options);
   ~Runner();
 
-  // Runs every trial of `item`, appending to *trials. Returns non-OK (kDatabase) when the item could
+  // Runs every trial of `item`, appending to *trials (nullptr: each trial is only given to `on_trial`,
+  // and not kept). Returns non-OK (kDatabase) when the item could
   // not go on — the server cannot be reached, setup failed, or a stop was requested — with the trials
   // run so far kept in *trials. A failed trial (lost connection, deadline) is recorded in its
   // TrialResult::error and the item goes on. Once the server has stopped answering (an item failed

@@ -1,0 +1,57 @@
+#include "harness/cli/run_reports.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "harness/model/terminal_text.h"
+
+namespace racelab::cli {
+
+Result<std::vector<std::unique_ptr<Reporter>>> MakeReporters(const std::string& formats) {
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  std::set<std::string> seen;
+  for (size_t start = 0; start <= formats.size();) {
+    size_t comma = formats.find(',', start);
+    std::string name = formats.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? formats.size() + 1 : comma + 1;
+    if (name.empty() || !seen.insert(name).second) continue;
+    auto r = MakeReporter(name);
+    if (!r.ok()) return Status::Usage("--format: " + r.status().message());
+    reporters.push_back(std::move(r.value()));
+  }
+  if (reporters.empty()) {
+    return Status::Usage(fmt::format("--format: no format given (valid: {})", fmt::join(ReporterNames(), ", ")));
+  }
+  return reporters;
+}
+
+bool AnyFileReporter(const std::vector<std::unique_ptr<Reporter>>& reporters) {
+  return std::any_of(reporters.begin(), reporters.end(), [](const auto& r) { return !r->file_name().empty(); });
+}
+
+bool WriteReports(const RunReport& report, const std::vector<std::unique_ptr<Reporter>>& reporters,
+                  const std::string& out_dir, bool files_only) {
+  bool ok = true;
+  for (const auto& r : reporters) {
+    if (r->file_name().empty()) {
+      if (!files_only) r->Write(report, std::cout);
+      continue;
+    }
+    std::filesystem::path p = std::filesystem::path(out_dir) / std::string(r->file_name());
+    std::ofstream f(p);
+    r->Write(report, f);
+    f.close();
+    if (!f) {
+      std::cerr << "racelab: cannot write " << SanitizeForTerminal(p.string()) << "\n";
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace racelab::cli
