@@ -12,6 +12,7 @@
 #include "harness/engines/postgresql/cluster.h"
 #include "harness/engines/postgresql/dsn.h"
 #include "harness/engines/postgresql/pg_engine.h"
+#include "harness/engines/sqlite/sqlite_engine.h"
 
 namespace racelab {
 namespace {
@@ -41,6 +42,8 @@ const std::vector<EngineEntry>& Registry() {
   static const std::vector<EngineEntry> kEngines = {
       {"postgresql", "PostgreSQL", &OpenPostgres, &pg::RedactDsn, &pg::LooksLikeDsn, &pg::MayHoldPassword,
        [] { return pg::CleanOrphans(pg::DefaultBaseDir()); }},
+      {"sqlite", "SQLite", &sqlite::OpenSqliteEngine, &sqlite::RedactSqliteDsn, &sqlite::LooksLikeSqliteDsn,
+       &sqlite::SqliteDsnMayHoldPassword, &sqlite::CleanSqliteOrphans},
       {"mariadb", "MariaDB", &mariadb::OpenMariaDbEngine, &mariadb::RedactMariaDbDsn,
        &mariadb::LooksLikeMariaDbDsn, &mariadb::MariaDbDsnMayHoldPassword,
        [] { return mariadb::CleanMariaDbOrphans(mariadb::DefaultMariaDbBaseDir()); }},

@@ -16,7 +16,7 @@ constexpr int64_t kClockToleranceUs = 200;
 bool Monitored(const StepEvent& ev) {
   return !ev.skipped && ev.kind != StepKind::kBarrier && ev.kind != StepKind::kSleep &&
          ev.kind != StepKind::kAwaitBlocked && ev.kind != StepKind::kTerminate &&
-         ev.kind != StepKind::kBegin && ev.kind != StepKind::kRollback;
+         ev.kind != StepKind::kRollback;  // begin may wait: SQLite BEGIN IMMEDIATE (docs/sqlite.md)
 }
 
 bool OfPid(const StepEvent& ev, int64_t pid, const BackendNames& names) {

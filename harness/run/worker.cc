@@ -110,7 +110,9 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       break;
     case StepKind::kCommit: {
       QueryResult r = ExecSql(step, &ev, "COMMIT");
-      in_txn_ = false;
+      // A COMMIT that fails may leave the transaction open (SQLite: SQLITE_BUSY, lang_transaction.html):
+      // then the session still rolls it back.
+      in_txn_ = !r.ok() && conn_->in_transaction();
       const bool committed = r.ok() && ctx_->engine->Committed(r);
       out_.session.committed = committed;
       if (r.ok() && !committed) ev.message = "COMMIT answered ROLLBACK: the transaction had failed";

@@ -93,7 +93,7 @@ TEST_F(SqliteEngineTest, DeferredReaderUpgradeIsRefusedAtOnceDespiteBusyTimeout)
     QueryResult r = Run(b_.get(), "UPDATE runs SET status = 'running' WHERE id = 1");
     EXPECT_EQ(r.error_code, "SQLITE_BUSY");
     EXPECT_EQ(r.message, "database is locked");
-    EXPECT_TRUE(r.sqlstate.empty());
+    EXPECT_EQ(r.sqlstate, "HY000");
     EXPECT_LT(MsSince(t0), 1000) << "the busy timeout (5 s) was not used";
     EXPECT_TRUE(b_->in_transaction()) << "SQLITE_BUSY leaves the transaction open";
     EXPECT_TRUE(engine_->busy_log()->TakeEnded().empty()) << "the busy handler was called";

@@ -191,6 +191,7 @@ QueryResult SqliteSession::Exec(const std::string& sql_in, SteadyTime deadline, 
   QueryResult r;
   if (db_ == nullptr) {
     r.error_code = "SQLITE_MISUSE";
+    r.sqlstate = kSqlstateGeneralError;
     r.message = "the session has no open database";
     r.connection_lost = true;
     return r;
@@ -205,6 +206,9 @@ QueryResult SqliteSession::Exec(const std::string& sql_in, SteadyTime deadline, 
   const char* end = p + sql.size();
   auto fail = [&](int rc) {
     r.error_code = ErrorName(rc);
+    // SQLite has no SQLSTATE: HY000, "general error" (SQL/CLI, as MariaDB reports its own errors),
+    // which claims nothing about the kind; the kind is error_code (docs/sqlite.md "Errors").
+    r.sqlstate = kSqlstateGeneralError;
     r.message = sqlite3_errmsg(db_);
     // sqlite3_interrupt() is also seen by SQLite's own checks, before the progress handler's.
     if (stopped_ == WaitEnd::kAcquired && (rc & 0xff) == SQLITE_INTERRUPT && cancel_.load()) {

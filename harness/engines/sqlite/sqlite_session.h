@@ -16,8 +16,8 @@
 //   returns within a few ms of its deadline; `cancel_grace` is not needed (nothing runs outside
 //   this thread).
 // - Errors: QueryResult::error_code is SQLite's name of the extended result code (error_names.h),
-//   `message` is sqlite3_errmsg(); `sqlstate` stays empty: SQLite has no SQLSTATE, and racelab
-//   does not invent one (docs/sqlite.md "Errors").
+//   `message` is sqlite3_errmsg(); `sqlstate` is HY000 (general error): SQLite has no SQLSTATE,
+//   and racelab claims no specific one (docs/sqlite.md "Errors").
 // - Begin mode: Exec("BEGIN") sends "BEGIN <mode>" when the session's `begin` setting is set
 //   (deferred, immediate, exclusive: SQLite docs lang_transaction.html); any other text is sent as
 //   written.
@@ -44,6 +44,8 @@
 namespace racelab::sqlite {
 
 inline constexpr int kProgressOps = 8;
+// The SQLSTATE of every SQLite error: HY000, general error (SQL/CLI).
+inline constexpr const char* kSqlstateGeneralError = "HY000";
 
 class SqliteSession final : public Session {
  public:

@@ -1,0 +1,76 @@
+// `racelab run --engine sqlite` end to end: the scenarios pass, their busy waits are in the report,
+// and no database is left behind after a normal run, SIGINT, or SIGKILL followed by the next run.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "tests/integration/subprocess.h"
+#include "tests/integration/test_files.h"
+
+namespace racelab::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::seconds;
+const std::string kBin = RACELAB_BINARY;
+
+int RunFolders(const fs::path& base) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(base)) {
+    if (e.path().filename().string().rfind("racelab-sqlite-", 0) == 0) ++n;
+  }
+  return n;
+}
+
+TEST(SqliteCli, ScenariosPassAndBusyWaitsAreReported) {
+  TempDir base, out;
+  ProcessResult r = RunProcess({kBin, "run", "--engine", "sqlite", "--tag", "sqlite", "--trials", "3",
+                                "--out", out.path.string()},
+                               seconds(240), {{"RACELAB_TMPDIR", base.path.string()}});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  const std::string json = Slurp(out.path / "racelab.json");
+  EXPECT_NE(json.find("\"engine\": \"sqlite\""), std::string::npos);
+  EXPECT_NE(json.find("busy: "), std::string::npos) << "a busy wait with its retries";
+  EXPECT_EQ(RunFolders(base.path), 0) << "the run folder goes with the run";
+}
+
+TEST(SqliteCli, SigintMidRunLeavesNoDatabase) {
+  TempDir base, out;
+  Subprocess p({kBin, "run", "--engine", "sqlite", "sqlite-lock-hold-wait", "--set", "hold_ms=2000",
+                "--trials", "20", "--out", out.path.string()},
+               {{"RACELAB_TMPDIR", base.path.string()}});
+  ASSERT_TRUE(p.WaitForStderr("sqlite-lock-hold-wait", seconds(60))) << "the run never started";
+  std::this_thread::sleep_for(seconds(1));
+  EXPECT_EQ(RunFolders(base.path), 1) << "the trial's database lives in the run folder";
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(seconds(30));
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_EQ(RunFolders(base.path), 0) << "no database left after SIGINT";
+}
+
+TEST(SqliteCli, ASigkilledRunsDatabaseGoesWithTheNextRun) {
+  TempDir base, out;
+  {
+    Subprocess p({kBin, "run", "--engine", "sqlite", "sqlite-lock-hold-wait", "--set", "hold_ms=2000",
+                  "--trials", "20", "--out", out.path.string()},
+                 {{"RACELAB_TMPDIR", base.path.string()}});
+    ASSERT_TRUE(p.WaitForStderr("sqlite-lock-hold-wait", seconds(60)));
+    std::this_thread::sleep_for(seconds(1));
+    p.Signal(SIGKILL);
+    p.Wait(seconds(30));
+  }
+  EXPECT_EQ(RunFolders(base.path), 1) << "the killed run's folder is left";
+  ProcessResult r = RunProcess({kBin, "run", "--engine", "sqlite", "sqlite-naive-select-then-update",
+                                "--trials", "2", "-q", "--out", out.path.string()},
+                               seconds(120), {{"RACELAB_TMPDIR", base.path.string()}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(RunFolders(base.path), 0) << "the next run removed it, and its own";
+}
+
+}  // namespace
+}  // namespace racelab::testing
