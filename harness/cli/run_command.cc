@@ -268,6 +268,14 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
         {&items[i], fmt::format("interrupted by signal {}", stop->signal_number() ? stop->signal_number() : SIGINT)});
   }
   const bool scenario_error = ran.scenario_error;  // a scenario's SQL cannot run: exit 2, not 1
+  std::string scenario_hint;  // asked before Close(): the engine forgets its generated role there
+  if (scenario_error) {
+    std::set<std::string> sqlstates;
+    for (const auto& r : report.results) {
+      for (const auto& [code, n] : r.sqlstates) sqlstates.insert(code);
+    }
+    scenario_hint = db.ScenarioErrorHint(sqlstates);
+  }
   Status closed = db.Close();
   if (!closed.ok()) std::cerr << "racelab: " << SanitizeForTerminal(closed.message()) << "\n";
 
@@ -282,11 +290,7 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
                               [](const ResultSummary& r) { return r.verdict == Verdict::kFail; });
   if (scenario_error) {
     std::cerr << "racelab: a scenario's SQL could not run (see the errors above and in the reports)\n";
-    std::set<std::string> sqlstates;
-    for (const auto& r : report.results) {
-      for (const auto& [code, n] : r.sqlstates) sqlstates.insert(code);
-    }
-    if (std::string hint = db.ScenarioErrorHint(sqlstates); !hint.empty()) std::cerr << "racelab: " << hint << "\n";
+    if (!scenario_hint.empty()) std::cerr << "racelab: " << scenario_hint << "\n";
     return 2;
   }
   if (any_error || ec) return 3;

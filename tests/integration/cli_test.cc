@@ -313,7 +313,7 @@ TEST(Cli, IsolationSkipsAScenarioThatDoesNotListTheLevel) {
   ProcessResult alone = RunProcess(
       {kBin, "run", "naive-select-then-update-retry", "--isolation", "rc", "--trials", "1"}, seconds(60));
   EXPECT_EQ(alone.exit_code, 2) << alone.err;
-  EXPECT_NE(alone.err.find("no selected scenario runs at the levels --isolation asks for"), std::string::npos)
+  EXPECT_NE(alone.err.find("no selected scenario runs on postgresql at the levels --isolation asks for"), std::string::npos)
       << alone.err;
 }
 
