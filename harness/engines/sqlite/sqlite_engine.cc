@@ -141,6 +141,7 @@ std::string SqliteEngine::WorkspaceName(int n) const {
 }
 
 std::string SqliteEngine::WorkspaceFile(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = workspaces_.find(name);
   return it == workspaces_.end() || it->second.generation == 0
              ? ""
@@ -181,6 +182,7 @@ Status SqliteEngine::ResetWorkspace(const std::string& name, SteadyTime deadline
                                     const StopFlag* stop) {
   // Each trial starts every session once and resets the workspace once, in either order (the
   // runner starts the sessions first). A second reset of one file is a new trial: a new file.
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = workspaces_.find(name);
   auto file = TrialFile(name, it != workspaces_.end() && it->second.reset);
   if (!file.ok()) return file.status();
@@ -189,6 +191,7 @@ Status SqliteEngine::ResetWorkspace(const std::string& name, SteadyTime deadline
 }
 
 Status SqliteEngine::DropWorkspace(const std::string& name, SteadyTime deadline) {
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = workspaces_.find(name);
   if (it == workspaces_.end()) return Status::Ok();
   std::error_code ec;
@@ -208,11 +211,15 @@ Status SqliteEngine::StartClean(Session* session, const SessionStart& start, Ste
     return Status::Usage(
         fmt::format("{}: session {}: {}", file, start.label, settings.status().message()));
   // A session started twice on one file is in a new trial: a new file (see ResetWorkspace).
-  auto ws = workspaces_.find(start.workspace);
-  auto db = TrialFile(start.workspace,
-                      ws != workspaces_.end() && ws->second.started.count(s->session_id()) > 0);
-  if (!db.ok()) return db.status();
-  workspaces_[start.workspace].started.insert(s->session_id());
+  Result<std::string> db = Status::Internal("no trial file");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto ws = workspaces_.find(start.workspace);
+    db = TrialFile(start.workspace,
+                   ws != workspaces_.end() && ws->second.started.count(s->session_id()) > 0);
+    if (!db.ok()) return db.status();
+    workspaces_[start.workspace].started.insert(s->session_id());
+  }
   Status st = s->Open(*db);  // a new connection: nothing of the last trial is left on it
   if (!st.ok()) return st;
   // The pragmas may meet another session's (sessions start in parallel; leaving rollback mode for
@@ -226,6 +233,10 @@ Status SqliteEngine::StartClean(Session* session, const SessionStart& start, Ste
                                                deadline - std::chrono::steady_clock::now())
                                                .count()));
   if (!settings->journal_mode.empty()) {
+    // Two connections switching one new file to WAL at once both hold SHARED and ask for EXCLUSIVE:
+    // SQLite answers one SQLITE_BUSY at once without calling the busy handler, which would deadlock
+    // (SQLite docs c3ref/busy_handler.html). Sessions starting in parallel switch one at a time.
+    std::lock_guard<std::mutex> journal(journal_mu_);
     QueryResult r = s->Exec("PRAGMA journal_mode = " + settings->journal_mode, deadline);
     std::string got = r.ok() && !r.values.empty() && r.values[0][0] ? *r.values[0][0] : "";
     if (!r.ok() || got != settings->journal_mode) {
@@ -293,6 +304,7 @@ Status SqliteEngine::DropLeftovers(const std::vector<Leftover>& which, SteadyTim
 }
 
 Status SqliteEngine::Close() {
+  std::lock_guard<std::mutex> lock(mu_);
   workspaces_.clear();
   return folder_.Remove();
 }

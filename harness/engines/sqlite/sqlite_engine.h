@@ -14,12 +14,16 @@
 //   terminate and no row locks.
 // - Leftovers: the run folders of dead runs (ListLeftovers/DropLeftovers), also swept when an
 //   engine opens.
-// Thread-safety: as Engine says (the runner's thread); sessions follow sqlite_session.h.
+// Thread-safety: as Engine says (the runner's thread), except that StartClean may also be called
+// from several threads at once (one per worker): the workspace bookkeeping is under a mutex, and
+// the `journal_mode` PRAGMA of one workspace runs one session at a time (see StartClean). Sessions
+// follow sqlite_session.h.
 #pragma once
 
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -95,7 +99,9 @@ class SqliteEngine final : public Engine {
   TargetInfo info_;
   RunFolder folder_;
   BusyLog busy_log_;
+  mutable std::mutex mu_;  // guards folder_ creation and workspaces_
   std::map<std::string, Workspace> workspaces_;
+  std::mutex journal_mu_;  // one journal_mode switch at a time (StartClean)
   std::atomic<int64_t> next_session_id_{1};
 };
 
