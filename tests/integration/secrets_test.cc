@@ -154,8 +154,9 @@ TEST_P(NoPassword, InAnyStreamOrReport) {
   std::map<std::string, std::string> outputs = {{"stdout", r.out}, {"stderr", r.err}};
   for (const auto& e : fs::directory_iterator(out.path))
     outputs[e.path().filename().string()] = Slurp(e.path());
-  if (f.args[0] == "run" && f.exit_code == 0)
+  if (f.args[0] == "run" && f.exit_code == 0) {
     EXPECT_EQ(outputs.size(), 6u) << "every report written";
+  }
   for (const auto& [name, text] : outputs) {
     for (const std::string& secret : f.secrets) {
       EXPECT_EQ(text.find(secret), std::string::npos)
@@ -174,8 +175,9 @@ TEST_P(NoPassword, InAnyStreamOrReport) {
   }
   if (f.exit_code == 0 && f.args[0] == "run") {
     EXPECT_NE(outputs["racelab.json"].find("\"command\""), std::string::npos);
-    if (f.env.empty())
+    if (f.env.empty()) {
       EXPECT_NE(outputs["racelab.json"].find("password=***"), std::string::npos) << f.name;
+    }
   }
 }
 

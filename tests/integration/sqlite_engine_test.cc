@@ -39,7 +39,9 @@ class SqliteEngineTest : public ::testing::Test {
   void TearDown() override {
     a_.reset();
     b_.reset();
-    if (engine_) EXPECT_TRUE(engine_->Close().ok());
+    if (engine_) {
+      EXPECT_TRUE(engine_->Close().ok());
+    }
   }
 
   // A session on the workspace with these settings; the first one also creates table runs.
