@@ -124,6 +124,7 @@ int Main(int argc, char** argv) {
   run->add_option("--connect-timeout-ms", args.connect_timeout_ms, "Deadline of one connection attempt, in ms")
       ->check(CLI::Range(1L, 86400000L))->capture_default_str();
   run->add_flag("--quiet,-q", args.quiet, "No progress lines on stderr");
+  compare::AddRunGateOptions(run, &args.gate);
 
   compare::CompareArgs compare_args;
   auto* compare = compare::AddCompareSubcommand(app, &compare_args);

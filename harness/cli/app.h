@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/compare/run_gate.h"
 #include "harness/model/stop_flag.h"
 
 namespace racelab::cli {
@@ -33,6 +34,7 @@ struct RunArgs {
   bool no_confine = false;             // run scenario SQL as the --dsn role itself
   bool allow_superuser = false;        // accept a --dsn that connects as a superuser
   std::string command_line;            // for the report, password redacted
+  compare::RunGateArgs gate;           // --shard, --baseline, --alpha, --timing (docs/compare.md)
 };
 
 int Main(int argc, char** argv);

@@ -192,6 +192,13 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     if (need_dir && writable.ok()) WriteReports(report, reporters, args.out, /*files_only=*/true);
     return UsageError(plan.status().message());
   }
+  auto gate = compare::PrepareRunGate(args.gate);  // --shard, --baseline: checked before anything runs
+  if (!gate.ok()) {
+    report.run_error = gate.status().message();
+    if (need_dir && writable.ok()) WriteReports(report, reporters, args.out, /*files_only=*/true);
+    return UsageError(gate.status().message());
+  }
+  compare::KeepShard(*gate, &plan.value().items, args.quiet);
   // Checked before any trial runs: a run must not end with nowhere to write its reports.
   if (!writable.ok()) return UsageError(writable.message());
 
@@ -294,7 +301,7 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     return 2;
   }
   if (any_error || ec) return 3;
-  return any_fail ? 1 : 0;
+  return compare::FinishRunGate(*gate, report, args.formats, args.out, any_fail ? 1 : 0);
 }
 
 }  // namespace racelab::cli

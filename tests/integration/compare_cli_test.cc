@@ -117,6 +117,39 @@ TEST_F(CompareCliTest, MergeJoinsShardsInPlanOrderAndRefusesOverlaps) {
   EXPECT_NE(r.err.find("shards overlap"), std::string::npos) << r.err;
 }
 
+// run --shard K/N runs each planned result in exactly one shard; merge puts them back in plan order;
+// run --baseline judges a run against a report: exit 0 for an honest run, 1 for the broken copy.
+TEST_F(CompareCliTest, ShardsMergeAndBaseline) {
+  const std::string scenario = kSrc + "/scenarios/guarded-cas-claim.yaml";
+  for (const char* k : {"1", "2"}) {
+    auto r = RunTo(scenario, dir_->path / (std::string("shard") + k), 2, {"--shard", std::string(k) + "/2"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const auto s1 = nlohmann::json::parse(Slurp(dir_->path / "shard1" / "racelab.json"));
+  const auto s2 = nlohmann::json::parse(Slurp(dir_->path / "shard2" / "racelab.json"));
+  EXPECT_EQ(s1["results"].size(), 2u);  // plan results 1 and 3 of 3
+  EXPECT_EQ(s2["results"].size(), 1u);  // plan result 2
+  const fs::path merged = dir_->path / "joined";
+  auto m = Racelab({"merge", (dir_->path / "shard2" / "racelab.json").string(),
+                    (dir_->path / "shard1" / "racelab.json").string(), "--out", merged.string(), "--format", "json"});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  const auto j = nlohmann::json::parse(Slurp(merged / "racelab.json"));
+  ASSERT_EQ(j["results"].size(), 3u);
+  EXPECT_EQ(j["results"][0]["isolation"], "read committed");
+  EXPECT_EQ(j["results"][1]["isolation"], "repeatable read");
+  EXPECT_EQ(j["results"][2]["isolation"], "serializable");
+
+  auto honest = RunTo(scenario, dir_->path / "again", 10, {"--isolation", "rc", "--baseline", Report("a").string()});
+  EXPECT_EQ(honest.exit_code, 0) << honest.out << honest.err;
+  auto broken = Racelab({"run", (dir_->path / "guarded-cas-claim.yaml").string(), "--trials", "10", "--isolation", "rc",
+                         "--baseline", Report("a").string(), "--format", "console", "--dsn", TestConninfo(),
+                         "--allow-superuser", "-q"});
+  EXPECT_EQ(broken.exit_code, 1) << broken.out << broken.err;
+  EXPECT_NE(broken.out.find("REGRESSION    guarded-cas-claim [read committed]"), std::string::npos) << broken.out;
+  auto bad = RunTo(scenario, dir_->path / "bad", 1, {"--shard", "0/2"});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
 TEST_F(CompareCliTest, UnreadableOrInvalidInputIsAUsageErrorNamingTheFile) {
   const fs::path missing = dir_->path / "missing.json";
   auto r = Racelab({"compare", Report("a"), missing.string()});
