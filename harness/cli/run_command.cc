@@ -201,6 +201,16 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   compare::KeepShard(*gate, &plan.value().items, args.quiet);
   // Checked before any trial runs: a run must not end with nowhere to write its reports.
   if (!writable.ok()) return UsageError(writable.message());
+  if (plan.value().items.empty()) {
+    // An empty shard (--shard K/N with fewer than K results): its reports say so; no server starts.
+    EngineOptions chosen;
+    chosen.engine = args.engine;
+    chosen.dsn = args.dsn;
+    report.target.engine = SelectedEngine(chosen);
+    if (!WriteReports(report, reporters, args.out, /*files_only=*/false)) return 3;
+    if (need_dir && !args.quiet) std::cerr << "racelab: reports written to " << SanitizeForTerminal(args.out) << "/\n";
+    return compare::FinishRunGate(*gate, report, args.formats, args.out, 0);
+  }
 
   if (stop->stop_requested()) return InterruptedExitCode(stop);  // before any cluster starts
   EngineOptions eo;

@@ -35,6 +35,35 @@ std::string Md(std::string_view text) {
   return out;
 }
 
+// Rows in the order of the literature, weakest guarantee first (docs/compare.md "Row order"): Adya's
+// G0 (PL-1), G1a–G1c (PL-2); Hermitage's OTV and PMP, which every level that prevents G1 and no more
+// still lets through in part; P4, lost update (Berenson et al. 1995: prevented by Cursor Stability,
+// between READ COMMITTED and REPEATABLE READ; Adya's G-cursor, PL-CS); G-single, read skew (Adya's
+// PL-2+; Berenson's A5A); G2-item, write skew (PL-2.99; A5B); G2 (PL-3). This is also the column
+// order of Hermitage's summary table (github.com/ept/hermitage, README.md).
+constexpr std::string_view kAnomalyOrder[] = {"g0",  "g1a", "g1b",      "g1c",     "otv",
+                                              "pmp", "p4",  "g-single", "g2-item", "g2"};
+
+// Rank of a scenario named "anomaly-<id>" (its place in kAnomalyOrder); other scenarios after them.
+size_t RowRank(const std::string& scenario) {
+  constexpr std::string_view kPrefix = "anomaly-";
+  if (scenario.rfind(kPrefix, 0) != 0) return std::size(kAnomalyOrder);
+  const std::string_view id = std::string_view(scenario).substr(kPrefix.size());
+  for (size_t i = 0; i < std::size(kAnomalyOrder); ++i) {
+    if (kAnomalyOrder[i] == id) return i;
+  }
+  return std::size(kAnomalyOrder);
+}
+
+// Levels weakest first; a level racelab does not know goes last.
+size_t LevelRank(const std::string& level) {
+  constexpr std::string_view kLevels[] = {"read uncommitted", "read committed", "repeatable read", "serializable"};
+  for (size_t i = 0; i < std::size(kLevels); ++i) {
+    if (kLevels[i] == level) return i;
+  }
+  return std::size(kLevels);
+}
+
 std::string CellText(const MatrixCell& c) {
   if (c.text.empty()) return "not run";
   return c.expectation_failed ? c.text + " (expectation failed)" : c.text;
@@ -69,24 +98,38 @@ MatrixCell CellOf(const ResultView& r) {
   return c;
 }
 
-AnomalyMatrix BuildMatrix(const ReportView& report) {
+AnomalyMatrix BuildMatrix(const ReportView& report, const std::string& engine) {
   AnomalyMatrix m;
-  std::set<std::string> engines;
-  for (const auto& r : report.results) engines.insert(r.engine);
+  std::vector<const ResultView*> results;
+  std::vector<std::string> engines;  // first seen first
+  for (const auto& r : report.results) {
+    if (!engine.empty() && r.engine != engine) continue;
+    results.push_back(&r);
+    if (std::find(engines.begin(), engines.end(), r.engine) == engines.end()) engines.push_back(r.engine);
+  }
+  m.engines = engines;
   const bool several = engines.size() > 1;
-  // Columns: levels in the order first seen (the planner runs them weakest first).
-  for (const auto& r : report.results) {
-    const std::string col = Column(r, several);
-    if (std::find(m.columns.begin(), m.columns.end(), col) == m.columns.end()) m.columns.push_back(col);
+  // Columns: per engine (first seen first), its levels weakest first.
+  std::vector<std::pair<std::pair<size_t, size_t>, std::string>> columns;  // ((engine, level rank), name)
+  for (const ResultView* r : results) {
+    const std::string col = Column(*r, several);
+    if (std::none_of(columns.begin(), columns.end(), [&](const auto& c) { return c.second == col; })) {
+      const size_t e = std::find(engines.begin(), engines.end(), r->engine) - engines.begin();
+      columns.push_back({{e, LevelRank(r->isolation)}, col});
+    }
   }
+  std::stable_sort(columns.begin(), columns.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& c : columns) m.columns.push_back(c.second);
   std::map<std::string, size_t> row_of;
-  for (const auto& r : report.results) {
-    auto [it, fresh] = row_of.emplace(r.scenario, m.rows.size());
-    if (fresh) m.rows.push_back({r.scenario, std::vector<MatrixCell>(m.columns.size())});
-    const size_t col = std::find(m.columns.begin(), m.columns.end(), Column(r, several)) - m.columns.begin();
+  for (const ResultView* r : results) {
+    auto [it, fresh] = row_of.emplace(r->scenario, m.rows.size());
+    if (fresh) m.rows.push_back({r->scenario, std::vector<MatrixCell>(m.columns.size())});
+    const size_t col = std::find(m.columns.begin(), m.columns.end(), Column(*r, several)) - m.columns.begin();
     auto& cell = m.rows[it->second].cells[col];
-    if (cell.text.empty()) cell = CellOf(r);  // several param sets: the first
+    if (cell.text.empty()) cell = CellOf(*r);  // several param sets: the first
   }
+  std::stable_sort(m.rows.begin(), m.rows.end(),
+                   [](const auto& a, const auto& b) { return RowRank(a.scenario) < RowRank(b.scenario); });
   return m;
 }
 
@@ -110,7 +153,8 @@ void WriteMatrixConsole(const AnomalyMatrix& m, std::ostream& out) {
 }
 
 void WriteMatrixMarkdown(const AnomalyMatrix& m, const std::string& source, std::ostream& out) {
-  out << "# Isolation anomaly matrix\n\nObserved in `" << Md(source)
+  out << "# Isolation anomaly matrix" << (m.engines.size() == 1 ? " — " + Md(m.engines.front()) : "")
+      << "\n\nObserved in `" << Md(source)
       << "`: occurs = a session saw the anomaly; prevented by error (SQLSTATE) = no trial saw it and the "
          "server aborted a transaction of the interleaving in every trial; prevented = no trial saw it.\n\n";
   out << "| scenario |";
@@ -130,7 +174,8 @@ void WriteMatrixHtml(const AnomalyMatrix& m, const std::string& source, std::ost
          "matrix</title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
          "td,th{border:1px solid #999;padding:.3em .7em;text-align:left}.occurs{background:#f8d0d0}"
          ".error{background:#fde3c0}.prevented{background:#d5f0d5}.by-error{background:#e4ecfa}</style></head>\n"
-         "<body><h1>Isolation anomaly matrix</h1>\n<p>Observed in <code>"
+         "<body><h1>Isolation anomaly matrix"
+      << (m.engines.size() == 1 ? " — " + EscapeXml(m.engines.front()) : "") << "</h1>\n<p>Observed in <code>"
       << EscapeXml(source)
       << "</code>: <em>occurs</em> = a session saw the anomaly; <em>prevented by error (SQLSTATE)</em> = no trial "
          "saw it and the server aborted a transaction of the interleaving in every trial; <em>prevented</em> = "
@@ -153,6 +198,9 @@ CLI::App* AddMatrixSubcommand(CLI::App& app, MatrixArgs* args) {
                                "Print the isolation anomaly matrix (anomaly × level → occurs / prevented / prevented "
                                "by error) observed in a report of racelab run --tag anomalies --format json");
   m->add_option("report", args->report, "racelab.json of the anomalies run")->required();
+  m->add_option("--engine", args->engine,
+                "Only the results of this engine (postgresql, mariadb, sqlite): the report of racelab run --engine "
+                "NAME --tag anomalies, or a merged report of several engines");
   m->add_option("--format", args->formats, "Outputs: console,md,html")->capture_default_str();
   m->add_option("--out", args->out, "Folder for racelab-matrix.md and racelab-matrix.html")->capture_default_str();
   return m;
@@ -173,7 +221,15 @@ int MatrixCommand(const MatrixArgs& args) {
   auto report = ReadReportView(args.report);
   if (!report.ok()) return usage(report.status().message());
   if (report->results.empty()) return usage(args.report + ": no results (run racelab run --tag anomalies first)");
-  const AnomalyMatrix m = BuildMatrix(*report);
+  const AnomalyMatrix m = BuildMatrix(*report, args.engine);
+  if (m.rows.empty()) {
+    std::set<std::string> engines;
+    for (const auto& r : report->results) engines.insert(r.engine);
+    std::string listed;
+    for (const auto& e : engines) listed += (listed.empty() ? "" : ", ") + e;
+    return usage(fmt::format("{}: no result of engine '{}' (it holds {}; run racelab run --engine {} --tag anomalies)",
+                             args.report, args.engine, listed, args.engine));
+  }
   for (const auto& f : formats) {
     if (f == "console") {
       WriteMatrixConsole(m, std::cout);

@@ -32,16 +32,21 @@ struct MatrixCell {
 };
 
 struct AnomalyMatrix {
-  std::vector<std::string> columns;  // "read committed", … (engine prefixed when several engines)
+  std::vector<std::string> engines;  // of the results shown, first seen first
+  std::vector<std::string> columns;  // per engine, levels weakest first: "read committed", … (engine
+                                     // prefixed when several engines)
   struct Row {
     std::string scenario;
     std::vector<MatrixCell> cells;  // one per column; empty text: not run
   };
-  std::vector<Row> rows;  // report order of first appearance
+  std::vector<Row> rows;  // the anomalies in the literature's order (G0 … G2), then other scenarios
+                          // in report order
 };
 
 MatrixCell CellOf(const ResultView& r);
-AnomalyMatrix BuildMatrix(const ReportView& report);
+// The matrix of `report`'s results; of those of `engine` only when it is not empty (no row then when
+// the report holds none of that engine).
+AnomalyMatrix BuildMatrix(const ReportView& report, const std::string& engine = "");
 
 void WriteMatrixConsole(const AnomalyMatrix& m, std::ostream& out);
 void WriteMatrixMarkdown(const AnomalyMatrix& m, const std::string& source, std::ostream& out);
@@ -49,11 +54,13 @@ void WriteMatrixHtml(const AnomalyMatrix& m, const std::string& source, std::ost
 
 struct MatrixArgs {
   std::string report;
+  std::string engine;  // --engine: only this engine's results (postgresql, mariadb, sqlite)
   std::string formats = "console";
   std::string out = ".";
 };
 CLI::App* AddMatrixSubcommand(CLI::App& app, MatrixArgs* args);
-// 0 written; 2 usage (unreadable/invalid report, no result, bad --format, cannot write).
+// 0 written; 2 usage (unreadable/invalid report, no result — of --engine when given —, bad --format,
+// cannot write).
 int MatrixCommand(const MatrixArgs& args);
 
 }  // namespace racelab::compare

@@ -60,15 +60,22 @@ int MergeCommand(const MergeArgs& args) {
     if (!run.ok()) return Usage(run.status().message());
     runs.push_back(std::move(run.value()));
   }
-  const RunReport& first = runs.front().report;
-  for (size_t i = 1; i < runs.size(); ++i) {
+  // The reference is the first input that ran something: an empty shard started no server, so it has
+  // no server version to differ in.
+  const auto ran = [](const LoadedRun& r) { return !r.report.results.empty(); };
+  const size_t ref = std::find_if(runs.begin(), runs.end(), ran) == runs.end()
+                         ? 0
+                         : std::find_if(runs.begin(), runs.end(), ran) - runs.begin();
+  const RunReport& first = runs[ref].report;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (i == ref) continue;
     const RunReport& r = runs[i].report;
     auto differs = [&](const char* what, const std::string& a, const std::string& b) {
-      if (a != b) Warn(fmt::format("{} and {}: {} differs ({} vs {}); joined all the same", args.inputs[0], args.inputs[i], what, a, b));
+      if (a != b) Warn(fmt::format("{} and {}: {} differs ({} vs {}); joined all the same", args.inputs[ref], args.inputs[i], what, a, b));
     };
     differs("racelab version", first.racelab_version, r.racelab_version);
     differs("engine", first.target.engine, r.target.engine);
-    differs("server version", first.target.server_version, r.target.server_version);
+    if (ran(runs[i])) differs("server version", first.target.server_version, r.target.server_version);
     if (first.seed != r.seed) differs("seed", std::to_string(first.seed), std::to_string(r.seed));
     differs("--details", first.details, r.details);
   }

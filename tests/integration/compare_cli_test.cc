@@ -150,6 +150,48 @@ TEST_F(CompareCliTest, ShardsMergeAndBaseline) {
   EXPECT_EQ(bad.exit_code, 2);
 }
 
+// A shard with nothing in it (one result, split in two) starts no server: the embedded cluster is asked
+// for with binaries that do not exist, so starting it would exit 3. It writes valid empty reports, exits
+// 0, passes a --baseline, and merges with the shard that ran without a warning.
+TEST_F(CompareCliTest, EmptyShardWritesEmptyReportsAndStartsNoServer) {
+  const std::string scenario = kSrc + "/scenarios/guarded-cas-claim.yaml";
+  const fs::path empty = dir_->path / "empty-shard";
+  const fs::path missing_bindir = dir_->path / "no-such-bindir";
+  auto r = Racelab({"run", scenario, "--isolation", "rc", "--trials", "2", "--shard", "2/2", "--format",
+                    "console,json,junit", "--out", empty.string(), "--pg-bindir", missing_bindir.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("shard 2/2: 0 of 1 results"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("starting embedded"), std::string::npos) << r.err;
+  const std::string json = Slurp(empty / "racelab.json");
+  const auto json_violations = ValidateJsonText(SchemaPath("racelab-report.schema.json"), json);
+  EXPECT_TRUE(json_violations.empty()) << json_violations.front();
+  const auto xml_violations = ValidateXmlText(SchemaPath("racelab-junit.xsd"), Slurp(empty / "racelab.junit.xml"));
+  EXPECT_TRUE(xml_violations.empty()) << xml_violations.front();
+  const auto j = nlohmann::json::parse(json);
+  EXPECT_TRUE(j["results"].empty());
+  EXPECT_EQ(j["target"]["engine"], "postgresql");
+
+  // The same empty shard gated on a baseline: nothing ran, nothing regressed (what only the baseline
+  // holds is noted, not judged).
+  auto gated = Racelab({"run", scenario, "--isolation", "rc", "--shard", "2/2", "--format", "json", "--out",
+                        (dir_->path / "empty-gated").string(), "--pg-bindir", missing_bindir.string(), "--baseline",
+                        Report("a").string(), "-q"});
+  EXPECT_EQ(gated.exit_code, 0) << gated.out << gated.err;
+
+  // Joined with the shard that ran: its one result, and no "differs" warning for the empty shard's
+  // missing server version.
+  const fs::path full = dir_->path / "full-shard";
+  auto ran = RunTo(scenario, full, 2, {"--isolation", "rc", "--shard", "1/2"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  auto m = Racelab({"merge", (empty / "racelab.json").string(), (full / "racelab.json").string(), "--out",
+                    (dir_->path / "joined-empty").string(), "--format", "json"});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_EQ(m.err.find("warning"), std::string::npos) << m.err;
+  const auto joined = nlohmann::json::parse(Slurp(dir_->path / "joined-empty" / "racelab.json"));
+  ASSERT_EQ(joined["results"].size(), 1u);
+  EXPECT_FALSE(joined["target"]["server_version"].get<std::string>().empty());
+}
+
 TEST_F(CompareCliTest, UnreadableOrInvalidInputIsAUsageErrorNamingTheFile) {
   const fs::path missing = dir_->path / "missing.json";
   auto r = Racelab({"compare", Report("a"), missing.string()});

@@ -191,6 +191,45 @@ TEST(AnomalyMatrixCellTest, DerivedFromWinnersAndSqlstates) {
   EXPECT_EQ(CellOf(r).text, "error");
 }
 
+// Rows follow the literature's order (G0 … G2), whatever order the report holds them in; columns
+// go per engine, levels weakest first; --engine keeps one engine's results.
+TEST(AnomalyMatrixTest, RowsInAdyaOrderColumnsWeakestFirstAndEngineFilter) {
+  ReportView report;
+  auto add = [&](const std::string& scenario, const std::string& engine, const std::string& level) {
+    ResultView r;
+    r.scenario = scenario;
+    r.engine = engine;
+    r.isolation = level;
+    r.trials = 2;
+    r.verdict = "pass";
+    r.winners = {{engine == "mariadb" ? "1" : "0", 2}};
+    report.results.push_back(r);
+  };
+  // Catalogue (alphabetical) order, the order racelab run plans them in; levels strongest first here.
+  for (const char* name : {"anomaly-g-single", "anomaly-g0", "anomaly-g2", "anomaly-g2-item", "anomaly-p4",
+                           "anomaly-pmp", "my-own-scenario", "anomaly-g1c", "anomaly-otv", "anomaly-g1a"}) {
+    add(name, "postgresql", "serializable");
+    add(name, "postgresql", "read committed");
+    add(name, "mariadb", "serializable");
+    add(name, "mariadb", "read uncommitted");
+  }
+  const AnomalyMatrix both = BuildMatrix(report);
+  std::vector<std::string> rows;
+  for (const auto& row : both.rows) rows.push_back(row.scenario);
+  EXPECT_EQ(rows, (std::vector<std::string>{"anomaly-g0", "anomaly-g1a", "anomaly-g1c", "anomaly-otv", "anomaly-pmp",
+                                            "anomaly-p4", "anomaly-g-single", "anomaly-g2-item", "anomaly-g2",
+                                            "my-own-scenario"}));
+  EXPECT_EQ(both.columns, (std::vector<std::string>{"postgresql read committed", "postgresql serializable",
+                                                    "mariadb read uncommitted", "mariadb serializable"}));
+  const AnomalyMatrix maria = BuildMatrix(report, "mariadb");
+  EXPECT_EQ(maria.engines, std::vector<std::string>{"mariadb"});
+  EXPECT_EQ(maria.columns, (std::vector<std::string>{"read uncommitted", "serializable"}));
+  ASSERT_EQ(maria.rows.size(), 10u);
+  EXPECT_EQ(maria.rows[0].scenario, "anomaly-g0");
+  EXPECT_TRUE(maria.rows[0].cells[0].occurs);  // the mariadb results, not the postgresql ones
+  EXPECT_TRUE(BuildMatrix(report, "sqlite").rows.empty());
+}
+
 TEST(ReportViewTest, FieldOfTheWrongTypeIsNamed) {
   Json r = Report({Result("s", 20, 0, {{"1", 20}})});
   r["results"][0]["winners"] = "many";
