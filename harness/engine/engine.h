@@ -9,9 +9,17 @@
 //
 // Implementations: harness/engines/postgresql (libpq), harness/engines/mariadb (Connector/C),
 // harness/engines/sqlite (libsqlite3). The factory is harness/engine/open_engine.h.
-// Thread-safety: an Engine is used from the runner's (main) thread, except the const classification
-// methods (BeginSql, Committed, IsScenarioError, IsSessionLost), which are pure and safe from any
-// thread (workers call them). The Sessions and WaitMonitor it hands out follow their own rules.
+// Thread-safety: an Engine is used from the runner's (main) thread, except:
+//  - the const classification methods (BeginSql, Committed, IsScenarioError, IsSessionLost), which
+//    are pure and safe from any thread (workers call them);
+//  - StartClean, which may run on several threads at once for different sessions (the runner starts
+//    a trial's sessions clean in parallel); every engine's StartClean touches only its `session`
+//    (SQLite's also its workspace bookkeeping, under a mutex);
+//  - with Capabilities::workspace_reset_in_background, ResetWorkspace (and the OpenSession and
+//    StartClean of the session that runs setup) may run on one helper thread while the runner's
+//    thread uses other sessions, StartClean and OpenSession; never two ResetWorkspace or a
+//    DropWorkspace at once.
+// The Sessions and WaitMonitor it hands out follow their own rules.
 #pragma once
 
 #include <chrono>
@@ -42,6 +50,10 @@ struct Capabilities {
   bool server_lock_log = false;      // waits also come from the server's own record (PostgreSQL jsonlog)
   bool returning = true;             // UPDATE … RETURNING
   bool multi_statement = true;       // one Exec may hold several statements
+  // ResetWorkspace is safe on a helper thread (see Thread-safety above): the runner then prepares the
+  // next trial's workspace (a second one per item, used in turn) while the current trial's final
+  // checks run — never while a trial's sessions race.
+  bool workspace_reset_in_background = false;
 };
 
 // How one session starts each trial (the PostgreSQL engine: ROLLBACK, DISCARD ALL, search_path,

@@ -1,6 +1,8 @@
 #include "harness/run/item_session.h"
 
 #include <algorithm>
+#include <memory>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -15,16 +17,22 @@ constexpr const char* kControl = "control";
 
 }  // namespace
 
-ItemSession::ItemSession(const RunOptions& options, const PlanItem& item, std::string schema)
-    : options_(options), item_(item), schema_(std::move(schema)), engine_(*options.engine) {
+ItemSession::ItemSession(const RunOptions& options, const PlanItem& item, std::vector<std::string> workspaces)
+    : options_(options), item_(item), engine_(*options.engine), slots_(workspaces.size()) {
+  for (size_t i = 0; i < workspaces.size(); ++i) slots_[i].workspace = std::move(workspaces[i]);
   sessions_.resize(item.sessions.size());
 }
 
 ItemSession::~ItemSession() {
+  JoinHelpers();
   monitor_.reset();
   sessions_.clear();  // closing worker sessions ends them on the server and releases their locks
   DropSchema();
-  control_.reset();  // before the engine drops what it made for the run (Engine::Close)
+  for (auto& slot : slots_) slot.control.reset();  // before the engine drops what it made (Engine::Close)
+}
+
+int ItemSession::WorkspaceSlots(const Engine& engine) {
+  return engine.capabilities().workspace_reset_in_background ? 2 : 1;
 }
 
 SteadyTime ItemSession::Deadline() const { return In(options_.statement_timeout_ms); }
@@ -42,11 +50,6 @@ Result<std::unique_ptr<Session>> ItemSession::Open(const std::string& label) {
 }
 
 Status ItemSession::EnsureConnections() {
-  if (!control_ || !control_->healthy()) {
-    auto c = Open(kControl);
-    if (!c.ok()) return c.status();
-    control_ = std::move(c.value());
-  }
   if (!monitor_ || !monitor_->healthy()) {
     auto m = engine_.OpenMonitor(options_.monitor_poll, In(options_.connect_timeout_ms), options_.stop);
     if (!m.ok()) return m.status();
@@ -62,35 +65,54 @@ Status ItemSession::EnsureConnections() {
   return Status::Ok();
 }
 
-Status ItemSession::StartSessionsClean() {
-  for (size_t i = 0; i < sessions_.size(); ++i) {
-    const PlannedSession& s = item_.sessions[i];
-    SessionStart start{s.label, schema_, s.settings};
-    bool lost = false;
-    Status st = engine_.StartClean(sessions_[i].get(), start, Deadline(), item_.file, &lost);
-    if (lost) {  // ended while idle (e.g. terminated from outside after its last step): reopen once
-      auto c = Open(s.label);
+Status ItemSession::StartOne(size_t i, const std::string& workspace, bool* lost) {
+  const PlannedSession& s = item_.sessions[i];
+  return engine_.StartClean(sessions_[i].get(), SessionStart{s.label, workspace, s.settings}, Deadline(),
+                            item_.file, lost);
+}
+
+Status ItemSession::StartSessionsClean(int trial) {
+  // One round trip or more per session, all at once (Engine::StartClean may run on several threads for
+  // different sessions): the trial waits for the slowest, not for their sum.
+  const std::string& workspace = SlotOf(trial).workspace;
+  const size_t n = sessions_.size();
+  std::vector<Status> status(n, Status::Ok());
+  std::unique_ptr<bool[]> lost(new bool[n]());
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < n; ++i) {
+    threads.emplace_back([this, i, &workspace, &status, &lost] { status[i] = StartOne(i, workspace, &lost[i]); });
+  }
+  if (n > 0) status[0] = StartOne(0, workspace, &lost[0]);
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < n; ++i) {
+    if (lost[i]) {  // ended while idle (e.g. terminated from outside after its last step): reopen once
+      auto c = Open(item_.sessions[i].label);
       if (!c.ok()) return c.status();
       sessions_[i] = std::move(c.value());
-      st = engine_.StartClean(sessions_[i].get(), start, Deadline(), item_.file, &lost);
+      status[i] = StartOne(i, workspace, &lost[i]);
     }
-    if (!st.ok()) return st;
+    if (!status[i].ok()) return status[i];
   }
   return Status::Ok();
 }
 
-Status ItemSession::ResetSchema() {
+Status ItemSession::Prepare(Slot* slot) {
   // The control session runs `setup`, `final` and `teardown`: it starts each trial clean too (a
   // temporary table or session lock of the last trial's setup is gone), in the trial's workspace.
+  if (!slot->control || !slot->control->healthy()) {
+    auto c = Open(kControl);
+    if (!c.ok()) return c.status();
+    slot->control = std::move(c.value());
+  }
   bool lost = false;
-  Status clean = engine_.StartClean(control_.get(), SessionStart{kControl, schema_, {}}, Deadline(),
-                                    item_.file, &lost);
+  Status clean = engine_.StartClean(slot->control.get(), SessionStart{kControl, slot->workspace, {}},
+                                    Deadline(), item_.file, &lost);
   if (!clean.ok()) return clean;
-  Status reset = engine_.ResetWorkspace(schema_, Deadline(), options_.stop);
+  Status reset = engine_.ResetWorkspace(slot->workspace, Deadline(), options_.stop);
   if (!reset.ok()) return reset;
-  schema_created_ = true;
+  slot->created = true;
   if (item_.setup.empty()) return Status::Ok();
-  QueryResult r = control_->Exec(item_.setup, Deadline());
+  QueryResult r = slot->control->Exec(item_.setup, Deadline());
   if (!r.ok()) {
     std::string msg = fmt::format("{}: setup: {} (SQLSTATE {})", item_.file, r.message, r.sqlstate);
     // A setup that cannot run is a scenario-file error (exit 2), unless the server failed.
@@ -99,15 +121,47 @@ Status ItemSession::ResetSchema() {
   return Status::Ok();
 }
 
+void ItemSession::PrepareAhead(int trial) {
+  if (slots_.size() < 2 || trial >= item_.trials) return;
+  Slot& slot = SlotOf(trial);
+  if (slot.helper.joinable() || slot.prepared_for == trial) return;
+  slot.prepared_for = trial;
+  slot.helper_status = Status::Ok();
+  slot.helper = std::thread([this, &slot] {
+    try {
+      slot.helper_status = Prepare(&slot);
+    } catch (const std::exception& e) {  // a broken invariant: reported when the trial needs the slot
+      slot.helper_status = Status::Internal(fmt::format("preparing workspace {}: {}", slot.workspace, e.what()));
+    }
+  });
+}
+
+Status ItemSession::AwaitWorkspace(int trial) {
+  Slot& slot = SlotOf(trial);
+  current_ = static_cast<size_t>(trial) % slots_.size();
+  if (slot.helper.joinable()) {
+    slot.helper.join();
+    if (slot.prepared_for == trial) return slot.helper_status;
+  }
+  slot.prepared_for = trial;
+  return Prepare(&slot);
+}
+
+void ItemSession::JoinHelpers() {
+  for (auto& slot : slots_) {
+    if (slot.helper.joinable()) slot.helper.join();
+  }
+}
+
 std::vector<FinalValue> ItemSession::RunFinals() {
   std::vector<FinalValue> out;
   for (const auto& f : item_.expect.final) {
     FinalValue v;
     v.sql = f.sql;
-    if (!control_ || !control_->healthy()) {
+    if (!control() || !control()->healthy()) {
       v.error = "control connection lost";
     } else {
-      QueryResult r = control_->Exec(f.sql, Deadline());
+      QueryResult r = control()->Exec(f.sql, Deadline());
       if (!r.ok()) {
         v.error = r.sqlstate + ": " + r.message;
       } else if (!r.values.empty() && !r.values[0].empty()) {
@@ -120,20 +174,24 @@ std::vector<FinalValue> ItemSession::RunFinals() {
 }
 
 std::string ItemSession::RunTeardown(bool* scenario_error) {
-  if (item_.teardown.empty() || !control_ || !control_->healthy()) return "";
-  QueryResult r = control_->Exec(item_.teardown, Deadline());
+  if (item_.teardown.empty() || !control() || !control()->healthy()) return "";
+  QueryResult r = control()->Exec(item_.teardown, Deadline());
   if (engine_.IsScenarioError(r)) *scenario_error = true;
   return r.ok() ? "" : fmt::format("teardown failed: {} (SQLSTATE {})", r.message, r.sqlstate);
 }
 
 Status ItemSession::DropSchema() {
-  if (!schema_created_) return Status::Ok();
-  // On failure the workspace is not tried again (the destructor would only wait again): it stays
-  // until `racelab clean` finds its run gone.
-  schema_created_ = false;
-  Status dropped = engine_.DropWorkspace(schema_, In(kDropDeadlineMs + 2000));
-  if (!dropped.ok()) return dropped;
-  return Status::Ok();
+  JoinHelpers();
+  Status first = Status::Ok();
+  for (auto& slot : slots_) {
+    if (!slot.created) continue;
+    // On failure the workspace is not tried again (the destructor would only wait again): it stays
+    // until `racelab clean` finds its run gone.
+    slot.created = false;
+    Status dropped = engine_.DropWorkspace(slot.workspace, In(kDropDeadlineMs + 2000));
+    if (first.ok() && !dropped.ok()) first = dropped;
+  }
+  return first;
 }
 
 }  // namespace racelab::internal

@@ -1,10 +1,20 @@
-// ItemSession: the sessions and workspace of one PlanItem run — internal to the runner.
-// Thread-safety: owned and used by the runner thread; worker threads each use only their own
-// Session from `sessions` while a trial runs.
+// ItemSession: the sessions and workspaces of one PlanItem run — internal to the runner.
+//
+// Every trial runs in a workspace that was emptied (Engine::ResetWorkspace) and set up after the
+// previous trial that used it; the control session that ran its `setup` runs its `final` checks and
+// `teardown`. With Capabilities::workspace_reset_in_background the item has two workspaces and two
+// control sessions, used in turn ("slots"): while trial N's server log is read and its final checks
+// run on slot N%2, a helper thread empties slot (N+1)%2 and runs `setup` there, so trial N+1 does not
+// wait for it. The helper never runs while a trial's sessions race: the runner joins it (AwaitWorkspace)
+// before the next trial starts, and starts it (PrepareAhead) only after the trial's workers are joined.
+// Thread-safety: owned and used by the runner thread; worker threads each use only their own Session
+// from `sessions` while a trial runs; the helper thread uses only its slot's control session and the
+// engine's ResetWorkspace (engine.h: Thread-safety).
 #pragma once
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness/model/plan.h"
@@ -15,41 +25,63 @@ namespace racelab::internal {
 
 class ItemSession {
  public:
-  ItemSession(const RunOptions& options, const PlanItem& item, std::string schema);
-  ~ItemSession();  // drops the workspace (best effort, with a deadline)
+  // `workspaces`: one name, or two when the engine allows the background reset (WorkspaceSlots()).
+  ItemSession(const RunOptions& options, const PlanItem& item, std::vector<std::string> workspaces);
+  ~ItemSession();  // joins the helper, drops the workspaces (best effort, with a deadline)
 
-  // Opens whatever is not open and healthy: control, monitor, one connection per session instance.
+  // How many workspaces the runner should name for this engine: 2 with the background reset, else 1.
+  static int WorkspaceSlots(const Engine& engine);
+
+  // Opens whatever is not open and healthy: the monitor, one connection per session instance.
   Status EnsureConnections();
-  // Before each trial: every session starts clean (Engine::StartClean) in the workspace with its
-  // `settings`; a session found lost is reopened once.
-  Status StartSessionsClean();
-  // The control session starts clean; the workspace is emptied (Engine::ResetWorkspace); then the
-  // item's setup runs on the control session.
-  Status ResetSchema();
-  // Final checks then teardown on the control connection. RunTeardown returns the error, or "", and
-  // sets *scenario_error when its SQL cannot run (Engine::IsScenarioError).
+  // Before trial `trial`: every session starts clean (Engine::StartClean) in that trial's workspace
+  // with its `settings`, all sessions at once (one thread each but the first); a session found lost is
+  // reopened once.
+  Status StartSessionsClean(int trial);
+  // Makes `trial`'s workspace current: waits for the helper that prepares it, or prepares it now —
+  // the slot's control session starts clean, the workspace is emptied, `setup` runs on that control.
+  Status AwaitWorkspace(int trial);
+  // Starts preparing `trial`'s workspace on the helper thread; does nothing with one slot or when
+  // `trial` is past the item's last. Call only after the current trial's workers are joined.
+  void PrepareAhead(int trial);
+  // Final checks then teardown on the current control session. RunTeardown returns the error, or "",
+  // and sets *scenario_error when its SQL cannot run (Engine::IsScenarioError).
   std::vector<FinalValue> RunFinals();
   std::string RunTeardown(bool* scenario_error);
-  // Drops the workspace now. Safe to call twice.
+  // Joins the helper and drops the workspaces now. Safe to call twice.
   Status DropSchema();
 
   Session* session_conn(size_t i) { return sessions_[i].get(); }
-  Session* control() { return control_.get(); }
+  Session* control() { return slots_[current_].control.get(); }
   WaitMonitor* monitor() { return monitor_.get(); }
-  const std::string& schema() const { return schema_; }
+  const std::string& schema() const { return slots_[current_].workspace; }
 
  private:
+  struct Slot {
+    std::string workspace;
+    std::unique_ptr<Session> control;
+    bool created = false;      // ResetWorkspace ran: DropSchema drops it
+    int prepared_for = -1;     // the trial whose setup ran here last
+    std::thread helper;        // preparing it, when joinable
+    Status helper_status = Status::Ok();
+  };
+
   Result<std::unique_ptr<Session>> Open(const std::string& label);
   SteadyTime Deadline() const;
   // now + `ms`, at most kAfterStopDeadlineMs once a stop is requested.
   SteadyTime In(long ms) const;
+  Slot& SlotOf(int trial) { return slots_[static_cast<size_t>(trial) % slots_.size()]; }
+  // Control session (re)opened and started clean in the slot's workspace, workspace emptied, setup.
+  Status Prepare(Slot* slot);
+  // Starts session i clean in `workspace`; *lost when it turned out to be gone.
+  Status StartOne(size_t i, const std::string& workspace, bool* lost);
+  void JoinHelpers();
 
   const RunOptions& options_;
   const PlanItem& item_;
-  const std::string schema_;
   Engine& engine_;
-  bool schema_created_ = false;
-  std::unique_ptr<Session> control_;
+  std::vector<Slot> slots_;
+  size_t current_ = 0;
   std::unique_ptr<WaitMonitor> monitor_;
   std::vector<std::unique_ptr<Session>> sessions_;
 };

@@ -138,6 +138,8 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   }
   threads.join_all();
   result.duration_us = ctx.NowUs();
+  // The race is over: the next trial's workspace may be prepared while this one's is read.
+  if (!result.deadline_exceeded) conns.PrepareAhead(index + 1);
   auto observations = ctx.monitor->End();
   std::string monitor_error = ctx.monitor->error();
 
@@ -216,14 +218,18 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
                                                now + std::chrono::milliseconds(options_.statement_timeout_ms),
                                                options_.stop);
   if (!locked.ok()) return locked;
-  internal::ItemSession conns(options_, item, options_.engine->WorkspaceName(++item_counter_));
+  std::vector<std::string> workspaces;
+  for (int i = internal::ItemSession::WorkspaceSlots(*options_.engine); i > 0; --i) {
+    workspaces.push_back(options_.engine->WorkspaceName(++item_counter_));
+  }
+  internal::ItemSession conns(options_, item, std::move(workspaces));
   for (int t = 0; t < item.trials; ++t) {
     if (options_.stop != nullptr && options_.stop->stop_requested()) {
       return Status::Database("interrupted");
     }
     Status s = conns.EnsureConnections();
-    if (s.ok()) s = conns.StartSessionsClean();  // nothing of the last trial is seen in this one
-    if (s.ok()) s = conns.ResetSchema();
+    if (s.ok()) s = conns.StartSessionsClean(t);  // nothing of the last trial is seen in this one
+    if (s.ok()) s = conns.AwaitWorkspace(t);      // emptied and set up since a trial last used it
     if (!s.ok()) {
       conns.DropSchema();
       return s;

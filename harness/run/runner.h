@@ -4,8 +4,11 @@
 // Per PlanItem: a control session, one session per session instance, and a wait monitor (all
 // labelled "racelab:<label>" where the server shows it), and one workspace of its own
 // (Engine::WorkspaceName), dropped at the end — racelab touches nothing else on the server. The
-// engine's run lock is held before the first workspace is made.
-// Per trial: every session starts clean (Engine::StartClean), the workspace is emptied, `setup` runs,
+// engine's run lock is held before the first workspace is made. With
+// Capabilities::workspace_reset_in_background it has two workspaces and two control sessions, used
+// in turn: the next trial's is emptied and set up while this trial's final checks run
+// (item_session.h).
+// Per trial: every session starts clean (Engine::StartClean, all at once), the workspace is emptied, `setup` runs,
 // one thread per session (Boost.Thread) starts in an order permuted by the seed, they meet at barriers
 // and are joined with the trial deadline, then the `final` queries and `teardown` run on the control
 // session. A session lost to something outside the scenario makes the trial an error (faults.h). A

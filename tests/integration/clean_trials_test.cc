@@ -92,6 +92,19 @@ TEST(SessionReset, ControlConnectionStartsCleanForSetup) {
   ExpectAllPass(run, kLeakTrials, 1);
 }
 
+TEST(SessionReset, WorkspaceRowsSequencesAndTablesDoNotOutliveTheTrial) {
+  // Enough trials that each of the item's workspaces is used, emptied and set up again more than once.
+  ScenarioRun run = RunScenario(Fixture("leak_workspace.yaml"), kLeakTrials + 1, {}, {kRc});
+  ExpectAllPass(run, kLeakTrials + 1, 1);
+  if (run.results.size() != 1) return;
+  for (const auto& t : run.results[0].trial_details) {
+    EXPECT_TRUE(t.result.error.empty()) << "trial " << t.result.index + 1 << ": " << t.result.error;
+    ASSERT_EQ(t.result.finals.size(), 3u);
+    EXPECT_EQ(t.result.finals[0].value, "3") << "trial " << t.result.index + 1 << ": rows";
+    EXPECT_EQ(t.result.finals[2].value, "2") << "trial " << t.result.index + 1 << ": sequence";
+  }
+}
+
 // --- Faults are not behaviour -------------------------------------------------------------------
 
 // Plays an operator outside the scenario (outside_terminate.yaml): holds advisory lock 4242, so

@@ -44,6 +44,9 @@ Result<std::unique_ptr<Engine>> OpenPostgresEngine(const PgEngineOptions& option
   e->info_.engine = "postgresql";
   e->caps_.levels = AllIsolationLevels();
   e->caps_.default_level = IsolationLevel::kReadCommitted;
+  // ResetWorkspace uses only admin_, which nothing on the runner's thread touches while a trial runs
+  // (DropWorkspace comes after the helper is joined); OpenSession and StartClean use their own connection.
+  e->caps_.workspace_reset_in_background = true;
   if (options.dsn.empty()) {
     ClusterOptions co;
     co.pg_bindir = options.pg_bindir;

@@ -5,23 +5,24 @@
 // statement, a cursor WITH HOLD, LISTEN registrations, cached plans, sequence state — would
 // otherwise be seen by the next trial. Before every trial each worker session runs, in this order:
 //   1. ROLLBACK, if a transaction is still open;
-//   2. DISCARD ALL — "CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; DEALLOCATE ALL;
-//      UNLISTEN *; SELECT pg_advisory_unlock_all(); DISCARD PLANS; DISCARD TEMP; DISCARD
-//      SEQUENCES;" (PostgreSQL docs, SQL command DISCARD). It cannot run inside a transaction
-//      block, and a multi-statement query string is one (an implicit block), so it is sent on its
-//      own;
+//   2. DISCARD ALL, spelled out as what it is equivalent to — "CLOSE ALL; SET SESSION AUTHORIZATION
+//      DEFAULT; RESET ALL; DEALLOCATE ALL; UNLISTEN *; SELECT pg_advisory_unlock_all(); DISCARD
+//      PLANS; DISCARD TEMP; DISCARD SEQUENCES;" (PostgreSQL docs, SQL command DISCARD): DISCARD ALL
+//      itself cannot run inside a transaction block, and a multi-statement query string is one (an
+//      implicit block), but its parts can;
 //   3. the session's role: nothing to do today — under confinement (scenario_role.h) the connection
 //      logs in as the generated role, so SET SESSION AUTHORIZATION DEFAULT returns to it; a role
 //      taken with SET ROLE would be set again here;
 //   4. SET search_path TO the trial's schema;
 //   5. SET each of the session's `settings`, in file order.
-// Steps 3–5 are one query string. RESET ALL returns every parameter to its session default — the
+// Steps 2–5 are one query string: one round trip (step 1 is a second one, when needed). RESET ALL returns every parameter to its session default — the
 // value from the connection's start-up packet (application_name "racelab:<label>") or the server's.
 // What DISCARD ALL does not undo: a custom placeholder parameter (`SET myapp.x = 1`) still exists,
 // reset to '' (a new session would answer 42704 to current_setting('myapp.x')), and a LOADed
 // library stays loaded.
 // Cost: see docs/scenario-format.md "Every trial starts clean" (measured with racelab-reset-bench).
-// Thread-safety: uses `conn` from the calling thread only (the runner's, between trials).
+// Thread-safety: uses only `conn`; several threads may run it at once on different connections (the
+// runner starts a trial's sessions clean in parallel).
 #pragma once
 
 #include <string>
