@@ -68,6 +68,7 @@ struct Form {
   std::vector<std::string> secrets;  // must appear nowhere
   int exit_code;
   std::map<std::string, std::string> env = {};
+  bool shown_as_password_eq = true;  // PostgreSQL shows a redacted DSN as key=value, password=***
 };
 
 std::vector<Form> Forms() {
@@ -136,6 +137,15 @@ std::vector<Form> Forms() {
              "2000"}),
        {"Unre4ch-S3cret"},
        3},
+      // A sqlite: DSN holds no password as documented, but one typed in is never shown either.
+      {"sqlite_user_info", {"run", "sqlite-guarded-cas-claim", "--trials", "1", "--dsn",
+                            "sqlite://u:Sq1-S3cret@host/x.db"}, {"Sq1-S3cret"}, 2, {}, false},
+      {"sqlite_query", {"run", "sqlite-guarded-cas-claim", "--trials", "1", "--dsn",
+                        "sqlite:///tmp/x.db?password=Sq2-S3cret"}, {"Sq2-S3cret"}, 2, {}, false},
+      {"sqlite_no_file", {"run", "sqlite-guarded-cas-claim", "--trials", "1", "--dsn",
+                          "sqlite:u:Sq3-S3cret@x.db"}, {"Sq3-S3cret"}, 3, {}, false},
+      {"sqlite_clean", {"clean", "--dsn", "sqlite://u:Sq4-S3cret@host/x.db"}, {"Sq4-S3cret"}, 2,
+       {}, false},
   };
 }
 
@@ -171,7 +181,7 @@ TEST_P(NoPassword, InAnyStreamOrReport) {
          at = text.find("password=***", at + 3)) {
       ++redacted;
     }
-    EXPECT_EQ(stars, redacted) << f.name << " " << name << ":\n" << text;
+    if (f.shown_as_password_eq) EXPECT_EQ(stars, redacted) << f.name << " " << name << ":\n" << text;
   }
   if (f.exit_code == 0 && f.args[0] == "run") {
     EXPECT_NE(outputs["racelab.json"].find("\"command\""), std::string::npos);

@@ -52,6 +52,27 @@ TEST(SqliteDsnTest, FilePathsOnly) {
   }
 }
 
+TEST(SqliteDsnTest, ASecretTypedIntoTheDsnIsNeverShown) {
+  for (const char* dsn : {"sqlite://u:hunter2@host/x.db", "sqlite:///tmp/x.db?password=hunter2",
+                          "sqlite:u:hunter2@x.db", "sqlite:///a.db?mode=ro&key=hunter2",
+                          "sqlite://:hunter2@/x.db"}) {
+    EXPECT_EQ(RedactSqliteDsn(dsn).find("hunter2"), std::string::npos) << dsn;
+    EXPECT_TRUE(SqliteDsnMayHoldPassword(dsn)) << dsn;
+    auto parsed = ParseSqliteDsn(dsn);
+    if (!parsed.ok()) {
+      EXPECT_EQ(parsed.status().message().find("hunter2"), std::string::npos)
+          << parsed.status().message();
+    }
+  }
+  EXPECT_EQ(RedactSqliteDsn("sqlite://u:hunter2@host/x.db"), "sqlite://u:***@host/x.db");
+  EXPECT_EQ(RedactSqliteDsn("sqlite:///tmp/x.db?password=hunter2"), "sqlite:///tmp/x.db?password=***");
+  // A DSN as documented is shown as written.
+  for (const char* dsn : {"sqlite:///var/lib/app/runs.db", "sqlite:runs.db", "sqlite:/a:b/c.db"}) {
+    EXPECT_EQ(RedactSqliteDsn(dsn), dsn);
+    EXPECT_FALSE(SqliteDsnMayHoldPassword(dsn)) << dsn;
+  }
+}
+
 TEST(SqliteErrorNamesTest, ExtendedCodesByName) {
   EXPECT_EQ(ErrorName(SQLITE_BUSY), "SQLITE_BUSY");
   EXPECT_EQ(ErrorName(517), "SQLITE_BUSY_SNAPSHOT");

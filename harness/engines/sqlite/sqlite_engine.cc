@@ -66,11 +66,43 @@ std::string GenerationFile(const std::string& dir, int generation) {
 
 }  // namespace
 
-Result<std::string> ParseSqliteDsn(const std::string& dsn) {
+std::string RedactSqliteDsn(const std::string& dsn) {
+  std::string out = dsn;
+  // user:secret@ — the secret runs from the ':' after "sqlite:" (and an optional "//") to the last
+  // '@' before any '/' that follows it.
+  const size_t body = out.rfind("sqlite:", 0) == 0 ? 7 : 0;
+  const size_t query = out.find('?', body);
+  const size_t end = query == std::string::npos ? out.size() : query;
+  const size_t at = out.rfind('@', end == 0 ? 0 : end - 1);
+  if (at != std::string::npos && at >= body) {
+    size_t colon = out.rfind(':', at);
+    if (colon != std::string::npos && colon >= body && out.find('/', colon) >= at)
+      out.replace(colon + 1, at - colon - 1, "***");
+  }
+  // ?name=value&… — every value.
+  size_t q = out.find('?', body);
+  while (q != std::string::npos && q < out.size()) {
+    size_t eq = out.find('=', q);
+    if (eq == std::string::npos) break;
+    size_t amp = out.find('&', eq);
+    out.replace(eq + 1, (amp == std::string::npos ? out.size() : amp) - eq - 1, "***");
+    q = out.find('&', eq);
+  }
+  return out;
+}
+
+bool SqliteDsnMayHoldPassword(std::string_view dsn) {
+  const std::string s(dsn);
+  return RedactSqliteDsn(s) != s;
+}
+
+Result<std::string> ParseSqliteDsn(const std::string& dsn_as_written) {
+  const std::string dsn = RedactSqliteDsn(dsn_as_written);  // for messages
+  const std::string& written = dsn_as_written;
   const std::string scheme = "sqlite:";
-  if (dsn.rfind(scheme, 0) != 0)
+  if (written.rfind(scheme, 0) != 0)
     return Status::Usage(fmt::format("'{}' is not a sqlite: DSN", dsn));
-  std::string rest = dsn.substr(scheme.size());
+  std::string rest = written.substr(scheme.size());
   if (rest.rfind("//", 0) == 0) {
     rest = rest.substr(2);
     if (rest.empty() || rest[0] != '/') {
@@ -327,7 +359,8 @@ Result<std::unique_ptr<Engine>> OpenSqliteEngine(const EngineOptions& options) {
     if (!path.ok()) return path.status();
     std::error_code ec;
     if (!fs::is_regular_file(*path, ec)) {
-      return Status::Database(fmt::format("--dsn {}: no such database file", options.dsn));
+      return Status::Database(
+          fmt::format("--dsn {}: no such database file", RedactSqliteDsn(options.dsn)));
     }
     source = fs::absolute(*path, ec).string();
     // Is it a SQLite database? Reading its schema says (SQLITE_NOTADB otherwise).
@@ -339,7 +372,7 @@ Result<std::unique_ptr<Engine>> OpenSqliteEngine(const EngineOptions& options) {
     sqlite3_close_v2(db);
     if (rc != SQLITE_OK) {
       return Status::Database(fmt::format("--dsn {}: cannot read it as a SQLite database: {} ({})",
-                                          options.dsn, msg, ErrorName(rc)));
+                                          RedactSqliteDsn(options.dsn), msg, ErrorName(rc)));
     }
   }
   auto engine = std::make_unique<SqliteEngine>(options, source);

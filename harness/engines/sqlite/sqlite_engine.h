@@ -107,9 +107,14 @@ class SqliteEngine final : public Engine {
 
 // For the engine registry (harness/engine/open_engine.cc): a SQLite DSN is a file path, never a
 // secret, so it is shown as written; it looks like "sqlite:…".
-inline std::string RedactSqliteDsn(const std::string& dsn) { return dsn; }
+// A SQLite DSN names a file and holds no secret when written as documented, but a user may still
+// type one in (`sqlite://me:pw@host/x.db`, `sqlite:x.db?password=pw`, a SQLCipher `?key=`): the
+// part between ':' and '@' of any `user:secret@`, and every query value, are shown as `***`
+// (the DSN is refused anyway: docs/sqlite.md). Everything else is shown as written.
+std::string RedactSqliteDsn(const std::string& dsn);
 inline bool LooksLikeSqliteDsn(std::string_view dsn) { return dsn.substr(0, 7) == "sqlite:"; }
-inline bool SqliteDsnMayHoldPassword(std::string_view) { return false; }
+// True when RedactSqliteDsn hides something in `dsn`.
+bool SqliteDsnMayHoldPassword(std::string_view dsn);
 // Removes the run folders of SQLite runs that are gone (run_folder.h); returns how many.
 int CleanSqliteOrphans();
 
