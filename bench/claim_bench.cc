@@ -1,4 +1,5 @@
-// racelab-bench: Google Benchmark suite — claim strategies × isolation levels × workers.
+// racelab-bench: Google Benchmark suite — claim strategies × isolation levels × workers
+// (strategy/…: bench/claim_strategies.h; by wire protocol: bench/protocol_claims.h).
 //
 // guarded_cas_claim/<level>/threads:N — N threads, one libpq connection each, claim the head of a
 // queue of 100,000 runs with the guarded compare-and-swap
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "bench/bench_target.h"
+#include "bench/claim_strategies.h"
 #include "bench/protocol_claims.h"
 #include "harness/engines/postgresql/cluster.h"
 #include "harness/model/isolation.h"
@@ -122,6 +124,7 @@ int main(int argc, char** argv) {
         ->Threads(1)->Threads(2)->Threads(4)->Threads(8)->UseRealTime();
   }
   bench::RegisterProtocolClaims(&g_conninfo);  // guarded_cas_claim/<level>/<protocol>/threads:N
+  bench::RegisterClaimStrategies(&g_conninfo);  // strategy/<strategy>/<level>/threads:N
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   DropSchema();

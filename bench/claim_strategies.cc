@@ -1,0 +1,209 @@
+#include "bench/claim_strategies.h"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "bench/protocol_claims.h"
+#include "harness/engines/postgresql/connection.h"
+#include "harness/model/isolation.h"
+
+namespace racelab::bench {
+namespace {
+
+using pg::Connection;
+
+enum class Strategy { kNaive, kForUpdate, kNowait, kSkipLocked, kGuardedCas, kAdvisory };
+
+const char* StrategyName(Strategy s) {
+  switch (s) {
+    case Strategy::kNaive: return "naive";
+    case Strategy::kForUpdate: return "for_update";
+    case Strategy::kNowait: return "nowait";
+    case Strategy::kSkipLocked: return "skip_locked";
+    case Strategy::kGuardedCas: return "guarded_cas";
+    case Strategy::kAdvisory: return "advisory";
+  }
+  return "?";
+}
+
+constexpr const char* kSelectHead = "SELECT id FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1";
+constexpr const char* kAdvisoryLock = "SELECT pg_advisory_xact_lock(20261130)";  // one lock for the queue
+constexpr const char* kGuardedCasSql =
+    "UPDATE runs SET status = 'running', attempts = attempts + 1 "
+    "WHERE id = (SELECT min(id) FROM runs WHERE status = 'queued') AND status = 'queued' RETURNING attempts";
+
+// The SELECT that picks the row (none for guarded_cas).
+std::string PickSql(Strategy s) {
+  switch (s) {
+    case Strategy::kNaive:
+    case Strategy::kAdvisory: return kSelectHead;
+    case Strategy::kForUpdate: return std::string(kSelectHead) + " FOR UPDATE";
+    case Strategy::kNowait: return std::string(kSelectHead) + " FOR UPDATE NOWAIT";
+    case Strategy::kSkipLocked: return std::string(kSelectHead) + " FOR UPDATE SKIP LOCKED";
+    case Strategy::kGuardedCas: return "";
+  }
+  return "";
+}
+
+std::string UpdateSql(const std::string& id) {
+  return "UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = " + id + " RETURNING attempts";
+}
+
+std::chrono::duration<double> RunSeconds() {
+  const char* v = std::getenv("RACELAB_BENCH_SECONDS");
+  const double s = v != nullptr ? std::atof(v) : 0;
+  return std::chrono::duration<double>(s > 0 ? s : 5.0);
+}
+
+SteadyTime In(std::chrono::seconds s) { return std::chrono::steady_clock::now() + s; }
+
+enum class Outcome { kClaimed, kDouble, kLost, kSerialization, kLockNotAvailable, kError };
+
+// One attempt: BEGIN … COMMIT; on an error the transaction is rolled back.
+Outcome Attempt(Connection* c, Strategy s, const std::string& begin, std::string* error) {
+  constexpr std::chrono::seconds kTimeout{30};
+  auto failed = [&](const QueryResult& r) {
+    c->Exec("ROLLBACK", In(kTimeout));
+    if (r.sqlstate == "40001" || r.sqlstate == "40P01") return Outcome::kSerialization;
+    if (r.sqlstate == "55P03") return Outcome::kLockNotAvailable;
+    *error = r.sqlstate + " " + r.message;
+    return Outcome::kError;
+  };
+  QueryResult r = c->Exec(begin, In(kTimeout));
+  if (!r.ok()) return failed(r);
+  if (s == Strategy::kAdvisory) {
+    r = c->Exec(kAdvisoryLock, In(kTimeout));
+    if (!r.ok()) return failed(r);
+  }
+  if (s == Strategy::kGuardedCas) {
+    r = c->Exec(kGuardedCasSql, In(kTimeout));
+  } else {
+    r = c->Exec(PickSql(s), In(kTimeout));
+    if (!r.ok()) return failed(r);
+    if (r.values.empty() || !r.values[0][0]) {
+      c->Exec("COMMIT", In(kTimeout));
+      return Outcome::kLost;
+    }
+    r = c->Exec(UpdateSql(*r.values[0][0]), In(kTimeout));
+  }
+  if (!r.ok()) return failed(r);
+  const bool got = !r.values.empty() && r.values[0][0].has_value();
+  const bool first = got && *r.values[0][0] == "1";
+  QueryResult commit = c->Exec("COMMIT", In(kTimeout));
+  if (!commit.ok()) return failed(commit);
+  if (commit.command_tag != "COMMIT") return Outcome::kSerialization;  // PostgreSQL: tag ROLLBACK
+  if (!got) return Outcome::kLost;
+  return first ? Outcome::kClaimed : Outcome::kDouble;
+}
+
+// Claim latencies of all threads of the running benchmark, µs. Filled inside the (single) timed
+// iteration, read by thread 0 after it: Google Benchmark's threads meet at a barrier when the
+// iteration loop ends (State::FinishKeepRunning), so every thread has added its share by then.
+std::mutex g_latency_mu;
+std::vector<double> g_latencies_us;
+
+double Percentile(std::vector<double>* v, double p) {
+  if (v->empty()) return 0;
+  const size_t k = std::min(v->size() - 1, static_cast<size_t>(p * static_cast<double>(v->size())));
+  std::nth_element(v->begin(), v->begin() + static_cast<std::ptrdiff_t>(k), v->end());
+  return (*v)[k];
+}
+
+void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy, IsolationLevel level) {
+  auto opened = Connection::Open(*conninfo, "racelab:bench", In(std::chrono::seconds(10)), nullptr);
+  if (!opened.ok()) {
+    state.SkipWithError(opened.status().message().c_str());
+    return;
+  }
+  std::unique_ptr<Connection> conn = std::move(opened.value());
+  conn->Exec(std::string("SET search_path TO ") + kBenchSchema, In(std::chrono::seconds(10)));
+  if (state.thread_index() == 0) {  // before the synchronised start of the loop
+    std::lock_guard<std::mutex> lock(g_latency_mu);
+    g_latencies_us.clear();
+    QueryResult r = conn->Exec("UPDATE runs SET status = 'queued', attempts = 0 WHERE status <> 'queued'",
+                               In(std::chrono::seconds(120)));
+    if (r.ok()) r = conn->Exec("VACUUM runs", In(std::chrono::seconds(120)));
+    if (!r.ok()) {
+      state.SkipWithError(("reset: " + r.message).c_str());
+      return;
+    }
+  }
+  std::string begin(IsolationName(level));
+  for (char& ch : begin) ch = static_cast<char>(toupper(static_cast<unsigned char>(ch)));
+  begin = "BEGIN ISOLATION LEVEL " + begin;
+  double claims = 0, doubles = 0, lost = 0, serialization = 0, not_available = 0;
+  int64_t attempts = 0;
+  std::vector<double> latencies;
+  std::string error;
+  for (auto _ : state) {
+    const auto until = std::chrono::steady_clock::now() + RunSeconds();
+    auto first_attempt = std::chrono::steady_clock::now();
+    while (error.empty() && std::chrono::steady_clock::now() < until) {
+      ++attempts;
+      const Outcome o = Attempt(conn.get(), strategy, begin, &error);
+      const auto now = std::chrono::steady_clock::now();
+      switch (o) {
+        case Outcome::kClaimed:
+          ++claims;
+          latencies.push_back(std::chrono::duration<double, std::micro>(now - first_attempt).count());
+          first_attempt = now;
+          break;
+        case Outcome::kDouble: ++doubles; first_attempt = now; break;
+        case Outcome::kLost: ++lost; first_attempt = now; break;
+        case Outcome::kSerialization: ++serialization; break;       // retried: the claim goes on
+        case Outcome::kLockNotAvailable: ++not_available; break;    // retried
+        case Outcome::kError: break;
+      }
+    }
+    std::lock_guard<std::mutex> lock(g_latency_mu);
+    g_latencies_us.insert(g_latencies_us.end(), latencies.begin(), latencies.end());
+  }
+  if (!error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  using benchmark::Counter;
+  state.SetItemsProcessed(attempts);
+  state.counters["claims"] = Counter(claims, Counter::kIsRate);
+  state.counters["double_claims"] = Counter(doubles, Counter::kIsRate);
+  state.counters["lost"] = Counter(lost, Counter::kIsRate);
+  state.counters["serialization_failures"] = Counter(serialization, Counter::kIsRate);
+  state.counters["lock_not_available"] = Counter(not_available, Counter::kIsRate);
+  state.counters["retries"] = Counter(serialization + not_available, Counter::kIsRate);
+  if (state.thread_index() == 0) {  // counters of one thread only: the sum is its value
+    std::lock_guard<std::mutex> lock(g_latency_mu);
+    state.counters["latency_p50_us"] = Percentile(&g_latencies_us, 0.50);
+    state.counters["latency_p99_us"] = Percentile(&g_latencies_us, 0.99);
+  }
+}
+
+}  // namespace
+
+void RegisterClaimStrategies(const std::string* conninfo) {
+  for (Strategy s : {Strategy::kNaive, Strategy::kForUpdate, Strategy::kNowait, Strategy::kSkipLocked,
+                     Strategy::kGuardedCas, Strategy::kAdvisory}) {
+    for (IsolationLevel level : AllIsolationLevels()) {
+      std::string slug(IsolationName(level));
+      for (char& ch : slug) ch = ch == ' ' ? '_' : ch;
+      const std::string name = std::string("strategy/") + StrategyName(s) + "/" + slug;
+      benchmark::RegisterBenchmark(name.c_str(), Run, conninfo, s, level)
+          ->Iterations(1)
+          ->Threads(1)
+          ->Threads(2)
+          ->Threads(4)
+          ->Threads(8)
+          ->UseRealTime()
+          ->Unit(benchmark::kSecond);
+    }
+  }
+}
+
+}  // namespace racelab::bench
