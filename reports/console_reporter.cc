@@ -1,6 +1,6 @@
 // "console" reporter: the summary a person sees in the terminal (stdout, no file).
 //
-// A fixed-width table, one row per result: scenario, isolation, verdict, winners, SQLSTATEs,
+// A fixed-width table, one row per result: scenario, isolation, verdict, winners, errors,
 // retries, blocked p95 ms, skew p95 µs. Column widths are computed from the content (in UTF-8 code points,
 // so "×" and "µ" count as one). Under it, for each result that did not pass, its failed
 // expectations with the first failure's detail (or the harness error). The last line counts
@@ -26,7 +26,7 @@ constexpr size_t kColumns = 8;
 using TableRow = std::array<std::string, kColumns>;
 
 const TableRow kHeader = {"scenario",  "isolation", "verdict",        "winners",
-                          "SQLSTATEs", "retries",   "blocked p95 ms", "skew p95 µs"};
+                          "errors",    "retries",   "blocked p95 ms", "skew p95 µs"};
 // Numeric columns are right-aligned.
 constexpr std::array<bool, kColumns> kRightAligned = {false, false, false, false,
                                                       false, true,  true,  true};
@@ -49,7 +49,7 @@ TableRow MakeRow(const ResultSummary& r) {
           std::string(IsolationName(item.isolation)),
           VerdictName(r.verdict),
           Histogram(r.winners),
-          Cell(Histogram(r.sqlstates)),
+          Cell(Histogram(r.errors)),
           std::to_string(r.retries),
           r.blocked_ms.count == 0 ? std::string(kNone) : FormatMs(r.blocked_ms.p95),
           FormatSkewUs(r.skew_us, r.skew_us.p95)};

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "harness/model/error_key.h"
 #include "harness/model/isolation.h"
 #include "harness/model/step_kind.h"
 
@@ -147,7 +148,9 @@ std::string FormatParams(const std::vector<std::pair<std::string, std::string>>&
 std::string StepOutcomeText(const StepEvent& e) {
   if (e.skipped) return "skipped";
   if (!e.sqlstate.empty()) {
-    std::string text = e.message.empty() ? e.sqlstate : e.sqlstate + " " + e.message;
+    // SQLSTATE, or the engine's code where the SQLSTATE is generic (SQLITE_BUSY, not HY000).
+    const std::string code = ErrorKey(e.sqlstate, e.error_code);
+    std::string text = e.message.empty() ? code : code + " " + e.message;
     if (e.cancelled_by_deadline) text += " (cancelled at deadline)";
     return text;
   }

@@ -88,7 +88,9 @@ std::string CountsLine(const VerdictCounts& counts);
 inline constexpr const char* kSummaryLegend =
     "pass = every trial behaved as the scenario predicts for that level — a reproduced bug included "
     "(the lesson says which); fail = an expectation did not hold (a regression); error = racelab or the "
-    "server failed. winners 1×20 = 20 trials had 1 winner. SQLSTATEs are summed over all trials. "
+    "server failed. winners 1×20 = 20 trials had 1 winner. errors = failed statements summed over all trials, "
+    "by SQLSTATE, or by the engine's own code where the SQLSTATE is generic (SQLITE_BUSY, MariaDB 1205, not "
+    "HY000). "
     "blocked = time of the statements the monitor saw in a lock wait. skew = first-to-last send after "
     "a barrier release, racelab's own precision.";
 

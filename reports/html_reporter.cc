@@ -2,7 +2,7 @@
 // reviewer opening a CI artifact). Inline CSS, no JavaScript, no external resources.
 //
 // Layout: title; target and run lines; the summary table (scenario × isolation level: verdict in
-// colour, winners histogram, SQLSTATEs, retries, blocked ms p50/p95/max, skew µs p50/p95); then one
+// colour, winners histogram, errors, retries, blocked ms p50/p95/max, skew µs p50/p95); then one
 // section per scenario, in order of first appearance: title, the `teaches` lesson (blank lines
 // split paragraphs), file and params, and per result (isolation level) its expectations table and a
 // picture of the representative trial (ResultSummary::representative_trial): a swim-lane timeline
@@ -118,7 +118,7 @@ void WriteHeader(const RunReport& report, XmlWriter& xml) {
 void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
   Leaf(xml, "h2", "Summary");
   xml.StartElement("table").Attribute("class", "summary");
-  HeaderRow(xml, {"scenario", "isolation", "verdict", "trials", "winners", "SQLSTATEs", "retries",
+  HeaderRow(xml, {"scenario", "isolation", "verdict", "trials", "winners", "errors", "retries",
                   "blocked ms p50 / p95 / max", "skew µs p50 / p95"});
   for (size_t i = 0; i < report.results.size(); ++i) {
     const ResultSummary& r = report.results[i];
@@ -136,7 +136,7 @@ void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
     Leaf(xml, "td", VerdictName(r.verdict), verdict_class);
     Leaf(xml, "td", std::to_string(r.trials), "num");
     Leaf(xml, "td", Histogram(r.winners));
-    Leaf(xml, "td", Histogram(r.sqlstates));
+    Leaf(xml, "td", Histogram(r.errors));
     Leaf(xml, "td", std::to_string(r.retries), "num");
     Leaf(xml, "td", FormatBlockedMs(r.blocked_ms), "num");
     Leaf(xml, "td", skew, "num");

@@ -60,6 +60,7 @@ Json EventJson(const StepEvent& e) {
     j["captured"] = std::move(captured);
   }
   PutIfSet(j, "sqlstate", e.sqlstate);
+  PutIfSet(j, "error_code", e.error_code);
   PutIfSet(j, "message", e.message);
   j["cancelled_by_deadline"] = e.cancelled_by_deadline;
   j["lock_wait"] = e.lock_wait;
@@ -148,6 +149,9 @@ Json ResultJson(const ResultSummary& r) {
   Json sqlstates = Json::object();
   for (const auto& [code, count] : r.sqlstates) sqlstates[code] = count;
   j["sqlstates"] = std::move(sqlstates);
+  Json errors = Json::object();  // by SQLSTATE, or the engine's code where it is generic (error_key.h)
+  for (const auto& [name, count] : r.errors) errors[name] = count;
+  j["errors"] = std::move(errors);
   j["retries"] = r.retries;
   j["blocked_ms"] = MsPercentiles(r.blocked_ms);
   j["skew_us"] = UsPercentiles(r.skew_us);

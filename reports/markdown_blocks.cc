@@ -61,7 +61,7 @@ std::string Failures(const RunReport& report, size_t max_value_bytes) {
 
 std::string SummaryTable(const RunReport& report) {
   std::string out =
-      "| scenario | isolation | verdict | trials | winners | SQLSTATEs | retries "
+      "| scenario | isolation | verdict | trials | winners | errors | retries "
       "| blocked ms p50/p95/max | skew µs p50/p95 |\n"
       "|---|---|---|---:|---|---|---:|---|---|\n";
   for (const ResultSummary& r : report.results) {
@@ -70,7 +70,7 @@ std::string SummaryTable(const RunReport& report) {
                                                   : FormatSkewUs(r.skew_us, r.skew_us.p50) + " / " +
                                                         FormatSkewUs(r.skew_us, r.skew_us.p95);
     out += Row({item.scenario, std::string(IsolationName(item.isolation)), VerdictName(r.verdict),
-                std::to_string(r.trials), Histogram(r.winners), Histogram(r.sqlstates), std::to_string(r.retries),
+                std::to_string(r.trials), Histogram(r.winners), Histogram(r.errors), std::to_string(r.retries),
                 FormatBlockedMs(r.blocked_ms), skew});
   }
   return out + "\n" + kSummaryLegend + "\n\n";

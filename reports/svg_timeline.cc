@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "harness/model/error_key.h"
 #include "harness/model/step_kind.h"
 #include "reports/format_util.h"
 
@@ -121,7 +122,7 @@ std::vector<std::string> LabelCandidates(const StepEvent& e) {
     out.push_back(step + " (skipped)");
   } else if (e.lock_wait) {
     // The result after the wait is what the lesson is about: "→ 0 rows", "→ 40001".
-    const std::string result = !e.sqlstate.empty() ? e.sqlstate
+    const std::string result = !e.sqlstate.empty() ? ErrorKey(e.sqlstate, e.error_code)
                                : e.rows >= 0
                                    ? fmt::format("{} row{}", e.rows, e.rows == 1 ? "" : "s")
                                    : "ok";
@@ -133,7 +134,7 @@ std::vector<std::string> LabelCandidates(const StepEvent& e) {
     out.push_back(fmt::format("{} → {}", blocked, result));
     out.push_back(blocked);
   } else if (!e.sqlstate.empty()) {
-    out.push_back(step + ": " + e.sqlstate);
+    out.push_back(step + ": " + ErrorKey(e.sqlstate, e.error_code));
   } else if (e.kind == StepKind::kSql && e.rows >= 0) {
     out.push_back(fmt::format("{}: {} row{}", step, e.rows, e.rows == 1 ? "" : "s"));
   }

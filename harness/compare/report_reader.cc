@@ -71,6 +71,7 @@ StepEvent ReadEvent(const Json& e) {
     for (const auto& [k, v] : it->items()) ev.captured[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
   ev.sqlstate = Str(e, "sqlstate");
+  ev.error_code = Str(e, "error_code");
   ev.message = Str(e, "message");
   ev.cancelled_by_deadline = Bool(e, "cancelled_by_deadline");
   ev.lock_wait = Bool(e, "lock_wait");
@@ -190,6 +191,12 @@ Result<LoadedRun> ReadRunReport(const std::string& path) {
     }
     if (auto q = r.find("sqlstates"); q != r.end() && q->is_object()) {
       for (const auto& [k, v] : q->items()) s.sqlstates[k] = v.get<int>();
+    }
+    // `errors` came after `sqlstates`: a report without it counted every error by its SQLSTATE.
+    if (auto q = r.find("errors"); q != r.end() && q->is_object()) {
+      for (const auto& [k, v] : q->items()) s.errors[k] = v.get<int>();
+    } else {
+      s.errors = s.sqlstates;
     }
     s.retries = Num<int>(r, "retries");
     s.blocked_ms = ReadPercentiles(r, "blocked_ms");

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/eval/evaluator.h"
+#include "harness/model/error_key.h"
 
 namespace racelab {
 
@@ -33,7 +34,10 @@ void ResultAccumulator::Add(TrialVerdict t) {
   ++s.winners[winners];
   bool waited = false;
   for (const auto& ev : t.result.events) {
-    if (!ev.sqlstate.empty()) ++s.sqlstates[ev.sqlstate];
+    if (!ev.sqlstate.empty()) {
+      ++s.sqlstates[ev.sqlstate];
+      ++s.errors[ErrorKey(ev.sqlstate, ev.error_code)];
+    }
     if (ev.lock_wait) {
       blocked_ms_.push_back(ev.blocked_ms());
       waited = true;

@@ -57,7 +57,10 @@ struct ResultSummary {
   int trials = 0;
   Verdict verdict = Verdict::kPass;
   std::map<int, int> winners;                 // n winners -> trials
-  std::map<std::string, int> sqlstates;       // code -> occurrences over all trials (every attempt)
+  std::map<std::string, int> sqlstates;       // SQLSTATE -> occurrences over all trials (every attempt)
+  // The same errors by the name the summary tables show (harness/model/error_key.h): the SQLSTATE, or
+  // the engine's code when the SQLSTATE is generic ("SQLITE_BUSY", MariaDB "1205" instead of HY000).
+  std::map<std::string, int> errors;
   int retries = 0;                            // transaction retries (`retry`): sum of attempts - 1
   Percentiles blocked_ms;                     // over statements seen in a lock wait
   Percentiles skew_us;                        // over barrier releases

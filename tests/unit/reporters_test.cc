@@ -368,7 +368,7 @@ TEST(ReporterConsoleTest, EndsWithCountsLine) {
 
 TEST(ReporterConsoleTest, EmptyReport) {
   EXPECT_EQ(Render("console", RunReport{}),
-            "scenario  isolation  verdict  winners  SQLSTATEs  retries  blocked p95 ms  skew p95 µs\n"
+            "scenario  isolation  verdict  winners  errors  retries  blocked p95 ms  skew p95 µs\n"
             "\n0 results: 0 pass, 0 fail, 0 error\n");
 }
 

@@ -196,6 +196,7 @@ std::unique_ptr<SampleRun> MakeSampleRun() {
   naive.verdict = Verdict::kFail;
   naive.winners = {{1, 2}};
   naive.sqlstates = {{"40001", 2}};
+  naive.errors = {{"40001", 2}};
   naive.blocked_ms = Percentiles{2.23, 2.275, 2.28, 2};
   naive.skew_us = Percentiles{27.5, 38.75, 40, 2};
   naive.expectations = {{"winners = 1", 2, 0, ""},
