@@ -205,6 +205,80 @@ TEST_F(SqliteEngineTest, WriteAsFirstStatementWaitsAndSeesTheWinner) {
   }
 }
 
+// An autocommit statement (no BEGIN) that holds the write lock is named as the holder of the waits
+// behind it: it publishes its transaction state while it runs (progress handler), not only after.
+// Forced: A's UPDATE computes until cancelled (its write lock is taken before its first row,
+// vdbe.c OP_Transaction), B waits for it in its busy handler, then A is cancelled and B goes on.
+TEST_F(SqliteEngineTest, AutocommitWriterIsNamedAsTheHolder) {
+  for (const char* mode : {"delete", "wal"}) {
+    SCOPED_TRACE(mode);
+    ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(5000), nullptr).ok());
+    Setup(mode, 10000);
+    const std::string endless =
+        "UPDATE runs SET status = (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+        "SELECT count(*) FROM c) WHERE id = 1";
+    auto holder = std::async(std::launch::async, [&] { return Run(a_.get(), endless, 20000); });
+    const SteadyTime until = In(5000);
+    while (engine_->busy_log()->TxnState(a_->session_id()) != SQLITE_TXN_WRITE && Clock::now() < until) {
+      std::this_thread::sleep_for(milliseconds(1));
+    }
+    ASSERT_EQ(engine_->busy_log()->TxnState(a_->session_id()), SQLITE_TXN_WRITE)
+        << "the running autocommit UPDATE published its write lock";
+    auto waiter = std::async(std::launch::async,
+                             [&] { return Run(b_.get(), "UPDATE runs SET status = 'b' WHERE id = 1"); });
+    SqliteWaitMonitor monitor(engine_->busy_log());
+    ASSERT_TRUE(monitor.AwaitBlocked({b_->session_id()}, In(5000), nullptr));
+    EXPECT_TRUE(a_->Cancel(milliseconds(5000)));
+    QueryResult a = holder.get();
+    EXPECT_EQ(a.error_code, "SQLITE_INTERRUPT");
+    QueryResult b = waiter.get();
+    ASSERT_TRUE(b.ok()) << b.error_code << " " << b.message;
+    EXPECT_EQ(b.rows, 1);
+    EXPECT_EQ(engine_->busy_log()->TxnState(a_->session_id()), SQLITE_TXN_NONE);
+    auto waits = engine_->busy_log()->TakeEnded();
+    ASSERT_EQ(waits.size(), 1u);
+    EXPECT_EQ(waits[0].session_id, b_->session_id());
+    EXPECT_EQ(waits[0].need, "write");
+    EXPECT_EQ(waits[0].how, WaitEnd::kAcquired);
+    EXPECT_EQ(waits[0].holders, std::vector<int64_t>{a_->session_id()});
+  }
+}
+
+// Rollback journal, all autocommit but the reader: A's UPDATE holds the write lock and waits at its
+// commit for reader C to leave (lockingv3.html: EXCLUSIVE needs every SHARED lock gone); B's UPDATE
+// waits for A. Each wait names its holder: A's is C ("commit"), B's is A ("write").
+TEST_F(SqliteEngineTest, AutocommitCommitWaitingForAReaderHoldsUpTheNextWriter) {
+  Setup("delete", 10000);
+  auto c = Open("c", {{"journal_mode", "delete"}, {"busy_timeout", "10000"}});
+  Ok(c.get(), "BEGIN");
+  Ok(c.get(), "SELECT status FROM runs WHERE id = 1");
+  SqliteWaitMonitor monitor(engine_->busy_log());
+  auto first = std::async(std::launch::async,
+                          [&] { return Run(a_.get(), "UPDATE runs SET status = 'a' WHERE id = 1"); });
+  ASSERT_TRUE(monitor.AwaitBlocked({a_->session_id()}, In(5000), nullptr));
+  auto second = std::async(std::launch::async,
+                           [&] { return Run(b_.get(), "UPDATE runs SET status = 'b' WHERE id = 1"); });
+  ASSERT_TRUE(monitor.AwaitBlocked({b_->session_id()}, In(5000), nullptr));
+  Ok(c.get(), "ROLLBACK");
+  QueryResult a = first.get(), b = second.get();
+  ASSERT_TRUE(a.ok()) << a.error_code;
+  ASSERT_TRUE(b.ok()) << b.error_code;
+  QueryResult final = Run(c.get(), "SELECT status FROM runs WHERE id = 1");
+  ASSERT_TRUE(final.ok());
+  EXPECT_EQ(final.values.at(0).at(0), "b") << "A committed first, then B";
+  auto waits = engine_->busy_log()->TakeEnded();
+  ASSERT_EQ(waits.size(), 2u);
+  const BusyWait& wa = waits[0].session_id == a_->session_id() ? waits[0] : waits[1];
+  const BusyWait& wb = waits[0].session_id == a_->session_id() ? waits[1] : waits[0];
+  EXPECT_EQ(wa.session_id, a_->session_id());
+  EXPECT_EQ(wa.need, "commit");
+  EXPECT_EQ(wa.holders, std::vector<int64_t>{c->session_id()});
+  EXPECT_EQ(wb.session_id, b_->session_id());
+  EXPECT_EQ(wb.need, "write");
+  EXPECT_EQ(wb.holders, std::vector<int64_t>{a_->session_id()});
+  c.reset();
+}
+
 // busy_timeout 100 ms with SQLite's schedule (1, 2, 5, 10, 15, 20, 25, 22 ms): 8 retries, then
 // SQLITE_BUSY; busy_timeout 0 consults the handler once and gives up.
 TEST_F(SqliteEngineTest, BusyTimeoutFollowsSqliteScheduleThenGivesUp) {

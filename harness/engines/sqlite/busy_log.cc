@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 
 namespace racelab::sqlite {
 
@@ -29,6 +30,12 @@ void BusyLog::SetFile(int64_t session, const std::string& file) {
 void BusyLog::SetTxnState(int64_t session, int state) {
   std::lock_guard<std::mutex> lock(mu_);
   sessions_[session].txn_state = state;
+}
+
+int BusyLog::TxnState(int64_t session) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sessions_.find(session);
+  return it == sessions_.end() ? SQLITE_TXN_NONE : it->second.txn_state;
 }
 
 void BusyLog::Forget(int64_t session) {
@@ -69,13 +76,20 @@ size_t BusyLog::WaitStarted(int64_t session, const std::string& statement, const
   return waits_.size() - 1;
 }
 
-void BusyLog::Retried(size_t handle, int retries) {
+void BusyLog::Retried(size_t handle, int retries, int own_state) {
   auto now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mu_);
   if (handle >= waits_.size()) return;  // cleared meanwhile
   BusyWait& w = waits_[handle];
   w.retries = retries;
-  sightings_.push_back(BusySighting{now, w.session_id, w.statement, w.holders});
+  // The holder may have published its state after the first call (a statement takes its lock a few
+  // instructions before its progress handler first runs), or the lock changed hands meanwhile.
+  std::vector<int64_t> now_holders = HoldersLocked(w.session_id, own_state);
+  std::vector<int64_t> merged;
+  std::set_union(w.holders.begin(), w.holders.end(), now_holders.begin(), now_holders.end(),
+                 std::back_inserter(merged));
+  w.holders = std::move(merged);
+  sightings_.push_back(BusySighting{now, w.session_id, w.statement, std::move(now_holders)});
   cv_.notify_all();
 }
 

@@ -14,10 +14,13 @@
 // to write while another connection holds the write lock): that SQLITE_BUSY comes back at once and
 // is no wait here.
 //
-// Holders are inferred, not reported by SQLite: the other sessions on the same database file whose
-// last statement left them in a write transaction (sqlite3_txn_state() == SQLITE_TXN_WRITE), or,
-// for a session that already writes (a COMMIT waiting for readers to leave in rollback-journal
-// mode), those in any transaction.
+// Holders are inferred, not reported by SQLite: the other sessions on the same database file that
+// are in a write transaction (sqlite3_txn_state() == SQLITE_TXN_WRITE), or, for a session that
+// already writes (a COMMIT waiting for readers to leave in rollback-journal mode, an autocommit
+// statement at its commit), those in any transaction. Each session publishes its state after every
+// statement and while a statement runs (from its progress and busy handlers, on its own thread), so
+// an autocommit statement that holds the write lock is named too, not only an open transaction. The
+// holders of a wait are the union over its busy-handler calls: whoever held the lock at some call.
 // Thread-safety: every member is safe from any thread.
 #pragma once
 
@@ -64,15 +67,20 @@ class BusyLog {
  public:
   // The session works on `file` ("" = none); called when it opens or closes its connection.
   void SetFile(int64_t session, const std::string& file);
-  // The transaction state its last statement left it in (SQLITE_TXN_NONE/READ/WRITE).
+  // The session's transaction state now (SQLITE_TXN_NONE/READ/WRITE): after each statement, and
+  // while one runs once it took a lock.
   void SetTxnState(int64_t session, int state);
+  // The state `session` last published (SQLITE_TXN_NONE for an unknown session).
+  int TxnState(int64_t session) const;
   void Forget(int64_t session);
 
   // From a busy handler: a new locking event of `session` began now; returns its handle.
+  // `own_state`: the session's transaction state now (it decides whom the session waits for).
   size_t WaitStarted(int64_t session, const std::string& statement, const std::string& need,
                      int own_state);
-  // The handler was called again for the same event (`retries` so far).
-  void Retried(size_t handle, int retries);
+  // The handler was called again for the same event (`retries` so far); the holders now are added
+  // to the wait's.
+  void Retried(size_t handle, int retries, int own_state);
   // The event ended at `at`.
   void WaitEnded(size_t handle, SteadyTime at, WaitEnd how);
 

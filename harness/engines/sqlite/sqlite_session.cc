@@ -85,6 +85,7 @@ Status SqliteSession::Open(const std::string& file) {
   busy_timeout_ms_ = 0;
   begin_mode_.clear();
   log_->SetFile(id_, file);
+  published_state_ = SQLITE_TXN_NONE;
   return Status::Ok();
 }
 
@@ -94,6 +95,7 @@ void SqliteSession::Close() {
   sqlite3_close_v2(db_);  // rolls back an open transaction
   db_ = nullptr;
   log_->SetFile(id_, "");
+  published_state_ = SQLITE_TXN_NONE;
 }
 
 WaitEnd SqliteSession::StopReason() const {
@@ -125,7 +127,9 @@ int SqliteSession::BusyHandler(void* self, int calls) {
     // Not the scenario's wait: SQLite's schedule (below) without a record.
   } else if (calls == 0 || !s->wait_open_) {
     s->EndOpenWait(Clock::now());  // an earlier locking event of this statement got its lock
-    const int own = s->txn_state_at_start_;
+    // The state now, not at the statement's start: an autocommit write that waits at its commit for
+    // readers to leave (rollback journal) already holds the write lock, and others wait for it.
+    const int own = s->PublishTxnState();
     const char* need = own == SQLITE_TXN_WRITE                        ? "commit"
                        : (s->current_begin_ || !s->current_readonly_) ? "write"
                                                                       : "read";
@@ -168,7 +172,7 @@ int SqliteSession::BusyHandler(void* self, int calls) {
     return 0;  // SQLITE_BUSY
   }
   s->wait_retries_ = calls + 1;
-  if (s->wait_open_) s->log_->Retried(s->wait_handle_, s->wait_retries_);
+  if (s->wait_open_) s->log_->Retried(s->wait_handle_, s->wait_retries_, s->PublishTxnState());
   return 1;  // try again
 }
 
@@ -176,14 +180,28 @@ int SqliteSession::ProgressHandler(void* self) {
   auto* s = static_cast<SqliteSession*>(self);
   if (!s->running_.load()) return 0;
   s->EndOpenWait(Clock::now());  // the statement runs again: its lock was taken
+  // A running statement's lock, as soon as it has one (a write: SQLITE_TXN_WRITE, a read: READ), so
+  // that others' waits name this session while an autocommit statement holds the lock. Checked only
+  // until that state is published: the state does not go down while a statement runs.
+  if (s->published_state_ < (s->current_readonly_ ? SQLITE_TXN_READ : SQLITE_TXN_WRITE)) {
+    s->PublishTxnState();
+  }
   WaitEnd why = s->StopReason();
   if (why == WaitEnd::kAcquired) return 0;
   s->stopped_ = why;
   return 1;  // SQLITE_INTERRUPT
 }
 
-void SqliteSession::PublishTxnState() {
-  if (db_ != nullptr) log_->SetTxnState(id_, sqlite3_txn_state(db_, "main"));
+int SqliteSession::PublishTxnState() {
+  if (db_ == nullptr) return SQLITE_TXN_NONE;
+  // sqlite3_txn_state only reads the connection's state (c3ref/txn_state.html); from the progress
+  // and busy handlers it runs on the thread that holds the connection's (recursive) mutex.
+  const int state = sqlite3_txn_state(db_, "main");
+  if (state != published_state_) {
+    published_state_ = state;
+    log_->SetTxnState(id_, state);
+  }
+  return state;
 }
 
 QueryResult SqliteSession::Exec(const std::string& sql_in, SteadyTime deadline, size_t max_rows,
@@ -226,7 +244,6 @@ QueryResult SqliteSession::Exec(const std::string& sql_in, SteadyTime deadline, 
   while (p < end && r.ok()) {
     sqlite3_stmt* st = nullptr;
     const char* tail = nullptr;
-    txn_state_at_start_ = sqlite3_txn_state(db_, "main");
     int rc = sqlite3_prepare_v2(db_, p, static_cast<int>(end - p), &st, &tail);
     if (rc != SQLITE_OK) {
       fail(rc);

@@ -92,7 +92,8 @@ class SqliteSession final : public Session {
   void EndOpenWait(SteadyTime at);
   // Sleeps until `until`, waking early on Cancel(). False when woken by Cancel/stop.
   bool SleepUntil(SteadyTime until);
-  void PublishTxnState();
+  // Tells the BusyLog the connection's transaction state when it changed; returns it.
+  int PublishTxnState();
 
   const int64_t id_;
   const std::string label_;
@@ -109,7 +110,7 @@ class SqliteSession final : public Session {
   const char* current_sql_ = nullptr;
   bool current_readonly_ = false;
   bool current_begin_ = false;
-  int txn_state_at_start_ = SQLITE_TXN_NONE;
+  int published_state_ = SQLITE_TXN_NONE;  // the last state told to the BusyLog
   bool wait_open_ = false;  // a locking event is being waited on
   size_t wait_handle_ = 0;
   int wait_retries_ = 0;
