@@ -8,20 +8,18 @@
 #include "harness/eval/evaluator.h"
 #include "harness/loader/catalogue.h"
 #include "harness/loader/planner.h"
+#include "harness/model/step_kind.h"
 #include "harness/model/terminal_text.h"
 
 namespace racelab::cli {
 namespace {
 
+// One step as `racelab explain` lists it: the kind's report name (harness/model/step_kind.h) and its
+// value ("barrier b1", "sleep 500 ms", "commit"); an SQL step as "name: SQL" with its modifiers.
 std::string StepLine(const Step& s) {
-  switch (s.kind) {
-    case StepKind::kBegin: return "begin";
-    case StepKind::kCommit: return "commit";
-    case StepKind::kRollback: return "rollback";
-    case StepKind::kBarrier: return "barrier " + s.barrier;
-    case StepKind::kSleep: return "sleep " + s.sleep_ms + " ms";
-    case StepKind::kAwaitBlocked: return "await_blocked " + s.target;
-    case StepKind::kTerminate: return "terminate " + s.target;
+  const StepKindInfo& info = InfoOf(s.kind);
+  std::string value;
+  switch (s.kind) {  // no default: -Wswitch names a new kind here
     case StepKind::kSql: {
       std::string sql = s.sql;
       for (auto& c : sql) c = c == '\n' ? ' ' : c;
@@ -31,8 +29,17 @@ std::string StepLine(const Step& s) {
       if (s.on_error == OnError::kContinue) line += "   [on_error continue]";
       return line;
     }
+    case StepKind::kBarrier: value = s.barrier; break;
+    case StepKind::kSleep: value = s.sleep_ms + " ms"; break;
+    case StepKind::kAwaitBlocked:
+    case StepKind::kTerminate: value = s.target; break;
+    case StepKind::kBegin:
+    case StepKind::kCommit:
+    case StepKind::kRollback: break;  // info.takes_value is false
   }
-  return "";
+  std::string line(info.report_name);
+  if (info.takes_value) line += " " + value;
+  return line;
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Evaluator: a trial's TrialResult + the PlanItem's outcome/expectations -> verdicts (stage 4).
+// Trial evaluation (EvaluateTrial): a trial's TrialResult + the PlanItem's outcome/expectations -> verdicts (stage 4).
 // Aggregation of a PlanItem's trials into a ResultSummary lives in aggregate.h.
 //
 // Checks come in a fixed order with texts that do not depend on the trial, so they can be counted

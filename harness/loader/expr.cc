@@ -36,9 +36,9 @@ void ForEachReference(const std::string& text, Fn fn) {
 // Recursion happens only at '(' and is bounded: nesting deeper than limits::kMaxExprDepth (counting
 // parentheses and runs of unary signs) is an error, so the stack depth does not depend on the
 // input.
-class Evaluator {
+class ExprParser {
  public:
-  explicit Evaluator(std::string_view text) : text_(text) {}
+  explicit ExprParser(std::string_view text) : text_(text) {}
 
   // Returns the value, or nullopt with error() set.
   std::optional<double> Run() {
@@ -205,7 +205,7 @@ Result<double> EvalNumber(const std::string& text, const ParamMap& params) {
                     text.size() > 80 ? text.substr(0, 80) + "…" : text, substituted.size(),
                     limits::kMaxLineBytes));
   }
-  Evaluator evaluator(substituted);
+  ExprParser evaluator(substituted);
   std::optional<double> value = evaluator.Run();
   if (evaluator.division_by_zero()) {
     return Status::Usage(

@@ -17,9 +17,9 @@ namespace {
 using internal::NumberRule;
 
 // Evaluates a scenario's Exprs with the resolved params; remembers the first failure.
-class Evaluator {
+class ParamResolver {
  public:
-  Evaluator(const Scenario& scenario, ParamMap params, std::map<std::string, std::string> from_set)
+  ParamResolver(const Scenario& scenario, ParamMap params, std::map<std::string, std::string> from_set)
       : scenario_(scenario), params_(std::move(params)), from_set_(std::move(from_set)) {}
 
   const ParamMap& params() const { return params_; }
@@ -83,7 +83,7 @@ class Evaluator {
 };
 
 // A wait of `ms` at `path` must fit in the trial deadline, or every trial would end at it.
-void CheckFitsTrial(Evaluator& ev, const Expr& text, const std::string& path, long ms,
+void CheckFitsTrial(ParamResolver& ev, const Expr& text, const std::string& path, long ms,
                     long trial_timeout_ms, const SourceLoc* loc, const char* what) {
   if (!ev.ok() || ms <= trial_timeout_ms) return;
   ev.Fail(text, path,
@@ -105,7 +105,7 @@ size_t TextBytes(const PlannedSession& planned) {
   return bytes;
 }
 
-PlannedSession PlanRole(Evaluator& ev, const SessionSpec& role, const std::string& path,
+PlannedSession PlanRole(ParamResolver& ev, const SessionSpec& role, const std::string& path,
                         long trial_timeout_ms) {
   PlannedSession planned;
   planned.role = role.name;
@@ -163,7 +163,7 @@ void Merge(std::optional<T>& field, const std::optional<T>& over, std::string& p
   path = over_path;
 }
 
-PlannedExpect PlanExpect(Evaluator& ev, const Scenario& s, IsolationLevel level) {
+PlannedExpect PlanExpect(ParamResolver& ev, const Scenario& s, IsolationLevel level) {
   ExpectSpec spec = s.expect;
   struct Paths {
     std::string winners = "expect.winners", sqlstates = "expect.sqlstates",
@@ -264,7 +264,7 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine, const P
     params[name] = value;
     from_set[name] = value;
   }
-  Evaluator ev(scenario, params, from_set);
+  ParamResolver ev(scenario, params, from_set);
 
   PlanItem base;
   base.scenario = scenario.name;

@@ -33,6 +33,10 @@ struct StepKindInfo {
   // ROLLBACK take no heavyweight lock, so a slow poll that straddles "BEGIN; UPDATE …" is never
   // pinned on the BEGIN; terminate runs on the monitor's connection, not the session's.
   bool may_wait_on_lock;
+  // A wait the engine recorded itself with its exact start (ServerWaitLog) may be this step's: the
+  // steps above, and BEGIN — SQLite's BEGIN IMMEDIATE takes the write lock and waits for it in the
+  // busy handler (docs/sqlite.md). A polled observation is never pinned on a BEGIN.
+  bool may_wait_recorded;
   // The session waits without sending anything: for a time (sleep), for its partners (barrier) or
   // for another session to be seen in a lock wait (await_blocked). The timeline draws it as a wait.
   bool is_wait;
@@ -40,15 +44,15 @@ struct StepKindInfo {
 
 // In the order the scenario-format docs list them (the loader's "expected one of" follows it).
 inline constexpr std::array<StepKindInfo, 8> kStepKinds = {{
-    // kind                   file_key         report_name      value  sql    lock   wait
-    {StepKind::kBegin,        "begin",         "begin",         false, true,  false, false},
-    {StepKind::kSql,          "sql",           "sql",           true,  true,  true,  false},
-    {StepKind::kBarrier,      "barrier",       "barrier",       true,  false, false, true},
-    {StepKind::kSleep,        "sleep_ms",      "sleep",         true,  false, false, true},
-    {StepKind::kAwaitBlocked, "await_blocked", "await_blocked", true,  false, false, true},
-    {StepKind::kTerminate,    "terminate",     "terminate",     true,  false, false, false},
-    {StepKind::kCommit,       "commit",        "commit",        false, true,  true,  false},
-    {StepKind::kRollback,     "rollback",      "rollback",      false, true,  false, false},
+    // kind                   file_key         report_name      value  sql    lock   recorded wait
+    {StepKind::kBegin,        "begin",         "begin",         false, true,  false, true,    false},
+    {StepKind::kSql,          "sql",           "sql",           true,  true,  true,  true,    false},
+    {StepKind::kBarrier,      "barrier",       "barrier",       true,  false, false, false,   true},
+    {StepKind::kSleep,        "sleep_ms",      "sleep",         true,  false, false, false,   true},
+    {StepKind::kAwaitBlocked, "await_blocked", "await_blocked", true,  false, false, false,   true},
+    {StepKind::kTerminate,    "terminate",     "terminate",     true,  false, false, false,   false},
+    {StepKind::kCommit,       "commit",        "commit",        false, true,  true,  true,    false},
+    {StepKind::kRollback,     "rollback",      "rollback",      false, true,  false, false,   false},
 }};
 
 // The number of rows `kind` has in kStepKinds. The switch has no default on purpose: a new StepKind is a

@@ -5,22 +5,22 @@
 #include <set>
 #include <tuple>
 
+#include "harness/model/step_kind.h"
+
 namespace racelab::internal {
 namespace {
 
 // Tolerance for mapping the server's wall clock onto the trial's steady clock, in µs.
 constexpr int64_t kClockToleranceUs = 200;
 
-// Statements that can wait on a lock. ROLLBACK takes none. BEGIN counts only for waits the engine
-// recorded itself with their exact start (ServerWaitLog: SQLite's BEGIN IMMEDIATE waits in the busy
-// handler, docs/sqlite.md); a polled observation is never a BEGIN's — PostgreSQL's and InnoDB's BEGIN
-// take no lock, so a slow poll straddling "BEGIN; UPDATE …" belongs to the UPDATE (seen on a loaded
-// 2-core machine).
-bool Monitored(const StepEvent& ev, bool begin_may_wait) {
-  if (ev.kind == StepKind::kBegin) return !ev.skipped && begin_may_wait;
-  return !ev.skipped && ev.kind != StepKind::kBarrier && ev.kind != StepKind::kSleep &&
-         ev.kind != StepKind::kAwaitBlocked && ev.kind != StepKind::kTerminate &&
-         ev.kind != StepKind::kRollback;
+// Statements that can wait on a lock (harness/model/step_kind.h). ROLLBACK takes none. BEGIN counts
+// only for waits the engine recorded itself with their exact start (`recorded`, ServerWaitLog:
+// SQLite's BEGIN IMMEDIATE waits in the busy handler, docs/sqlite.md); a polled observation is never a
+// BEGIN's — PostgreSQL's and InnoDB's BEGIN take no lock, so a slow poll straddling "BEGIN; UPDATE …"
+// belongs to the UPDATE (seen on a loaded 2-core machine).
+bool Monitored(const StepEvent& ev, bool recorded) {
+  const StepKindInfo& info = InfoOf(ev.kind);
+  return !ev.skipped && (recorded ? info.may_wait_recorded : info.may_wait_on_lock);
 }
 
 bool OfPid(const StepEvent& ev, int64_t pid, const BackendNames& names) {
@@ -56,7 +56,7 @@ void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t 
     StepEvent* best = nullptr;
     std::pair<bool, int64_t> best_rank{};
     for (StepEvent& ev : *events) {
-      if (!Monitored(ev, /*begin_may_wait=*/true) || !OfPid(ev, w.session_id, names) ||
+      if (!Monitored(ev, /*recorded=*/true) || !OfPid(ev, w.session_id, names) ||
           ev.sent_us > latest_start(ev)) {
         continue;
       }
@@ -113,7 +113,7 @@ void AttributeLockWaits(const std::vector<WaitObservation>& observations, const 
   auto candidates = [&](const WaitObservation& o) {
     std::vector<std::pair<StepEvent*, int64_t>> out;  // (statement, overlap in µs)
     for (auto& ev : *events) {
-      if (!Monitored(ev, /*begin_may_wait=*/false) || !OfPid(ev, o.session_id, names)) continue;
+      if (!Monitored(ev, /*recorded=*/false) || !OfPid(ev, o.session_id, names)) continue;
       int64_t overlap = std::min(o.poll_received_us, ev.completed_us) - std::max(o.poll_sent_us, ev.sent_us);
       if (overlap >= 0) out.emplace_back(&ev, overlap);
     }
