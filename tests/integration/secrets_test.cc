@@ -181,7 +181,9 @@ TEST_P(NoPassword, InAnyStreamOrReport) {
          at = text.find("password=***", at + 3)) {
       ++redacted;
     }
-    if (f.shown_as_password_eq) EXPECT_EQ(stars, redacted) << f.name << " " << name << ":\n" << text;
+    if (f.shown_as_password_eq) {
+      EXPECT_EQ(stars, redacted) << f.name << " " << name << ":\n" << text;
+    }
   }
   if (f.exit_code == 0 && f.args[0] == "run") {
     EXPECT_NE(outputs["racelab.json"].find("\"command\""), std::string::npos);
