@@ -87,8 +87,9 @@ MatrixCell CellOf(const ResultView& r) {
     c.text = seen >= r.trials ? "occurs" : fmt::format("occurs {}/{}", seen, r.trials);
     return c;
   }
+  // The engine's own codes when the report names them (1205, SQLITE_BUSY say more than HY000).
   std::string every, some;
-  for (const auto& [code, count] : r.sqlstates) {
+  for (const auto& [code, count] : r.errors ? *r.errors : r.sqlstates) {
     if (count >= r.trials) every += (every.empty() ? "" : ", ") + code;
     else if (count > 0) some += fmt::format("{}{} ×{}", some.empty() ? "" : ", ", code, count);
   }

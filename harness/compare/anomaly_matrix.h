@@ -4,8 +4,10 @@
 // down in advance (docs/compare.md "The anomaly matrix"):
 //   occurs                    some trial had a winner: a session saw the anomaly ("occurs 3/20" when not
 //                             every trial did);
-//   prevented by error (C)    no trial saw it, and SQLSTATE C occurred at least once per trial: the
-//                             server aborted a transaction of the interleaving (C = every such code);
+//   prevented by error (C)    no trial saw it, and error C occurred at least once per trial: the
+//                             server aborted a statement or transaction of the interleaving (C = every
+//                             such code: results[].errors when the report has it — the engine's code
+//                             where the SQLSTATE is generic, 1205, SQLITE_BUSY —, else the SQLSTATE);
 //   prevented                 no trial saw it (codes seen in fewer trials are listed in the cell);
 //   error                     the result's verdict was error (racelab or the server failed).
 // A result whose expectations failed is marked "(expectation failed)": what the server did differs

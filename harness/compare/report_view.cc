@@ -184,6 +184,7 @@ ResultView ReadResult(const Json& j, const std::string& where, const std::string
   v.error = r.String(j, "error", where, false);
   v.winners = r.Counts(j, "winners", where);
   v.sqlstates = r.Counts(j, "sqlstates", where);
+  if (r.Find(j, "errors") != nullptr) v.errors = r.Counts(j, "errors", where);
   v.retries = r.Integer(j, "retries", where, false);
   v.blocked_ms = r.Percentiles(j, "blocked_ms", where);
   v.skew_us = r.Percentiles(j, "skew_us", where);

@@ -42,6 +42,9 @@ struct ResultView {
   std::string error;
   std::map<std::string, int64_t> winners;    // "1" -> trials
   std::map<std::string, int64_t> sqlstates;  // code -> occurrences
+  // results[].errors when the report has it: failed statements by SQLSTATE, or by the engine's own
+  // code where the SQLSTATE is generic (MariaDB 1205 and SQLite's SQLITE_BUSY are both HY000).
+  std::optional<std::map<std::string, int64_t>> errors;
   int64_t retries = 0;
   PercentileView blocked_ms;  // count = statements seen in a lock wait, over all trials
   PercentileView skew_us;

@@ -189,6 +189,13 @@ TEST(AnomalyMatrixCellTest, DerivedFromWinnersAndSqlstates) {
   EXPECT_TRUE(CellOf(r).expectation_failed);
   r.verdict = "error";
   EXPECT_EQ(CellOf(r).text, "error");
+  // A report with results[].errors names the engine's code where the SQLSTATE is generic.
+  r.verdict = "pass";
+  r.winners = {{"0", 20}};
+  r.sqlstates = {{"HY000", 20}};
+  EXPECT_EQ(CellOf(r).text, "prevented by error (HY000)");
+  r.errors = std::map<std::string, int64_t>{{"SQLITE_BUSY", 20}};
+  EXPECT_EQ(CellOf(r).text, "prevented by error (SQLITE_BUSY)");
 }
 
 // Rows follow the literature's order (G0 … G2), whatever order the report holds them in; columns
