@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "harness/engines/postgresql/cluster.h"
-#include "harness/engines/postgresql/process.h"
+#include "harness/engines/embedded/process.h"
 #include "tests/integration/pg_test_env.h"
 
 namespace racelab::pg {
@@ -243,7 +243,7 @@ TEST_F(EmbeddedClusterTest, StopOfAStoppedServerKillsItWithoutWaiting) {
   ASSERT_GE(shm_id, 0);
   const std::string record = fs::path(run_dir).parent_path() / ("ipc-" + fs::path(run_dir).filename().string());
   EXPECT_TRUE(fs::exists(record));
-  const std::vector<pid_t> server = internal::ProcessesIn(data_dir);
+  const std::vector<pid_t> server = embedded::ProcessesIn(data_dir);
   ASSERT_GE(server.size(), 3u) << "postmaster, helpers and the client's backend";
   for (pid_t p : server) kill(p, SIGSTOP);
   const auto start = std::chrono::steady_clock::now();
@@ -252,7 +252,7 @@ TEST_F(EmbeddedClusterTest, StopOfAStoppedServerKillsItWithoutWaiting) {
   std::printf("Stop() of a stopped server: %.0f ms\n", ms);
   EXPECT_TRUE(stopped.ok()) << stopped.message();
   EXPECT_LT(ms, 5000) << "no fast-shutdown wait for a server that cannot act on it";
-  EXPECT_TRUE(internal::ProcessesIn(data_dir).empty());
+  EXPECT_TRUE(embedded::ProcessesIn(data_dir).empty());
   EXPECT_TRUE(ProcessesMentioning(run_dir).empty());
   EXPECT_FALSE(fs::exists(run_dir));
   EXPECT_TRUE(ShmGone(shm_id)) << "segment " << shm_id;
@@ -281,19 +281,19 @@ TEST_F(EmbeddedClusterTest, CleanOrphansRemovesSharedMemoryRecordedForAGoneRunFo
     ASSERT_EQ(PQstatus(client), CONNECTION_OK);
     shm_id = ShmIdOf(data_dir);
     postmaster = (*c)->postmaster_pid();
-    server = internal::ProcessesIn(data_dir);
+    server = embedded::ProcessesIn(data_dir);
     for (pid_t p : server) {
       if (p != postmaster) kill(p, SIGSTOP);  // its children keep the segment attached
     }
     kill(postmaster, SIGKILL);
-    ASSERT_TRUE(internal::WaitForExit(postmaster, std::chrono::seconds(10)).has_value());
+    ASSERT_TRUE(embedded::WaitForExit(postmaster, std::chrono::seconds(10)).has_value());
     fs::remove_all(run_dir);  // what Stop() would find: no postmaster, then the folder removed
     ASSERT_TRUE(fs::exists(record));
     ASSERT_FALSE(ShmGone(shm_id)) << "the stopped backends still hold it";
     c.value().release();  // no Stop(): the test plays a run that ended without it  // NOLINT
   }
   CleanOrphans(base);
-  EXPECT_TRUE(internal::ProcessesIn(data_dir).empty()) << "the stopped backends are killed";
+  EXPECT_TRUE(embedded::ProcessesIn(data_dir).empty()) << "the stopped backends are killed";
   EXPECT_TRUE(ShmGone(shm_id)) << "segment " << shm_id;
   EXPECT_FALSE(fs::exists(record));
   PQfinish(client);

@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "harness/engines/postgresql/cluster.h"
-#include "harness/engines/postgresql/process.h"
+#include "harness/engines/embedded/process.h"
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_files.h"
@@ -222,7 +222,7 @@ TEST(HostileServer, KilledEmbeddedPostmasterLeavesNoSharedMemory) {
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
   EXPECT_FALSE(fs::exists(run_dir));
-  EXPECT_TRUE(internal::ProcessesIn((run_dir / "data").string()).empty()) << "no backend outlives the run";
+  EXPECT_TRUE(embedded::ProcessesIn((run_dir / "data").string()).empty()) << "no backend outlives the run";
   shmid_ds ds{};
   errno = 0;
   int stat = shmctl(static_cast<int>(shm_id), IPC_STAT, &ds);

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
+#include <thread>
 
 namespace racelab::mariadb {
 namespace {
@@ -50,32 +50,31 @@ MariaWaitMonitor::~MariaWaitMonitor() {
   conn_->Close();
 }
 
-std::vector<WaitObservation> MariaWaitMonitor::PollOnce(SteadyTime origin) {
-  std::vector<WaitObservation> out;
+PolledWaitMonitor::PollResult MariaWaitMonitor::Poll(const std::vector<int64_t>& /*sessions*/,
+                                                     SteadyTime origin) {
+  PollResult out;
   SteadyTime sent = Clock::now();
   QueryResult r = conn_->Exec(kWaitsSql, sent + kPollTimeout, 10000, milliseconds(1000));
   SteadyTime received = Clock::now();
   if (!r.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (error_.empty())
-      error_ = fmt::format("the wait monitor's query failed: {} (error {}, SQLSTATE {})", r.message,
-                           r.error_code, r.sqlstate);
+    out.error = fmt::format("the wait monitor's query failed: {} (error {}, SQLSTATE {})",
+                            r.message, r.error_code, r.sqlstate);
     return out;
   }
   for (const auto& row : r.values) {
     if (row.size() < 4 || !row[0]) continue;
     int64_t waiter = std::stoll(*row[0]);
-    auto it = std::find_if(out.begin(), out.end(),
+    auto it = std::find_if(out.waits.begin(), out.waits.end(),
                            [&](const WaitObservation& o) { return o.session_id == waiter; });
-    if (it == out.end()) {
+    if (it == out.waits.end()) {
       WaitObservation o;
       o.poll_sent_us = Us(sent, origin);
       o.poll_received_us = Us(received, origin);
       o.session_id = waiter;
       o.wait_event = row[2].value_or("");
       o.query = row[3].value_or("");
-      out.push_back(std::move(o));
-      it = out.end() - 1;
+      out.waits.push_back(std::move(o));
+      it = out.waits.end() - 1;
     }
     if (row[1]) {
       int64_t blocker = std::stoll(*row[1]);
@@ -84,68 +83,6 @@ std::vector<WaitObservation> MariaWaitMonitor::PollOnce(SteadyTime origin) {
     }
   }
   return out;
-}
-
-void MariaWaitMonitor::Loop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (running_ && error_.empty() && !(stop_ != nullptr && stop_->stop_requested())) {
-    // Across trials too: a poll sooner than kMinPollInterval after the last one (the end of the last
-    // trial) would read InnoDB's cache unrefreshed — the last trial's waits, under this trial's clock.
-    if (cv_.wait_until(lock, last_read_end_ + poll_, [&] { return !running_; })) break;
-    SteadyTime origin = origin_;
-    std::set<int64_t> watched(sessions_.begin(), sessions_.end());
-    lock.unlock();
-    std::vector<WaitObservation> seen = PollOnce(origin);
-    lock.lock();
-    last_read_end_ = Clock::now();
-    for (WaitObservation& o : seen)
-      if (watched.count(o.session_id) != 0) observations_.push_back(std::move(o));
-    ++polls_done_;
-    cv_.notify_all();
-  }
-  cv_.notify_all();
-}
-
-void MariaWaitMonitor::Begin(std::vector<int64_t> sessions, SteadyTime origin) {
-  End();
-  std::lock_guard<std::mutex> lock(mu_);
-  sessions_ = std::move(sessions);
-  origin_ = origin;
-  observations_.clear();
-  error_.clear();
-  running_ = true;
-  thread_ = std::thread([this] { Loop(); });
-}
-
-std::vector<WaitObservation> MariaWaitMonitor::End() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    running_ = false;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<WaitObservation> out = std::move(observations_);
-  observations_.clear();
-  std::stable_sort(out.begin(), out.end(), [](const WaitObservation& a, const WaitObservation& b) {
-    return a.poll_sent_us < b.poll_sent_us;
-  });
-  return out;
-}
-
-bool MariaWaitMonitor::AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
-                                    const StopFlag* stop) {
-  std::unique_lock<std::mutex> lock(mu_);
-  const int64_t since = Us(Clock::now(), origin_);
-  while (true) {
-    if (!running_ || !error_.empty()) return false;
-    std::set<int64_t> missing(sessions.begin(), sessions.end());
-    for (const WaitObservation& o : observations_)
-      if (o.poll_sent_us >= since) missing.erase(o.session_id);
-    if (missing.empty()) return true;
-    if (Clock::now() >= deadline || (stop != nullptr && stop->stop_requested())) return false;
-    cv_.wait_until(lock, std::min(deadline, Clock::now() + kStopPollSlice));
-  }
 }
 
 std::string MariaWaitMonitor::Terminate(const std::vector<int64_t>& sessions, SteadyTime deadline) {
@@ -169,14 +106,6 @@ std::string MariaWaitMonitor::Terminate(const std::vector<int64_t>& sessions, St
   }
 }
 
-std::string MariaWaitMonitor::error() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return error_;
-}
-
-bool MariaWaitMonitor::healthy() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return error_.empty() && conn_->healthy();
-}
+bool MariaWaitMonitor::healthy() { return error().empty() && conn_->healthy(); }
 
 }  // namespace racelab::mariadb

@@ -14,19 +14,17 @@
 // server delays what this monitor sees.
 // Waits outside InnoDB (GET_LOCK, metadata locks) are seen in information_schema.PROCESSLIST by their
 // state ("User lock", "Waiting for table metadata lock"), without blockers.
+// The polling thread, its spacing and AwaitBlocked are harness/engine/polled_wait_monitor.h's.
 // Thread-safety: Begin/End from the runner thread; AwaitBlocked/Terminate/error/healthy from any.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "harness/engine/wait_monitor.h"
+#include "harness/engine/polled_wait_monitor.h"
 #include "harness/engines/mariadb/connection.h"
 
 namespace racelab::mariadb {
@@ -34,55 +32,38 @@ namespace racelab::mariadb {
 // The shortest time between two polls: more than InnoDB's 100 ms cache idle time.
 inline constexpr std::chrono::milliseconds kMinPollInterval(120);
 
-class MariaWaitMonitor : public WaitMonitor {
+class MariaWaitMonitor : public PolledWaitMonitor {
  public:
-  // Opens its connection by `deadline`. `poll`: the interval between polls.
+  // Opens its connection by `deadline`. `poll`: the interval between polls (at least
+  // kMinPollInterval).
   static Result<std::unique_ptr<MariaWaitMonitor>> Open(const ConnectTarget& target,
                                                         std::chrono::microseconds poll,
                                                         SteadyTime deadline, const StopFlag* stop);
   ~MariaWaitMonitor() override;
 
-  void Begin(std::vector<int64_t> sessions, SteadyTime origin) override;
-  std::vector<WaitObservation> End() override;
-  bool AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
-                    const StopFlag* stop) override;
   std::string Terminate(const std::vector<int64_t>& sessions, SteadyTime deadline) override;
-  std::string error() override;
   bool healthy() override;
   int64_t session_id() override { return id_; }
 
-  // One poll now, outside a trial (tests): the waits the server shows.
-  std::vector<WaitObservation> PollOnce(SteadyTime origin);
+ protected:
+  // One query over INNODB_TRX / INNODB_LOCK_WAITS / INNODB_LOCKS and PROCESSLIST; every waiter on
+  // the server (the base keeps the watched ones).
+  PollResult Poll(const std::vector<int64_t>& sessions, SteadyTime origin) override;
 
  private:
   MariaWaitMonitor(ConnectTarget target, std::unique_ptr<MariaConnection> c,
                    std::chrono::microseconds poll, const StopFlag* stop)
-      : target_(std::move(target)),
+      : PolledWaitMonitor(std::max<std::chrono::microseconds>(poll, kMinPollInterval), stop),
+        target_(std::move(target)),
         conn_(std::move(c)),
-        poll_(std::max<std::chrono::microseconds>(poll, kMinPollInterval)),
         stop_(stop) {
     id_ = conn_->session_id();
   }
-  void Loop();
 
   ConnectTarget target_;
-  std::unique_ptr<MariaConnection> conn_;  // used by the poll thread only while it runs
-  std::chrono::microseconds poll_;
+  std::unique_ptr<MariaConnection> conn_;  // used by the polling thread only while it runs
   const StopFlag* stop_;
   int64_t id_ = 0;
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::thread thread_;
-  bool running_ = false;
-  std::vector<int64_t> sessions_;
-  SteadyTime origin_;
-  std::vector<WaitObservation> observations_;
-  uint64_t polls_done_ = 0;
-  // End of the last read of InnoDB's lock tables: the next starts kMinPollInterval (or poll_) later,
-  // InnoDB counting its cache's idle time from the last read.
-  SteadyTime last_read_end_{};  // completed polls; AwaitBlocked looks at those started after its call
-  std::string error_;
 };
 
 }  // namespace racelab::mariadb

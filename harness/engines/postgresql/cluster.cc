@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -17,12 +16,13 @@
 #include <filesystem>
 #include <thread>
 
-#include "harness/engines/postgresql/files.h"
+#include "harness/engines/embedded/files.h"
+#include "harness/engines/embedded/process.h"
+#include "harness/engines/embedded/run_folders.h"
+#include "harness/engines/postgresql/catalogs.h"
 #include "harness/engines/postgresql/orphans.h"
 #include "harness/engines/postgresql/pg_binaries.h"
-#include "harness/engines/postgresql/process.h"
 #include "harness/engines/postgresql/template.h"
-#include "harness/engines/postgresql/catalogs.h"
 
 namespace racelab::pg {
 namespace {
@@ -117,51 +117,27 @@ Status CheckSocketPath(const std::string& run_dir, const std::string& port) {
                        " bytes (a Unix socket limit): set RACELAB_TMPDIR to a shorter folder");
 }
 
-// Creates <base_dir>/run-<pid>-<n> (0700, owned by `user`), skipping names already taken (e.g. left
-// by an earlier process with the same pid).
-Result<std::string> CreateRunDir(const std::string& base_dir, const std::string& port,
-                                 const internal::ServerUser& user) {
-  static std::atomic<unsigned> counter{0};
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    std::string dir =
-        base_dir + "/run-" + std::to_string(getpid()) + "-" + std::to_string(counter.fetch_add(1));
-    if (Status s = CheckSocketPath(dir, port); !s.ok()) return s;
-    std::error_code ec;
-    // The counter is ours, the pid may have been someone else's.
-    if (fs::exists(fs::symlink_status(dir, ec))) continue;
-    if (Status s = internal::MakeOwnedDir(dir, 0700, user); !s.ok()) return s;
-    return dir;
-  }
-  return Status::Internal("cannot find a free run folder name under " + base_dir);
-}
-
 }  // namespace
 
-std::string DefaultBaseDir() {
-  const char* dir = std::getenv("RACELAB_TMPDIR");
-  if (dir == nullptr || *dir == '\0') dir = std::getenv("TMPDIR");
-  if (dir == nullptr || *dir == '\0') dir = "/tmp";
-  return std::string(dir) + "/racelab-" + std::to_string(geteuid());
-}
+std::string DefaultBaseDir() { return embedded::DefaultBaseDir(""); }
 
 Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(const ClusterOptions& options) {
   const Clock::time_point start = Clock::now();
   Result<internal::PgBinaries> bins = internal::FindPgBinaries(options.pg_bindir);
   if (!bins.ok()) return bins.status();
-  Result<internal::ServerUser> user = internal::ChooseServerUser();
+  Result<embedded::ServerUser> user = embedded::ChooseServerUser();
   if (!user.ok()) return user.status();
   Result<Settings> settings = MergeSettings(options.settings);
   if (!settings.ok()) return settings.status();
-  std::string base = options.base_dir.empty() ? DefaultBaseDir() : options.base_dir;
-  base = fs::absolute(base).lexically_normal().string();
-  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  const std::string base =
+      embedded::NormalizeBaseDir(options.base_dir.empty() ? DefaultBaseDir() : options.base_dir);
   const std::string port = SettingValue(*settings, "port");
   // Before any work, with room for a run number of up to 4 digits.
   if (Status s = CheckSocketPath(base + "/run-" + std::to_string(getpid()) + "-0000", port);
       !s.ok()) {
     return s;
   }
-  if (Status s = internal::PrepareBaseDir(base, *user); !s.ok()) return s;
+  if (Status s = embedded::PrepareBaseDir(base, *user); !s.ok()) return s;
   CleanOrphans(base);
   Result<internal::TemplateDir> tmpl = internal::EnsureTemplate(*bins, base, *user);
   if (!tmpl.ok()) return tmpl.status();
@@ -170,15 +146,16 @@ Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(const ClusterOpt
   cluster->bindir_ = bins->bindir;
   cluster->ran_initdb_ = tmpl->ran_initdb;
   cluster->settings_ = *settings;
-  Result<std::string> run_dir = CreateRunDir(base, port, *user);
+  Result<std::string> run_dir = embedded::CreateRunDir(
+      base, *user, [&](const std::string& dir) { return CheckSocketPath(dir, port); });
   if (!run_dir.ok()) return run_dir.status();
   cluster->run_dir_ = *run_dir;  // from here on the destructor removes it
   const std::string data_dir = *run_dir + "/data";
   const std::string log_path = *run_dir + "/postgres.log";
-  if (Status s = internal::WriteOwnerFile(*run_dir); !s.ok()) return s;
-  if (Status s = internal::CopyTreeAs(tmpl->data_dir, data_dir, *user); !s.ok()) return s;
+  if (Status s = embedded::WriteOwnerFile(*run_dir); !s.ok()) return s;
+  if (Status s = embedded::CopyTreeAs(tmpl->data_dir, data_dir, *user); !s.ok()) return s;
 
-  internal::SpawnOptions spawn;
+  embedded::SpawnOptions spawn;
   spawn.argv = {bins->postgres(), "-D", data_dir, "-k", *run_dir, "-c", "log_directory=" + *run_dir};
   for (const auto& [name, value] : *settings) {
     spawn.argv.push_back("-c");
@@ -187,7 +164,7 @@ Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(const ClusterOpt
   spawn.output_path = log_path;
   spawn.user = &*user;
   spawn.die_with_parent = true;
-  Result<pid_t> pid = internal::Spawn(spawn);
+  Result<pid_t> pid = embedded::Spawn(spawn);
   if (!pid.ok()) return pid.status();
   cluster->postmaster_pid_ = *pid;
   cluster->conninfo_ = "host=" + ConninfoValue(*run_dir) + " port=" + ConninfoValue(port) +
@@ -208,25 +185,23 @@ Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(const ClusterOpt
 }
 
 Status EmbeddedCluster::WaitReady(int timeout_ms) {
-  const Clock::time_point deadline = Clock::now() + milliseconds(timeout_ms);
   const std::string log_path = run_dir_ + "/postgres.log";
   // libpq's smallest connect_timeout: a stopped (SIGSTOP) server must not hold the ping forever.
   const std::string ping_conninfo = conninfo_ + " connect_timeout=2";
-  for (;;) {
-    if (PQping(ping_conninfo.c_str()) == PQPING_OK) return Status::Ok();
-    if (std::optional<int> status = internal::ReapIfExited(postmaster_pid_)) {
-      postmaster_pid_ = -1;
-      return Status::Database(
-          "the embedded PostgreSQL server " + internal::DescribeWaitStatus(*status) +
-          " before accepting connections; the end of its log:\n" + internal::TailOfFile(log_path));
-    }
-    if (Clock::now() >= deadline) {
-      return Status::Database("the embedded PostgreSQL server did not accept connections within " +
-                              std::to_string(timeout_ms) + " ms; the end of its log:\n" +
-                              internal::TailOfFile(log_path));
-    }
-    std::this_thread::sleep_for(kPingInterval);
+  embedded::ReadyWait wait = embedded::WaitUntilReady(
+      postmaster_pid_, Clock::now() + milliseconds(timeout_ms),
+      [&] { return PQping(ping_conninfo.c_str()) == PQPING_OK; }, kPingInterval);
+  if (wait.ready) return Status::Ok();
+  if (wait.exit_status) {
+    postmaster_pid_ = -1;
+    return Status::Database("the embedded PostgreSQL server " +
+                            embedded::DescribeWaitStatus(*wait.exit_status) +
+                            " before accepting connections; the end of its log:\n" +
+                            embedded::TailOfFile(log_path));
   }
+  return Status::Database("the embedded PostgreSQL server did not accept connections within " +
+                          std::to_string(timeout_ms) + " ms; the end of its log:\n" +
+                          embedded::TailOfFile(log_path));
 }
 
 EmbeddedCluster::~EmbeddedCluster() { Stop(); }
@@ -242,14 +217,14 @@ Status EmbeddedCluster::Stop() {
     const std::string data_dir = run_dir_ + "/data";
     pm = internal::ReadPostmasterPid(data_dir);  // before a clean shutdown removes it
     if (pm && pm->pid != pid) pm.reset();
-    if (!internal::StopServer(pid, data_dir, kFastShutdownTimeout, kKillTimeout)) {
+    if (!embedded::StopServer(pid, data_dir, SIGINT, kFastShutdownTimeout, kKillTimeout)) {
       result = Status::Internal("the embedded PostgreSQL server (pid " + std::to_string(pid) +
                                 ") or one of its processes did not exit after SIGKILL");
     }
     // A clean shutdown removed the segment; a killed server (by racelab or anyone) did not.
     if (pm) internal::RemoveLeftoverShm(*pm);
   }
-  if (!run_dir_.empty() && !internal::RemoveTree(run_dir_) && result.ok()) {
+  if (!run_dir_.empty() && !embedded::RemoveTree(run_dir_) && result.ok()) {
     result = Status::Internal("cannot remove " + run_dir_);
   }
   if (!run_dir_.empty() && (!pm || internal::ShmGone(*pm))) {

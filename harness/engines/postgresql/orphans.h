@@ -1,10 +1,6 @@
-// Run-folder bookkeeping shared by EmbeddedCluster and CleanOrphans(): the owner file and what a
-// postmaster leaves behind when it is killed. Internal to the embedded servers (harness/engines/postgresql, harness/engines/mariadb).
-//
-// <run_dir>/owner.pid holds "<pid>\n<start time>\n": the racelab process that owns the run and its
-// start time (clock ticks since boot, /proc/<pid>/stat), so a pid reused by an unrelated process is
-// not mistaken for the owner. A run folder without the file yet is judged by the pid in its name
-// (run-<pid>-<n>).
+// What a postmaster leaves behind when it is killed, for EmbeddedCluster and CleanOrphans(): its
+// postmaster.pid and SysV shared memory. The run folders and their owner file are the embedded
+// servers' shared bookkeeping (harness/engines/embedded/run_folders.h).
 // Thread-safety: stateless, safe to call concurrently.
 #pragma once
 
@@ -16,13 +12,6 @@
 #include "harness/model/status.h"
 
 namespace racelab::internal {
-
-// Writes owner.pid for the current process into `run_dir`, atomically.
-Status WriteOwnerFile(const std::string& run_dir);
-
-// Whether the racelab process that owns `run_dir` is gone (exited, a zombie, or its pid reused).
-// False when it cannot tell (then the folder is left alone).
-bool OwnerGone(const std::string& run_dir);
 
 // What data/postmaster.pid says: line 1 the postmaster pid, line 7 "<shm key> <shm id>".
 struct PostmasterPidFile {

@@ -10,7 +10,8 @@
 #include <optional>
 #include <vector>
 
-#include "harness/engines/postgresql/process.h"
+#include "harness/engines/embedded/files.h"
+#include "harness/engines/embedded/process.h"
 
 namespace racelab::internal {
 namespace {
@@ -31,21 +32,6 @@ std::string Trim(const std::string& s) {
   size_t begin = s.find_first_not_of(" \t\r\n");
   size_t end = s.find_last_not_of(" \t\r\n");
   return begin == std::string::npos ? "" : s.substr(begin, end - begin + 1);
-}
-
-// Searches PATH for `name`; empty if absent.
-std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string rest = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= rest.size()) {
-    size_t colon = rest.find(':', start);
-    std::string dir = rest.substr(start, colon == std::string::npos ? colon : colon - start);
-    if (!dir.empty() && IsExecutable(fs::path(dir) / name)) return dir;
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return "";
 }
 
 // Numeric version order for directory names like "9.6", "15", "16".
@@ -87,7 +73,7 @@ Result<PgBinaries> Describe(const fs::path& bindir) {
   std::error_code ec;
   fs::path canonical = fs::canonical(bindir, ec);
   bins.bindir = (ec ? fs::absolute(bindir) : canonical).string();
-  Result<std::string> out = RunCapture({bins.postgres(), "--version"}, kProbeTimeout);
+  Result<std::string> out = embedded::RunCapture({bins.postgres(), "--version"}, kProbeTimeout);
   if (!out.ok()) {
     return Status::Internal("cannot run " + bins.postgres() + ": " + out.status().message());
   }
@@ -121,12 +107,13 @@ Result<PgBinaries> FindPgBinaries(const std::string& explicit_bindir) {
     }
     return Describe(explicit_bindir);
   }
-  std::string pg_config_dir = FindOnPath("pg_config");
+  std::string pg_config_dir = embedded::FindOnPath("pg_config");
   if (!pg_config_dir.empty()) {
-    Result<std::string> out = RunCapture({pg_config_dir + "/pg_config", "--bindir"}, kProbeTimeout);
+    Result<std::string> out =
+        embedded::RunCapture({pg_config_dir + "/pg_config", "--bindir"}, kProbeTimeout);
     if (out.ok() && HasServerBinaries(Trim(*out))) return Describe(Trim(*out));
   }
-  std::string on_path = FindOnPath("initdb");
+  std::string on_path = embedded::FindOnPath("initdb");
   if (!on_path.empty() && HasServerBinaries(on_path)) return Describe(on_path);
   if (std::optional<fs::path> debian = NewestDebianBindir()) return Describe(*debian);
   return Status::Internal(

@@ -1,5 +1,4 @@
-// Finding the PostgreSQL server binaries (initdb, postgres) for the embedded cluster. Private to
-// the embedded servers (harness/engines/postgresql, harness/engines/mariadb).
+// Finding the PostgreSQL server binaries (initdb, postgres) for the embedded cluster.
 // Thread-safety: stateless, safe to call concurrently.
 #pragma once
 

@@ -1,11 +1,6 @@
 // The cached initdb template, <base_dir>/template-<major>: made once per machine (per base folder
-// and PostgreSQL major version), then copied for each run. Internal to the embedded servers (harness/engines/postgresql, harness/engines/mariadb).
-//
-// Concurrency: several racelab processes (ctest runs test binaries in parallel) and threads may ask
-// at the same time. One of them holds an flock on <base_dir>/template-<major>.lock (polled, with a
-// deadline) and runs initdb into <base_dir>/template-<major>.tmp-<pid>-<n>/data, then renames it
-// into place: nobody ever sees a half-made template. Leftover .tmp-* folders of a killed racelab
-// are removed by the next lock holder.
+// and PostgreSQL major version), then copied for each run; locking and the atomic rename are the
+// embedded servers' shared EnsureTemplate (harness/engines/embedded/template_dir.h).
 // Thread-safety: safe to call concurrently from threads and processes.
 #pragma once
 
@@ -13,7 +8,7 @@
 #include <string>
 
 #include "harness/engines/postgresql/pg_binaries.h"
-#include "harness/engines/postgresql/process.h"
+#include "harness/engines/embedded/process.h"
 #include "harness/model/status.h"
 
 namespace racelab::internal {
@@ -30,6 +25,6 @@ struct TemplateDir {
 // when it does not exist yet. Errors: kDatabase when initdb fails or times out (the message ends
 // with the tail of its output), kInternal for file-system errors.
 Result<TemplateDir> EnsureTemplate(const PgBinaries& bins, const std::string& base_dir,
-                                   const ServerUser& user);
+                                   const embedded::ServerUser& user);
 
 }  // namespace racelab::internal

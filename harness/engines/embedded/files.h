@@ -1,14 +1,15 @@
-// File-system helpers for the embedded cluster: the base folder, copies that belong to the server
-// user, atomic small files, log tails. Internal to the embedded servers (harness/engines/postgresql, harness/engines/mariadb).
+// File-system helpers for the embedded servers: the base folder, copies that belong to the server
+// user, atomic small files, log tails, finding a program. Shared by harness/engines/postgresql and
+// harness/engines/mariadb.
 // Thread-safety: stateless, safe to call concurrently (on different targets for the writers).
 #pragma once
 
 #include <string>
 
-#include "harness/engines/postgresql/process.h"
+#include "harness/engines/embedded/process.h"
 #include "harness/model/status.h"
 
-namespace racelab::internal {
+namespace racelab::embedded {
 
 // Creates `dir` (and its parents) if needed. `dir` itself must be a real folder (not a symlink)
 // owned by the current user; when `user.drop`, it is made traversable (o+x) for the server user,
@@ -37,4 +38,8 @@ std::string TailOfFile(const std::string& path, int max_lines = 20);
 // true when `path` no longer exists.
 bool RemoveTree(const std::string& path);
 
-}  // namespace racelab::internal
+// The first folder on $PATH (default "/usr/local/bin:/usr/bin:/bin") holding an executable regular
+// file `name`; empty if none.
+std::string FindOnPath(const std::string& name);
+
+}  // namespace racelab::embedded

@@ -1,4 +1,4 @@
-#include "harness/engines/postgresql/files.h"
+#include "harness/engines/embedded/files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,13 +7,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <vector>
 
-namespace racelab::internal {
+namespace racelab::embedded {
 namespace {
 
 namespace fs = std::filesystem;
@@ -157,4 +158,21 @@ bool RemoveTree(const std::string& path) {
   return false;
 }
 
-}  // namespace racelab::internal
+std::string FindOnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string rest = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= rest.size()) {
+    size_t colon = rest.find(':', start);
+    std::string dir = rest.substr(start, colon == std::string::npos ? colon : colon - start);
+    std::error_code ec;
+    const fs::path candidate = fs::path(dir) / name;
+    if (!dir.empty() && fs::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0)
+      return dir;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return "";
+}
+
+}  // namespace racelab::embedded

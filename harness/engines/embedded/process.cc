@@ -1,4 +1,4 @@
-#include "harness/engines/postgresql/process.h"
+#include "harness/engines/embedded/process.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -19,9 +20,11 @@
 #include <sstream>
 #include <thread>
 
+#include "harness/engines/embedded/files.h"
+
 extern char** environ;
 
-namespace racelab::internal {
+namespace racelab::embedded {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -110,8 +113,8 @@ Result<ServerUser> ChooseServerUser() {
     if (user.ok() && user->uid != 0) return user;
   }
   return Status::Internal(
-      "racelab runs as root and PostgreSQL refuses to: create a 'postgres' user (or 'nobody') "
-      "for the embedded server, or run racelab as an ordinary user");
+      "racelab runs as root and database servers refuse to: create a 'postgres' user (or "
+      "'nobody') for the embedded server, or run racelab as an ordinary user");
 }
 
 Result<pid_t> Spawn(const SpawnOptions& options) {
@@ -252,17 +255,54 @@ bool KillProcessesIn(const std::string& data_dir, milliseconds timeout) {
   }
 }
 
-bool StopServer(pid_t postmaster, const std::string& data_dir, milliseconds grace,
+bool StopServer(pid_t server, const std::string& data_dir, int stop_signal, milliseconds grace,
                 milliseconds kill_timeout) {
   const Clock::time_point deadline = Clock::now() + grace;
-  bool exited = ReapIfExited(postmaster).has_value();
-  if (!exited) kill(postmaster, SIGINT);
-  while (!exited && !ProcessStopped(postmaster) && Clock::now() < deadline) {
+  bool exited = ReapIfExited(server).has_value();
+  if (!exited) kill(server, stop_signal);
+  while (!exited && !ProcessStopped(server) && Clock::now() < deadline) {
     std::this_thread::sleep_for(milliseconds(10));
-    exited = ReapIfExited(postmaster).has_value();
+    exited = ReapIfExited(server).has_value();
   }
-  if (!exited) exited = KillAndReap(postmaster, kill_timeout);
+  if (!exited) exited = KillAndReap(server, kill_timeout);
   return KillProcessesIn(data_dir, kill_timeout) && exited;
+}
+
+ReadyWait WaitUntilReady(pid_t server, Clock::time_point deadline,
+                         const std::function<bool()>& ready, milliseconds interval) {
+  ReadyWait out;
+  for (;;) {
+    if (ready()) {
+      out.ready = true;
+      return out;
+    }
+    out.exit_status = ReapIfExited(server);
+    if (out.exit_status || Clock::now() >= deadline) return out;
+    std::this_thread::sleep_for(std::min<Clock::duration>(interval, deadline - Clock::now()));
+  }
+}
+
+Status RunToCompletion(const std::vector<std::string>& argv, const std::string& log_path,
+                       const ServerUser& user, milliseconds timeout, const std::string& what) {
+  SpawnOptions spawn;
+  spawn.argv = argv;
+  spawn.output_path = log_path;
+  spawn.user = &user;
+  spawn.die_with_parent = true;
+  Result<pid_t> pid = Spawn(spawn);
+  if (!pid.ok()) return pid.status();
+  std::optional<int> status = WaitForExit(*pid, timeout);
+  if (!status) {
+    KillAndReap(*pid, milliseconds(5000));
+    return Status::Database(what + " did not finish within " +
+                            std::to_string(timeout.count() / 1000) + " s; its output:\n" +
+                            TailOfFile(log_path));
+  }
+  if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) {
+    return Status::Database(what + " (as user '" + user.name + "') " + DescribeWaitStatus(*status) +
+                            "; its output:\n" + TailOfFile(log_path));
+  }
+  return Status::Ok();
 }
 
 Result<std::string> RunCapture(const std::vector<std::string>& argv, milliseconds timeout) {
@@ -352,4 +392,4 @@ std::string DescribeWaitStatus(int status) {
   return "stopped";
 }
 
-}  // namespace racelab::internal
+}  // namespace racelab::embedded

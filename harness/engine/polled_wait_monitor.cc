@@ -1,0 +1,90 @@
+#include "harness/engine/polled_wait_monitor.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+namespace racelab {
+
+using Clock = std::chrono::steady_clock;
+
+PolledWaitMonitor::PolledWaitMonitor(std::chrono::microseconds interval, const StopFlag* stop)
+    : interval_(interval), stop_(stop) {}
+
+PolledWaitMonitor::~PolledWaitMonitor() { End(); }
+
+void PolledWaitMonitor::Begin(std::vector<int64_t> sessions, SteadyTime origin) {
+  End();
+  std::lock_guard<std::mutex> lock(mu_);
+  sessions_ = std::move(sessions);
+  origin_ = origin;
+  observations_.clear();
+  last_seen_poll_.clear();
+  error_.clear();
+  running_ = true;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+std::vector<WaitObservation> PolledWaitMonitor::End() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_ = false;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<WaitObservation> out = std::move(observations_);
+  observations_.clear();
+  return out;
+}
+
+void PolledWaitMonitor::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (running_ && error_.empty() && !(stop_ != nullptr && stop_->stop_requested())) {
+    if (cv_.wait_until(lock, last_poll_end_ + interval_, [&] { return !running_; })) break;
+    const uint64_t number = ++poll_number_;
+    const SteadyTime origin = origin_;
+    const std::vector<int64_t> sessions = sessions_;
+    lock.unlock();
+    PollResult seen = Poll(sessions, origin);
+    lock.lock();
+    last_poll_end_ = Clock::now();
+    if (!seen.error.empty()) {
+      if (error_.empty()) error_ = std::move(seen.error);
+      break;
+    }
+    const std::set<int64_t> watched(sessions.begin(), sessions.end());
+    for (WaitObservation& o : seen.waits) {
+      if (watched.count(o.session_id) == 0) continue;
+      last_seen_poll_[o.session_id] = number;
+      observations_.push_back(std::move(o));
+    }
+    cv_.notify_all();
+  }
+  cv_.notify_all();
+}
+
+bool PolledWaitMonitor::AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
+                                     const StopFlag* stop) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const uint64_t asked_at = poll_number_;  // a poll numbered higher started after this call
+  for (;;) {
+    bool all = true;
+    for (int64_t id : sessions) {
+      auto it = last_seen_poll_.find(id);
+      all = all && it != last_seen_poll_.end() && it->second > asked_at;
+    }
+    if (all) return true;
+    if (!error_.empty() || !running_) return false;
+    if (stop != nullptr && stop->stop_requested()) return false;
+    if (Clock::now() >= deadline) return false;
+    cv_.wait_until(lock, std::min(deadline, Clock::now() + kStopPollSlice));
+  }
+}
+
+std::string PolledWaitMonitor::error() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+}  // namespace racelab

@@ -1,0 +1,43 @@
+// The cached template of an embedded server's data folder (PostgreSQL: initdb's output; MariaDB:
+// mariadb-install-db's): made once per machine, base folder and server version, then copied for
+// each run. Shared by harness/engines/postgresql and harness/engines/mariadb.
+//
+// Concurrency: several racelab processes (ctest runs test binaries in parallel) and threads may ask
+// at the same time. One of them holds an flock on <path>.lock (polled, with a deadline) and makes
+// the template in <path>.tmp-<pid>-<n>/data, then renames it to <path>: nobody ever sees a half-made
+// template. Leftover .tmp-* folders of a killed racelab are removed by the next lock holder.
+// Thread-safety: safe to call concurrently from threads and processes.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "harness/engines/embedded/process.h"
+#include "harness/model/status.h"
+
+namespace racelab::embedded {
+
+struct TemplateDir {
+  std::string data_dir;  // the template, a complete data folder owned by the server user
+  bool made = false;     // whether this call made it
+};
+
+struct TemplateMaker {
+  std::string path;  // where the template lives, e.g. <base>/template-15
+  // Whether a folder is a complete template (e.g. it has PG_VERSION).
+  std::function<bool(const std::string& data_dir)> complete;
+  // Fills `data_dir` (an empty folder owned by the server user, 0700); `work_dir` (racelab's,
+  // 0711) takes logs. Runs only under the lock; its errors are returned as they are. Must bound
+  // its own time (a child process with a deadline).
+  std::function<Status(const std::string& data_dir, const std::string& work_dir)> make;
+  // How long to wait for another process that is making it.
+  std::chrono::milliseconds lock_timeout{150000};
+};
+
+// Returns the template at maker.path, making it when it is not complete (a broken one is removed
+// first). Errors: kDatabase when another process held the lock past lock_timeout, kInternal for
+// file-system errors, else make()'s.
+Result<TemplateDir> EnsureTemplate(const TemplateMaker& maker, const ServerUser& user);
+
+}  // namespace racelab::embedded
