@@ -1,0 +1,138 @@
+// racelab run --dsn mariadb://… against a MariaDB server racelab did not start (the test starts it,
+// as the unprivileged server user, with the embedded-server helpers) and a user with a password and
+// only the rights racelab needs: the scenario passes, the password is in no output or report, and
+// racelab leaves nothing in that server (no racelab_* database, no connection of its user).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+
+#include "harness/engines/mariadb/connection.h"
+#include "harness/engines/mariadb/server.h"
+#include "tests/integration/subprocess.h"
+
+namespace racelab {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using testing::ProcessResult;
+using testing::Subprocess;
+
+constexpr const char* kUser = "rl_app";
+constexpr const char* kPassword = "Pw-7qZ!secret";  // '!' must be %-escaped in the URL
+constexpr const char* kPasswordInUrl = "Pw-7qZ%21secret";
+
+SteadyTime In(int ms) { return Clock::now() + milliseconds(ms); }
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+class MariaDbDsnTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Result<std::unique_ptr<mariadb::EmbeddedMariaDb>> s = mariadb::EmbeddedMariaDb::Start({});
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    server_ = std::move(*s);
+    root_.socket = server_->socket_path();
+    root_.user = "root";
+    // The application's user: a password, its own database, the racelab_* databases and PROCESS
+    // (the wait monitor reads information_schema.INNODB_TRX, which needs it).
+    Exec(std::string("CREATE USER ") + kUser + "@localhost IDENTIFIED BY '" + kPassword + "'");
+    Exec("CREATE DATABASE appdb");
+    Exec("CREATE TABLE appdb.t (id int PRIMARY KEY) ENGINE=InnoDB");
+    Exec("INSERT INTO appdb.t VALUES (1), (2)");
+    Exec(std::string("GRANT ALL ON appdb.* TO ") + kUser + "@localhost");
+    Exec(std::string("GRANT ALL ON `racelab\\_%`.* TO ") + kUser + "@localhost");
+    Exec(std::string("GRANT PROCESS ON *.* TO ") + kUser + "@localhost");
+  }
+
+  // One statement as root; the first row's first column ("" if none).
+  std::string Exec(const std::string& sql) {
+    Result<std::unique_ptr<mariadb::MariaConnection>> c =
+        mariadb::MariaConnection::Open(root_, "test", In(10000), nullptr);
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    if (!c.ok()) return "";
+    QueryResult r = (*c)->Exec(sql, In(10000), 100);
+    EXPECT_TRUE(r.ok()) << sql << ": " << r.message;
+    (*c)->Close();
+    if (!r.ok() || r.values.empty() || r.values[0].empty()) return "";
+    return r.values[0][0].value_or("NULL");
+  }
+
+  std::string Dsn() const {
+    return std::string("mariadb://") + kUser + ":" + kPasswordInUrl + "@localhost/appdb?socket=" +
+           server_->socket_path();
+  }
+
+  std::unique_ptr<mariadb::EmbeddedMariaDb> server_;
+  mariadb::ConnectTarget root_;
+};
+
+TEST_F(MariaDbDsnTest, RunsOnAServerItDidNotStartShowsNoPasswordAndLeavesNothing) {
+  const std::string out =
+      (fs::temp_directory_path() / ("racelab-mariadb-dsn-" + std::to_string(getpid()))).string();
+  fs::remove_all(out);
+  // A lock wait (the monitor's rights) and a guarded claim, 3 trials at read committed: seconds.
+  Subprocess p({RACELAB_BINARY, "run", "--dsn", Dsn(), "guarded-cas-claim", "lock-hold-wait",
+                "--isolation", "rc", "--trials", "3", "--format", "console,json,md,junit,html",
+                "--out", out});
+  ProcessResult r = p.Wait(milliseconds(180000));
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("guarded-cas-claim"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lock-hold-wait"), std::string::npos) << r.out;
+
+  EXPECT_EQ(r.out.find(kPassword), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find(kPassword), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find(kPasswordInUrl), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find(kPasswordInUrl), std::string::npos) << r.err;
+  int reports = 0;
+  for (const auto& f : fs::recursive_directory_iterator(out)) {
+    if (!f.is_regular_file()) continue;
+    ++reports;
+    const std::string text = ReadFile(f.path());
+    EXPECT_EQ(text.find(kPassword), std::string::npos) << f.path();
+    EXPECT_EQ(text.find(kPasswordInUrl), std::string::npos) << f.path();
+  }
+  EXPECT_GE(reports, 4) << "json, md, junit, html";
+  const std::string json = ReadFile(fs::path(out) / "racelab.json");
+  EXPECT_NE(json.find("\"mariadb\""), std::string::npos) << "target.engine";
+  EXPECT_NE(json.find(std::string(kUser) + ":***@"), std::string::npos) << "the DSN, redacted";
+
+  // Nothing of racelab's is left in the server; the application's data is as it was.
+  EXPECT_EQ(Exec("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE "
+                 "'racelab%'"),
+            "0");
+  EXPECT_EQ(Exec(std::string("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = '") +
+                 kUser + "'"),
+            "0");
+  EXPECT_EQ(Exec("SELECT COUNT(*) FROM appdb.t"), "2");
+  EXPECT_EQ(Exec("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'appdb'"),
+            "1");
+  fs::remove_all(out);
+}
+
+// A wrong password is a connection error (exit 3) that does not echo the password either.
+TEST_F(MariaDbDsnTest, AWrongPasswordIsExit3WithoutThePassword) {
+  const std::string dsn = std::string("mariadb://") + kUser + ":Wrong-pw-55@localhost/?socket=" +
+                          server_->socket_path();
+  Subprocess p({RACELAB_BINARY, "run", "--dsn", dsn, "guarded-cas-claim", "--trials", "1",
+                "--format", "console"});
+  ProcessResult r = p.Wait(milliseconds(60000));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(r.out.find("Wrong-pw-55"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("Wrong-pw-55"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Access denied"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace racelab
