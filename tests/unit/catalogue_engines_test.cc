@@ -1,6 +1,6 @@
 // Every scenario of the catalogue plans for every engine it lists, at each of its levels, and the
-// scenarios that run on MariaDB include the core, lock-lease, execution-token, versioned-CAS and
-// create-or-reject families (issue 8).
+// scenarios that run on MariaDB include the core, lock-lease, execution-token, versioned-CAS,
+// create-or-reject and fingerprint families (issue 8).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -27,7 +27,13 @@ TEST(CatalogueEnginesTest, EveryScenarioPlansForEachOfItsEngines) {
       if (engine == "mariadb") on_mariadb.insert(s.name);
     }
   }
-  for (const char* name : {"naive-select-then-update", "guarded-cas-claim"}) {
+  for (const char* name :
+       {"naive-select-then-update", "guarded-cas-claim", "lock-hold-wait", "skip-locked-pull",
+        "lock-lease", "lock-lease-fixed", "lock-lease-lock-timeout", "lock-lease-statement-timeout",
+        "execution-token-approve", "execution-token-consume", "versioned-cas",
+        "versioned-cas-edge-guard", "versioned-cas-version-only", "create-or-reject",
+        "create-or-reject-advisory", "create-or-reject-unique-index", "create-or-reject-serializable",
+        "fingerprint-deadlock", "fingerprint-lock-timeout", "fingerprint-slow-query"}) {
     EXPECT_EQ(on_mariadb.count(name), 1u) << name << " should run on mariadb";
   }
 }
