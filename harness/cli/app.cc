@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cstdint>
 #include <iostream>
 
 #include "harness/cli/command_line.h"
@@ -16,16 +18,20 @@ namespace racelab::cli {
 namespace {
 
 constexpr const char* kDescription =
-    "racelab reproduces, measures and explains concurrency races against PostgreSQL.\n"
+    "racelab reproduces, measures and explains concurrency races against PostgreSQL, MariaDB/MySQL\n"
+    "(InnoDB) and SQLite.\n"
     "It runs each scenario (a YAML file: sessions, steps, barriers, expectations) with one thread and\n"
     "one connection per session, forces the interleaving with barriers, and checks every trial.\n"
-    "Without --dsn it starts a throwaway PostgreSQL cluster and removes it afterwards.\n\n"
+    "Without --dsn it starts a throwaway server (PostgreSQL by default, MariaDB with --engine mariadb;\n"
+    "SQLite: a new database file per trial) and removes it afterwards.\n\n"
     "Examples:\n"
     "  racelab list                                  the scenario catalogue\n"
     "  racelab explain naive-select-then-update      the lesson, steps and expectations\n"
     "  racelab run                                   every scenario, all levels, 20 trials\n"
     "  racelab run guarded-cas-claim --isolation rc --trials 50 --set workers=8\n"
-    "  racelab run --tag locks --dsn postgresql://me@localhost/mydb --out reports/\n\n"
+    "  racelab run --tag locks --dsn postgresql://me@localhost/mydb --out reports/\n"
+    "  racelab run --engine mariadb                 the scenarios that list mariadb, embedded MariaDB\n"
+    "  racelab run --engine sqlite                  the SQLite scenarios\n\n"
     "Exit codes: 0 all expectations held, 1 an expectation failed, 2 usage or scenario error,\n"
     "3 database/connection error or deadline passed, 130/143 interrupted.\n\n"
     "Scenario files are code: their SQL runs on the server. racelab runs it as a role it creates for\n"
@@ -33,6 +39,16 @@ constexpr const char* kDescription =
     "without --allow-superuser; --no-confine runs it with the --dsn role's own rights).\n"
     "A password on the command line is visible to other users in `ps` and shell history: prefer\n"
     "PGPASSWORD, ~/.pgpass or a service file (PGSERVICE). racelab never prints a password.";
+
+// CLI11 reads "-1" into a uint64_t as its two's complement and a too-large number as the largest
+// value; a seed must be written as it is used.
+std::string UnsignedDecimal(const std::string& text) {
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    return "not a whole number from 0 to 18446744073709551615: " + text;
+  return "";
+}
 
 }  // namespace
 
@@ -75,8 +91,9 @@ int Main(int argc, char** argv) {
   bool clean_dry_run = false;
   long clean_timeout_ms = 5000;
   clean->add_option("--dsn", clean_dsn,
-                    "Server to clean (libpq connection string or URI; a password here is visible in ps: prefer "
-                    "PGPASSWORD, ~/.pgpass or a service file)");
+                    "Server to clean (postgresql:// URI or libpq key=value string, mariadb:// or mysql:// URI, "
+                    "sqlite:FILE; a password here is visible in ps: prefer PGPASSWORD, ~/.pgpass or a service "
+                    "file, or MariaDB's option files)");
   clean->add_flag("--dry-run", clean_dry_run, "Only list what would be dropped");
   clean->add_option("--connect-timeout-ms", clean_timeout_ms, "Deadline of the connection attempt, in ms")
       ->check(CLI::Range(1L, 86400000L))->capture_default_str();
@@ -100,9 +117,11 @@ int Main(int argc, char** argv) {
                   "the one --dsn must name; only scenarios whose engines: list has it run")
       ->check(CLI::IsMember({"postgresql", "mariadb", "sqlite"}));
   run->add_option("--dsn", args.dsn,
-                  "libpq connection string or URI of an existing server; racelab works only in schemas it "
-                  "creates and drops (default: an embedded throwaway cluster). A password here is visible in "
-                  "ps: prefer PGPASSWORD, ~/.pgpass or a service file");
+                  "An existing server: postgresql:// URI or libpq key=value string (racelab works only in schemas "
+                  "it creates and drops), mariadb:// or mysql:// URI (only in databases it creates and drops), or "
+                  "sqlite:FILE (each trial works on a copy; the file is never written). Default: an embedded "
+                  "throwaway server. A password here is visible in ps: prefer PGPASSWORD, ~/.pgpass or a "
+                  "service file");
   run->add_flag("--allow-superuser", args.allow_superuser,
                 "Accept a --dsn that connects as a superuser (scenario SQL still runs as a generated role)");
   run->add_flag("--no-confine", args.no_confine,
@@ -115,7 +134,9 @@ int Main(int argc, char** argv) {
                   "Trials kept in the reports: none (aggregates only), failed (failing trials, at most 10 per result, "
                   "plus one representative trial per result), all (every trial; memory grows with --trials)")
       ->check(CLI::IsMember({"none", "failed", "all"}))->capture_default_str();
-  run->add_option("--seed", args.seed, "Seed for the worker start order")->capture_default_str();
+  run->add_option("--seed", args.seed, "Seed for the worker start order (0 to 18446744073709551615)")
+      ->check(UnsignedDecimal)
+      ->capture_default_str();
   run->add_option("--statement-timeout-ms", args.statement_timeout_ms,
                   "Deadline of one statement or wait, in ms; then it is cancelled and the trial is an error")
       ->check(CLI::Range(1L, 86400000L))->capture_default_str();
@@ -153,6 +174,12 @@ int Main(int argc, char** argv) {
     std::cerr << "racelab: " << SanitizeForTerminal(RedactArguments(e.what(), argc, argv))
               << "\nRun 'racelab --help' for usage.\n";
     return 2;
+  }
+  if (run->parsed() && run->count("--isolation") > 0 &&
+      args.isolation.find_first_not_of(" ,") == std::string::npos) {
+    return UsageError(
+        "--isolation: no level given (expected all, or a comma list of ru, rc, rr, ser, read "
+        "uncommitted, read committed, repeatable read, serializable)");
   }
   SetScenarioDirFlag(scenario_dir);
   if (list->parsed()) return ListCommand(list_tags, &stop);

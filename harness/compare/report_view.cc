@@ -1,6 +1,9 @@
 #include "harness/compare/report_view.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -278,8 +281,16 @@ Result<ReportView> ReportViewFromJson(const Json& doc, const std::string& name) 
 }
 
 Result<ReportView> ReadReportView(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status::Usage(fmt::format("{}: a folder, not a report file (give its racelab.json)", path));
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Usage(fmt::format("{}: cannot read the file", path));
+  if (!in) {
+    const int err = errno;
+    return Status::Usage(fmt::format("{}: cannot read the file: {}", path,
+                                     err != 0 ? std::strerror(err) : "unknown reason"));
+  }
   std::ostringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();

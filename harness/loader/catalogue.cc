@@ -70,6 +70,10 @@ class Collection {
   Status AddFolder(const std::string& dir) {
     Result<std::vector<std::string>> files = ScenarioFilesIn(dir);
     if (!files.ok()) return files.status();
+    if (files->empty()) {
+      return Status::Usage(
+          fmt::format("{}: no scenario file (*.yaml, *.yml) in this folder", dir));
+    }
     for (const std::string& file : *files) {
       if (Status status = AddFile(file); !status.ok()) return status;
     }

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -287,7 +289,11 @@ Result<Scenario> LoadScenarioText(const std::string& yaml_text, const std::strin
 
 Result<Scenario> LoadScenarioFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Usage(fmt::format("{}: cannot open scenario file", path));
+  if (!in) {
+    const int err = errno;
+    return Status::Usage(fmt::format("{}: cannot open scenario file: {}", path,
+                                     err != 0 ? std::strerror(err) : "unknown reason"));
+  }
   // Reads at most one byte more than the limit: a huge file (or /dev/zero) costs nothing.
   std::string text(limits::kMaxFileBytes + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
@@ -300,6 +306,16 @@ Result<Scenario> LoadScenarioFile(const std::string& path) {
         "{}:1:1: the file has {} bytes; a scenario file may have at most {} (256 KiB)", path,
         ec ? fmt::format("more than {}", limits::kMaxFileBytes) : std::to_string(size),
         limits::kMaxFileBytes));
+  }
+  // A NUL byte is refused where it is (docs/scenario-format.md "Limits"): YAML would keep it in a
+  // string, and libpq would cut a statement there.
+  if (size_t nul = text.find('\0'); nul != std::string::npos) {
+    size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + nul, '\n'));
+    size_t line_start = text.rfind('\n', nul == 0 ? 0 : nul - 1);
+    size_t column = line_start == std::string::npos || nul == 0 ? nul + 1 : nul - line_start;
+    return Status::Usage(fmt::format(
+        "{}:{}:{}: a NUL byte (0x00): a scenario file is text, and no statement may hold one", path,
+        line, column));
   }
   return LoadScenarioText(text, path);
 }

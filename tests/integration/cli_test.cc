@@ -185,6 +185,30 @@ TEST(Cli, BadParameterOverrideExitsTwo) {
   EXPECT_NE(r.err.find("junit"), std::string::npos) << "lists the valid formats: " << r.err;
 }
 
+TEST(Cli, OutOfRangeSeedOrEmptyIsolationIsAUsageError) {
+  for (const char* seed : {"-1", "18446744073709551616", "12abc", ""}) {
+    ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--seed", seed, "-q"}, seconds(10));
+    EXPECT_EQ(r.exit_code, 2) << seed << ": " << r.err;
+    EXPECT_NE(r.err.find("--seed"), std::string::npos) << r.err;
+  }
+  for (const char* levels : {"", " ", ","}) {
+    ProcessResult r =
+        RunProcess({kBin, "run", "guarded-cas-claim", "--isolation", levels, "-q"}, seconds(10));
+    EXPECT_EQ(r.exit_code, 2) << "'" << levels << "': " << r.err;
+    EXPECT_NE(r.err.find("--isolation: no level given"), std::string::npos) << r.err;
+  }
+}
+
+TEST(Cli, AFolderIsNotAReportOrAnEmptyCatalogue) {
+  TempDir dir;
+  ProcessResult r = RunProcess({kBin, "explain", dir.path.string()}, seconds(10));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("no scenario file"), std::string::npos) << r.err;
+  r = RunProcess({kBin, "compare", dir.path.string(), dir.path.string()}, seconds(10));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("a folder, not a report file"), std::string::npos) << r.err;
+}
+
 TEST(Cli, UnreachableDsnExitsThreeQuicklyWithoutThePassword) {
   ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--dsn",
                                 "postgresql://racelab:s3cr3t-pw@127.0.0.1:1/nodb", "-q"},

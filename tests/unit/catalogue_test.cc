@@ -1,4 +1,5 @@
 #include "harness/loader/catalogue.h"
+#include "harness/loader/scenario_loader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -84,6 +85,34 @@ TEST_F(CatalogueTest, MissingFileOrFolder) {
   r = LoadScenarios({}, (dir_ / "absent").string());
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), StartsWith("scenario folder '"));
+}
+
+TEST_F(CatalogueTest, ANamedFolderWithoutScenarioFilesIsAnError) {
+  fs::create_directories(dir_ / "empty.yaml");  // a folder, even with a scenario file's name
+  Write("only-notes/readme.txt", "no scenario here");
+  for (const std::string& folder : {(dir_ / "empty.yaml").string(), (dir_ / "only-notes").string()}) {
+    Result<std::vector<Scenario>> r = LoadScenarios({folder}, dir_.string());
+    ASSERT_FALSE(r.ok()) << folder;
+    EXPECT_EQ(r.status().code(), StatusCode::kUsage);
+    EXPECT_EQ(r.status().message(), folder + ": no scenario file (*.yaml, *.yml) in this folder");
+  }
+}
+
+TEST_F(CatalogueTest, AFileThatCannotBeOpenedSaysWhy) {
+  // Root reads a mode-000 file, so the reason tried here is one root meets too.
+  std::string file = Write("plain.yaml", ScenarioText("plain", "")) + "/inside.yaml";
+  Result<Scenario> r = LoadScenarioFile(file);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), file + ": cannot open scenario file: Not a directory");
+}
+
+TEST_F(CatalogueTest, ANulByteIsRefusedWhereItIs) {
+  std::string text = ScenarioText("nul", "");
+  text.replace(text.find("title: T"), 8, std::string("title: T\0x", 10));
+  std::string file = Write("nul.yaml", text);
+  Result<std::vector<Scenario>> r = LoadScenarios({file}, dir_.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), StartsWith(file + ":2:9: a NUL byte (0x00)"));
 }
 
 TEST_F(CatalogueTest, DuplicateNamesAreAnError) {

@@ -359,8 +359,9 @@ Result<std::unique_ptr<Engine>> OpenSqliteEngine(const EngineOptions& options) {
     if (!path.ok()) return path.status();
     std::error_code ec;
     if (!fs::is_regular_file(*path, ec)) {
-      return Status::Database(
-          fmt::format("--dsn {}: no such database file", RedactSqliteDsn(options.dsn)));
+      return Status::Database(fmt::format(
+          "--dsn {}: {}", RedactSqliteDsn(options.dsn),
+          fs::is_directory(*path, ec) ? "a folder, not a database file" : "no such database file"));
     }
     source = fs::absolute(*path, ec).string();
     // Is it a SQLite database? Reading its schema says (SQLITE_NOTADB otherwise).
