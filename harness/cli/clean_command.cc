@@ -20,8 +20,17 @@ SteadyTime In(long ms) { return std::chrono::steady_clock::now() + std::chrono::
 }  // namespace
 
 int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) {
+  // The orphans of embedded servers (a dead run's PostgreSQL cluster, MariaDB server or SQLite run
+  // folder, under /tmp/racelab-<uid> and the like) are not listed one by one yet: --dry-run says so.
   int orphans = dry_run ? 0 : CleanEmbeddedOrphans();
-  if (orphans > 0) std::cout << fmt::format("removed {} orphaned embedded cluster(s)\n", orphans);
+  if (orphans > 0) {
+    std::cout << fmt::format("removed {} run folder(s) of dead embedded-server runs (with their servers)\n",
+                             orphans);
+  }
+  if (dry_run) {
+    std::cout << "--dry-run: run folders of dead embedded-server runs (PostgreSQL, MariaDB, SQLite) are not "
+                 "listed; 'racelab clean' removes them\n";
+  }
   if (dsn.empty()) return 0;
   EngineOptions eo;
   eo.dsn = dsn;
