@@ -1,14 +1,16 @@
 // "console" reporter: the summary a person sees in the terminal (stdout, no file).
 //
 // A fixed-width table, one row per result: scenario, isolation, verdict, winners, errors,
-// retries, blocked p95 ms, skew p95 µs. Column widths are computed from the content (in UTF-8 code points,
-// so "×" and "µ" count as one). Under it, for each result that did not pass, its failed
-// expectations with the first failure's detail (or the harness error). The last line counts
+// retries, blocked p95 ms, skew p95 µs — or, for a run of several engines, one row per scenario ×
+// level and one column per engine, side by side (reports/engine_table.h), then each engine's server.
+// Column widths are computed from the content (in UTF-8 code points, so "×" and "µ" count as one).
+// Under it, for each result that did not pass, its failed expectations with the first failure's detail (or the harness error). The last line counts
 // verdicts: "12 results: 11 pass, 1 fail, 0 error". Plain text, no colours; every data string goes
 // through SanitizeForTerminal, so no value can send an escape sequence to the terminal.
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <ostream>
 #include <string>
@@ -16,6 +18,7 @@
 
 #include "harness/model/isolation.h"
 #include "harness/model/terminal_text.h"
+#include "reports/engine_table.h"
 #include "reports/format_util.h"
 #include "reports/reporters.h"
 
@@ -83,8 +86,50 @@ std::string IndentLines(std::string_view text, std::string_view indent) {
   return out;
 }
 
-void WriteProblems(const ResultSummary& r, std::ostream& out) {
-  out << fmt::format("{}: {}\n", VerdictName(r.verdict), SanitizeForTerminal(ResultLabel(r), false));
+// A run of several engines: one row per scenario × level (× params), one column per engine
+// (reports/engine_table.h), then each engine's server.
+void WriteSideBySide(const RunReport& report, std::ostream& out) {
+  const EngineTable table = BuildEngineTable(report);
+  const bool with_params = std::any_of(table.rows.begin(), table.rows.end(),
+                                       [](const EngineRow& row) { return row.params != kNone; });
+  std::vector<std::vector<std::string>> grid;
+  std::vector<std::string> header = {"scenario", "isolation"};
+  if (with_params) header.push_back("params");
+  for (const std::string& engine : table.engines) header.push_back(Cell(engine));
+  grid.push_back(std::move(header));
+  for (const EngineRow& row : table.rows) {
+    std::vector<std::string> line = {Cell(row.scenario), row.isolation};
+    if (with_params) line.push_back(Cell(row.params));
+    for (const EngineCell& cell : row.cells) {
+      line.push_back(cell.result != nullptr ? Cell(EngineCellText(*cell.result)) : "— " + Cell(cell.missing));
+    }
+    grid.push_back(std::move(line));
+  }
+  std::vector<size_t> widths(grid.front().size(), 0);
+  for (const auto& line : grid) {
+    for (size_t c = 0; c < line.size(); ++c) widths[c] = std::max(widths[c], Width(line[c]));
+  }
+  for (const auto& line : grid) {
+    std::string text;
+    for (size_t c = 0; c < line.size(); ++c) {
+      if (c > 0) text += "  ";
+      text += line[c] + std::string(widths[c] - Width(line[c]), ' ');
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out << text << '\n';
+  }
+  out << "\nper engine: verdict · winners (count×trials) · most frequent error×occurrences · statements in a lock wait\n";
+  for (const std::string& engine : table.engines) {
+    const TargetInfo* t = TargetOf(report, engine);
+    out << fmt::format("{}: {}\n", Cell(engine),
+                       t == nullptr ? std::string("not started")
+                                    : Cell(fmt::format("{}, {}", t->server_version.empty() ? "server version unknown" : t->server_version,
+                                                       t->embedded ? "embedded" : "external")));
+  }
+}
+
+void WriteProblems(const RunReport& report, const ResultSummary& r, std::ostream& out) {
+  out << fmt::format("{}: {}\n", VerdictName(r.verdict), SanitizeForTerminal(EngineResultLabel(report, ItemOf(r)), false));
   if (!r.error.empty()) out << "  " << IndentLines(SanitizeForTerminal(r.error), "  ") << '\n';
   for (const ExpectationTally& e : r.expectations) {
     if (e.failed == 0) continue;
@@ -100,15 +145,19 @@ class ConsoleReporter : public Reporter {
   std::string_view name() const override { return "console"; }
   std::string_view file_name() const override { return ""; }
   void Write(const RunReport& report, std::ostream& out) const override {
-    std::vector<TableRow> rows = {kHeader};
-    for (const ResultSummary& r : report.results) rows.push_back(MakeRow(r));
-    WriteTable(rows, out);
+    if (SeveralEngines(report)) {
+      WriteSideBySide(report, out);
+    } else {
+      std::vector<TableRow> rows = {kHeader};
+      for (const ResultSummary& r : report.results) rows.push_back(MakeRow(r));
+      WriteTable(rows, out);
+    }
     bool first = true;
     for (const ResultSummary& r : report.results) {
       if (r.verdict == Verdict::kPass) continue;
       if (first) out << '\n';
       first = false;
-      WriteProblems(r, out);
+      WriteProblems(report, r, out);
     }
     out << '\n' << CountsLine(CountVerdicts(report.results));
     if (!report.not_run.empty()) {

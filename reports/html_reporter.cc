@@ -1,8 +1,9 @@
 // "html" reporter: racelab.html, one self-contained page for a person (a teacher projecting it, a
 // reviewer opening a CI artifact). Inline CSS, no JavaScript, no external resources.
 //
-// Layout: title; target and run lines; the summary table (scenario × isolation level: verdict in
-// colour, winners histogram, errors, retries, blocked ms p50/p95/max, skew µs p50/p95); then one
+// Layout: title; target lines (one per engine) and run line; for a run of several engines the
+// side-by-side table (one column per engine, reports/engine_table.h); the summary table (scenario ×
+// isolation level: verdict in colour, winners histogram, errors, retries, blocked ms p50/p95/max, skew µs p50/p95); then one
 // section per scenario, in order of first appearance: title, the `teaches` lesson (blank lines
 // split paragraphs), file and params, and per result (isolation level) its expectations table and a
 // picture of the representative trial (ResultSummary::representative_trial): a swim-lane timeline
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "harness/model/isolation.h"
+#include "reports/engine_table.h"
 #include "reports/format_util.h"
 #include "reports/reporters.h"
 #include "reports/svg_timeline.h"
@@ -50,6 +52,9 @@ tr.failed td{background:#fff5f5}
 .v-fail{background:#ffc9c9;color:#8a1111}
 .v-error{background:#ffe8cc;color:#7a3e00}
 td.v-pass,td.v-fail,td.v-error{font-weight:700;text-align:center}
+td.engine-cell{font-weight:400;text-align:left}
+td.engine-cell a{color:inherit}
+td.missing{color:#868e96}
 a{color:#1864ab}
 ul.notes{margin:4px 0;padding-left:22px;font-size:15px}
 ul.notes li.failed{color:#8a1111;font-weight:600}
@@ -92,14 +97,18 @@ void WriteHead(XmlWriter& xml) {
   xml.EndElement();
 }
 
-void WriteHeader(const RunReport& report, XmlWriter& xml) {
-  const TargetInfo& target = report.target;
-  Leaf(xml, "h1", "racelab report");
+void WriteTarget(const TargetInfo& target, XmlWriter& xml) {
   std::string where = fmt::format("Target: {} {}, {}", target.engine, target.server_version,
                                   target.embedded ? "embedded" : "external");
   if (!target.embedded && !target.dsn_redacted.empty()) where += " " + target.dsn_redacted;
   if (!target.settings.empty()) where += " (" + FormatParams(target.settings) + ")";
   Leaf(xml, "p", where, "meta");
+}
+
+void WriteHeader(const RunReport& report, XmlWriter& xml) {
+  Leaf(xml, "h1", "racelab report");
+  if (report.targets.empty()) WriteTarget(report.target, xml);
+  for (const TargetInfo& target : report.targets) WriteTarget(target, xml);  // a run of several engines
   Leaf(xml, "p",
        fmt::format("Run: racelab {}, {}, seed {}", report.racelab_version, report.created_at,
                    report.seed),
@@ -109,17 +118,64 @@ void WriteHeader(const RunReport& report, XmlWriter& xml) {
   if (!report.run_error.empty()) Leaf(xml, "p", "The run ended early: " + report.run_error, "error");
   if (!report.not_run.empty()) {
     std::string names;
-    for (const NotRunResult& n : report.not_run) names += (names.empty() ? "" : ", ") + ResultLabel(ItemOf(n));
+    for (const NotRunResult& n : report.not_run) {
+      names += (names.empty() ? "" : ", ") + EngineResultLabel(report, ItemOf(n));
+    }
     Leaf(xml, "p", fmt::format("Not run ({}): {}: {}", report.not_run.size(), report.not_run.front().reason, names),
          "error");
   }
 }
 
+// A run of several engines: one row per scenario × level (× params), one column per engine
+// (reports/engine_table.h); each cell in its verdict's colour, linked to its result's section.
+void WriteSideBySide(const RunReport& report, XmlWriter& xml) {
+  if (!SeveralEngines(report)) return;
+  const EngineTable table = BuildEngineTable(report);
+  const bool with_params = std::any_of(table.rows.begin(), table.rows.end(),
+                                       [](const EngineRow& row) { return row.params != kNone; });
+  Leaf(xml, "h2", "Side by side");
+  xml.StartElement("table").Attribute("class", "summary side-by-side");
+  xml.StartElement("tr");
+  Leaf(xml, "th", "scenario");
+  Leaf(xml, "th", "isolation");
+  if (with_params) Leaf(xml, "th", "params");
+  for (const std::string& engine : table.engines) Leaf(xml, "th", engine);
+  xml.EndElement();
+  for (const EngineRow& row : table.rows) {
+    xml.StartElement("tr");
+    Leaf(xml, "td", row.scenario);
+    Leaf(xml, "td", row.isolation);
+    if (with_params) Leaf(xml, "td", row.params);
+    for (const EngineCell& cell : row.cells) {
+      if (cell.result == nullptr) {
+        Leaf(xml, "td", "— " + cell.missing, "missing");
+        continue;
+      }
+      xml.StartElement("td").Attribute("class", "engine-cell " + VerdictClass(cell.result->verdict));
+      xml.StartElement("a").Attribute("href", fmt::format("#result-{}", cell.result - report.results.data() + 1));
+      xml.Text(EngineCellText(*cell.result)).EndElement();
+      xml.EndElement();
+    }
+    xml.EndElement();
+  }
+  xml.EndElement();
+  Leaf(xml, "p",
+       "One column per engine: verdict · winners (count×trials) · the most frequent error×occurrences · "
+       "statements seen in a lock wait; — = not run on that engine, and why.",
+       "legend");
+}
+
 void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
+  const bool several = SeveralEngines(report);
   Leaf(xml, "h2", "Summary");
   xml.StartElement("table").Attribute("class", "summary");
-  HeaderRow(xml, {"scenario", "isolation", "verdict", "trials", "winners", "errors", "retries",
-                  "blocked ms p50 / p95 / max", "skew µs p50 / p95"});
+  if (several) {
+    HeaderRow(xml, {"scenario", "engine", "isolation", "verdict", "trials", "winners", "errors", "retries",
+                    "blocked ms p50 / p95 / max", "skew µs p50 / p95"});
+  } else {
+    HeaderRow(xml, {"scenario", "isolation", "verdict", "trials", "winners", "errors", "retries",
+                    "blocked ms p50 / p95 / max", "skew µs p50 / p95"});
+  }
   for (size_t i = 0; i < report.results.size(); ++i) {
     const ResultSummary& r = report.results[i];
     const PlanItem& item = ItemOf(r);
@@ -131,6 +187,7 @@ void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
     xml.StartElement("a").Attribute("href", fmt::format("#result-{}", i + 1));
     xml.Text(item.scenario).EndElement();
     xml.EndElement();
+    if (several) Leaf(xml, "td", item.engine);
     Leaf(xml, "td", IsolationName(item.isolation));
     const std::string verdict_class = VerdictClass(r.verdict);
     Leaf(xml, "td", VerdictName(r.verdict), verdict_class);
@@ -208,13 +265,14 @@ void WriteTrial(const ResultSummary& r, XmlWriter& xml) {
   WriteStepTable(trial, xml);
 }
 
-void WriteResultSection(const ResultSummary& r, size_t number, bool show_params, XmlWriter& xml) {
+void WriteResultSection(const ResultSummary& r, size_t number, bool show_params, bool several_engines,
+                        XmlWriter& xml) {
   const PlanItem& item = ItemOf(r);
   xml.StartElement("h3").Attribute("id", fmt::format("result-{}", number));
   Leaf(xml, "span", VerdictName(r.verdict), "verdict " + VerdictClass(r.verdict));
   Leaf(xml, "span",
-       fmt::format("{} · {} trial{}", IsolationName(item.isolation), r.trials,
-                   r.trials == 1 ? "" : "s"));
+       fmt::format("{}{} · {} trial{}", several_engines ? item.engine + " · " : "", IsolationName(item.isolation),
+                   r.trials, r.trials == 1 ? "" : "s"));
   xml.EndElement();
   if (show_params) Leaf(xml, "p", "Params: " + FormatParams(item.params));
   if (!r.error.empty()) Leaf(xml, "p", "Error: " + r.error, "error");
@@ -278,7 +336,7 @@ void WriteScenarioSection(const ScenarioGroup& group, const RunReport& report, X
   if (!facts.empty()) Leaf(xml, "p", fmt::format("{}", fmt::join(facts, " · ")), "meta");
   for (const ResultSummary* r : group.results) {
     const size_t number = static_cast<size_t>(r - report.results.data()) + 1;
-    WriteResultSection(*r, number, !same_params, xml);
+    WriteResultSection(*r, number, !same_params, SeveralEngines(report), xml);
   }
   xml.EndElement();
 }
@@ -294,6 +352,7 @@ class HtmlReporter : public Reporter {
     WriteHead(xml);
     xml.StartElement("body");
     WriteHeader(report, xml);
+    WriteSideBySide(report, xml);
     WriteSummaryTable(report, xml);
     for (const ScenarioGroup& group : GroupByScenario(report.results)) {
       WriteScenarioSection(group, report, xml);

@@ -137,6 +137,7 @@ Json ResultJson(const ResultSummary& r) {
   Json j = {{"scenario", item.scenario},
             {"title", item.title},
             {"file", item.file},
+            {"engine", item.engine},
             {"isolation", std::string(IsolationName(item.isolation))},
             {"params", PairsToObject(item.params)},
             {"trials", r.trials},
@@ -177,30 +178,37 @@ Json ResultJson(const ResultSummary& r) {
   return j;
 }
 
+Json TargetJson(const TargetInfo& t) {
+  Json target = {{"engine", t.engine}, {"server_version", t.server_version}, {"embedded", t.embedded}};
+  if (!t.embedded) PutIfSet(target, "dsn", t.dsn_redacted);
+  target["settings"] = PairsToObject(t.settings);
+  return target;
+}
+
 Json ReportJson(const RunReport& report) {
-  Json target = {{"engine", report.target.engine},
-                 {"server_version", report.target.server_version},
-                 {"embedded", report.target.embedded}};
-  if (!report.target.embedded) PutIfSet(target, "dsn", report.target.dsn_redacted);
-  target["settings"] = PairsToObject(report.target.settings);
+  Json target = TargetJson(report.target);
 
   const VerdictCounts counts = CountVerdicts(report.results);
   Json results = Json::array();
   for (const ResultSummary& r : report.results) results.push_back(ResultJson(r));
 
-  Json j{{"schema_version", kSchemaVersion},
-         {"racelab_version", report.racelab_version},
-         {"created_at", report.created_at},
-         {"command", report.command},
-         {"seed", report.seed},
-         {"details", report.details},
-         {"target", std::move(target)},
-         {"summary",
-          {{"results", counts.results},
-           {"pass", counts.pass},
-           {"fail", counts.fail},
-           {"error", counts.error},
-           {"not_run", report.not_run.size()}}}};
+  Json j = {{"schema_version", kSchemaVersion},
+            {"racelab_version", report.racelab_version},
+            {"created_at", report.created_at},
+            {"command", report.command},
+            {"seed", report.seed},
+            {"details", report.details},
+            {"target", std::move(target)}};
+  if (!report.targets.empty()) {  // a run of several engines: each one's server, in run order
+    Json targets = Json::array();
+    for (const TargetInfo& t : report.targets) targets.push_back(TargetJson(t));
+    j["targets"] = std::move(targets);
+  }
+  j["summary"] = {{"results", counts.results},
+                  {"pass", counts.pass},
+                  {"fail", counts.fail},
+                  {"error", counts.error},
+                  {"not_run", report.not_run.size()}};
   PutIfSet(j, "run_error", report.run_error);
   j["results"] = std::move(results);
   if (!report.not_run.empty()) {
@@ -208,11 +216,22 @@ Json ReportJson(const RunReport& report) {
     for (const NotRunResult& n : report.not_run) {
       const PlanItem& item = ItemOf(n);
       not_run.push_back({{"scenario", item.scenario},
+                         {"engine", item.engine},
                          {"isolation", std::string(IsolationName(item.isolation))},
                          {"params", PairsToObject(item.params)},
                          {"reason", n.reason}});
     }
     j["not_run"] = std::move(not_run);
+  }
+  if (!report.skipped.empty()) {
+    Json skipped = Json::array();
+    for (const SkippedOnEngine& k : report.skipped) {
+      Json kj = {{"scenario", k.scenario}, {"engine", k.engine}};
+      PutIfSet(kj, "isolation", k.isolation);
+      kj["reason"] = k.reason;
+      skipped.push_back(std::move(kj));
+    }
+    j["skipped"] = std::move(skipped);
   }
   return j;
 }

@@ -4,7 +4,8 @@
 // and GitLab's test report parser all read; tests/unit/junit_schema_test.cc checks every file against
 // schemas/racelab-junit.xsd, a restriction of it):
 // <testsuites name="racelab" tests failures errors time>  — no `skipped` here: junit-10.xsd rejects it
-//   <testsuite> per ResultSummary (scenario × isolation level × params), name "<scenario> [<level>]",
+//   <testsuite> per ResultSummary (scenario × isolation level × params), name "<scenario> [<level>]"
+//     (+ " on <engine>" when the run covered several engines),
 //     tests failures errors skipped time, then <properties> (engine, server_version, isolation_level,
 //     seed, trials, details, file, param.<name> per parameter) — junit-10.xsd allows properties on a
 //     testsuite only, hence one suite per result — and one <testcase> named like the suite, classname
@@ -29,6 +30,7 @@
 #include <string>
 
 #include "harness/model/isolation.h"
+#include "reports/engine_table.h"
 #include "reports/format_util.h"
 #include "reports/reporters.h"
 #include "reports/trial_text.h"
@@ -58,8 +60,10 @@ void Property(std::string_view name, std::string_view value, XmlWriter& xml) {
 
 void WriteProperties(const RunReport& report, const PlanItem& item, int trials, XmlWriter& xml) {
   xml.StartElement("properties");
-  Property("engine", report.target.engine, xml);
-  if (!report.target.server_version.empty()) Property("server_version", report.target.server_version, xml);
+  // The result's own engine and server: a run may cover several engines (engine_table.h).
+  const TargetInfo* target = TargetOf(report, item.engine);
+  Property("engine", SeveralEngines(report) ? item.engine : report.target.engine, xml);
+  if (target != nullptr && !target->server_version.empty()) Property("server_version", target->server_version, xml);
   Property("isolation_level", IsolationName(item.isolation), xml);
   Property("seed", std::to_string(report.seed), xml);
   Property("trials", std::to_string(trials), xml);
@@ -76,11 +80,11 @@ void WriteResult(const RunReport& report, const ResultSummary& r, XmlWriter& xml
   c.failures = r.verdict == Verdict::kFail ? 1 : 0;
   c.errors = r.verdict == Verdict::kError ? 1 : 0;
   c.us = TotalDurationUs(r);
-  xml.StartElement("testsuite").Attribute("name", ResultLabel(r));
+  xml.StartElement("testsuite").Attribute("name", EngineResultLabel(report, item));
   WriteCounts(c, /*with_skipped=*/true, xml);
   WriteProperties(report, item, r.trials, xml);
   xml.StartElement("testcase")
-      .Attribute("name", ResultLabel(r))
+      .Attribute("name", EngineResultLabel(report, item))
       .Attribute("classname", "racelab." + item.scenario)
       .Attribute("time", FormatUsAsSeconds(c.us));
   if (r.verdict != Verdict::kPass) {
@@ -115,11 +119,11 @@ void WriteNotRun(const RunReport& report, const NotRunResult& n, XmlWriter& xml)
   Counts c;
   c.tests = 1;
   c.skipped = 1;
-  xml.StartElement("testsuite").Attribute("name", ResultLabel(item));
+  xml.StartElement("testsuite").Attribute("name", EngineResultLabel(report, item));
   WriteCounts(c, /*with_skipped=*/true, xml);
   WriteProperties(report, item, 0, xml);
   xml.StartElement("testcase")
-      .Attribute("name", ResultLabel(item))
+      .Attribute("name", EngineResultLabel(report, item))
       .Attribute("classname", "racelab." + item.scenario)
       .Attribute("time", FormatUsAsSeconds(0));
   xml.StartElement("skipped").Attribute("message", "not run: " + n.reason).EndElement();

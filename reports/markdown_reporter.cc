@@ -1,8 +1,9 @@
 // "md" reporter: racelab.md, for a person (a reviewer reading a CI artifact, a teacher).
 //
-// Layout: title; target and run lines; verdict counts; **failures first** (markdown_blocks.h
+// Layout: title; target lines (one per engine) and run line; verdict counts; **failures first** (markdown_blocks.h
 // Failures: each failed or errored result with its failed expectations, the run's error, what did not
-// run); the summary table (scenario × isolation level); then one section per scenario — scenarios with
+// run); for a run of several engines the side-by-side table (one column per engine,
+// reports/engine_table.h); the summary table (scenario × isolation level); then one section per scenario — scenarios with
 // a failing result first, then the others, each group in order of first appearance — with its title,
 // the `teaches` lesson, file and params, and per result (isolation level) its expectations with
 // passed/failed counts and the representative trial (ResultSummary::representative_trial) as a step
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "harness/model/isolation.h"
+#include "reports/engine_table.h"
 #include "reports/format_util.h"
 #include "reports/markdown_blocks.h"
 #include "reports/markdown_text.h"
@@ -81,10 +83,10 @@ void WriteTimeline(const ResultSummary& r, std::ostream& out) {
   out << "</details>\n\n";
 }
 
-void WriteResultSection(const ResultSummary& r, bool show_params, std::ostream& out) {
+void WriteResultSection(const ResultSummary& r, bool show_params, bool several_engines, std::ostream& out) {
   const PlanItem& item = ItemOf(r);
-  out << fmt::format("### {}: {} ({} trial{})\n\n", IsolationName(item.isolation),
-                     VerdictName(r.verdict), r.trials, r.trials == 1 ? "" : "s");
+  out << fmt::format("### {}{}: {} ({} trial{})\n\n", several_engines ? Text(item.engine) + " · " : "",
+                     IsolationName(item.isolation), VerdictName(r.verdict), r.trials, r.trials == 1 ? "" : "s");
   if (show_params) out << "Params: " << Code(FormatParams(item.params)) << "\n\n";
   if (!r.error.empty()) out << "Error: " << Text(r.error) << "\n\n";
   if (!r.expectations.empty()) {
@@ -107,7 +109,7 @@ bool AnyFailing(const ScenarioGroup& group) {
                      [](const ResultSummary* r) { return r->verdict != Verdict::kPass; });
 }
 
-void WriteScenarioSection(const ScenarioGroup& group, std::ostream& out) {
+void WriteScenarioSection(const ScenarioGroup& group, bool several_engines, std::ostream& out) {
   const PlanItem& first = ItemOf(*group.results.front());
   const bool failing = AnyFailing(group);
   out << "## " << Text(group.scenario);
@@ -128,7 +130,7 @@ void WriteScenarioSection(const ScenarioGroup& group, std::ostream& out) {
   if (!first.file.empty()) facts.push_back("File: " + Code(first.file));
   if (same_params) facts.push_back("Params: " + Code(FormatParams(first.params)));
   if (!facts.empty()) out << fmt::format("{}\n\n", fmt::join(facts, " · "));
-  for (const ResultSummary* r : group.results) WriteResultSection(*r, !same_params, out);
+  for (const ResultSummary* r : group.results) WriteResultSection(*r, !same_params, several_engines, out);
 }
 
 class MarkdownReporter : public Reporter {
@@ -136,11 +138,13 @@ class MarkdownReporter : public Reporter {
   std::string_view name() const override { return "md"; }
   std::string_view file_name() const override { return "racelab.md"; }
   void Write(const RunReport& report, std::ostream& out) const override {
-    out << md::Header(report, "racelab report") << md::Failures(report, 0) << md::SummaryTable(report);
+    out << md::Header(report, "racelab report") << md::Failures(report, 0) << md::SideBySide(report)
+        << md::SummaryTable(report);
     const std::vector<ScenarioGroup> groups = GroupByScenario(report.results);
+    const bool several = SeveralEngines(report);
     for (const bool failing : {true, false}) {
       for (const ScenarioGroup& group : groups) {
-        if (AnyFailing(group) == failing) WriteScenarioSection(group, out);
+        if (AnyFailing(group) == failing) WriteScenarioSection(group, several, out);
       }
     }
   }

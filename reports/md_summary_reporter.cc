@@ -28,7 +28,8 @@ class MdSummaryReporter : public Reporter {
   std::string_view name() const override { return "md-summary"; }
   std::string_view file_name() const override { return "racelab-summary.md"; }
   void Write(const RunReport& report, std::ostream& out) const override {
-    std::string text = md::Header(report, "racelab summary") + md::Failures(report, kMaxValueBytes);
+    std::string text = md::Header(report, "racelab summary") + md::Failures(report, kMaxValueBytes) +
+                       md::SideBySide(report);  // several engines only
     text += fmt::format("<details><summary>All {} result{}</summary>\n\n", report.results.size(),
                         report.results.size() == 1 ? "" : "s");
     text += md::SummaryTable(report) + "</details>\n\n";

@@ -114,8 +114,9 @@ int Main(int argc, char** argv) {
   run->add_option("--set", args.set, "Override a scenario parameter: --set workers=8 (repeatable)");
   run->add_option("--engine", args.engine,
                   "Engine: postgresql (default), mariadb or sqlite — the embedded throwaway server to start, or "
-                  "the one --dsn must name; only scenarios whose engines: list has it run")
-      ->check(CLI::IsMember({"postgresql", "mariadb", "sqlite"}));
+                  "the one --dsn must name; only scenarios whose engines: list has it run. A comma list "
+                  "(postgresql,mariadb) or all runs the plan on each engine in turn, into one report that puts "
+                  "them side by side; a --dsn then serves the engine it names, the others start embedded");
   run->add_option("--dsn", args.dsn,
                   "An existing server: postgresql:// URI or libpq key=value string (racelab works only in schemas "
                   "it creates and drops), mariadb:// or mysql:// URI (only in databases it creates and drops), or "

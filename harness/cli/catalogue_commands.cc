@@ -49,16 +49,20 @@ int ListCommand(const std::vector<std::string>& tags, const StopFlag* stop) {
   if (stop->stop_requested()) return InterruptedExitCode(stop);
   if (!loaded.ok()) return UsageError(loaded.status().message());
   auto scenarios = FilterByTags(std::move(loaded.value()), tags);
-  size_t width = 4, tag_width = 4;
+  size_t width = 4, tag_width = 4, engine_width = 7;
   for (const auto& s : scenarios) {
     width = std::max(width, s.name.size());
     tag_width = std::max(tag_width, fmt::format("{}", fmt::join(s.tags, ",")).size());
+    engine_width = std::max(engine_width, fmt::format("{}", fmt::join(s.engines, ",")).size());
   }
-  std::cout << fmt::format("{:<{}}  {:<{}}  {}\n", "NAME", width, "TAGS", tag_width, "TITLE");
+  // ENGINES: the scenario's engines: list, the engines `racelab run --engine` runs it on.
+  std::cout << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "NAME", width, "TAGS", tag_width, "ENGINES", engine_width,
+                           "TITLE");
   for (const auto& s : scenarios) {
     // Names, tags and titles come from scenario files: control characters are shown escaped.
-    std::cout << fmt::format("{:<{}}  {:<{}}  {}\n", SanitizeForTerminal(s.name, false), width,
+    std::cout << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", SanitizeForTerminal(s.name, false), width,
                              SanitizeForTerminal(fmt::format("{}", fmt::join(s.tags, ",")), false), tag_width,
+                             fmt::format("{}", fmt::join(s.engines, ",")), engine_width,
                              SanitizeForTerminal(s.title, false));
   }
   std::cout << fmt::format("{} scenario(s) in {}\n", scenarios.size(), DefaultScenarioDir());

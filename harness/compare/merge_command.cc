@@ -25,8 +25,8 @@ int Usage(const std::string& message) {
 
 void Warn(const std::string& message) { std::cerr << "racelab: warning: " << SanitizeForTerminal(message) << "\n"; }
 
-std::string ResultKey(const RunReport& report, const ResultSummary& r) {
-  std::string key = fmt::format("{} [{}] {}", r.item->scenario, IsolationName(r.item->isolation), report.target.engine);
+std::string ResultKey(const ResultSummary& r) {
+  std::string key = fmt::format("{} [{}] {}", r.item->scenario, IsolationName(r.item->isolation), r.item->engine);
   for (const auto& [k, v] : r.item->params) key += fmt::format(" {}={}", k, v);
   return key;
 }
@@ -92,7 +92,7 @@ int MergeCommand(const MergeArgs& args) {
   for (size_t i = 0; i < runs.size(); ++i) {
     auto& results = runs[i].report.results;
     for (size_t j = 0; j < results.size(); ++j) {
-      const std::string key = ResultKey(runs[i].report, results[j]);
+      const std::string key = ResultKey(results[j]);
       if (auto [it, fresh] = owner.emplace(key, i); !fresh) {
         return Usage(fmt::format("{} and {} both hold {}: shards overlap (run each with its own --shard K/N)",
                                  args.inputs[it->second], args.inputs[i], key));
@@ -110,6 +110,17 @@ int MergeCommand(const MergeArgs& args) {
   merged.command = args.command_line;
   merged.seed = first.seed;
   merged.target = first.target;
+  // Shards of a run of several engines (or reports of different engines): every engine's server once.
+  std::set<std::string> engines_seen, skips_seen;
+  for (const auto& r : runs) {
+    for (const TargetInfo& t : r.report.targets.empty() ? std::vector<TargetInfo>{r.report.target} : r.report.targets) {
+      if (!t.engine.empty() && engines_seen.insert(t.engine).second) merged.targets.push_back(t);
+    }
+    for (const SkippedOnEngine& k : r.report.skipped) {
+      if (skips_seen.insert(k.scenario + "\n" + k.engine + "\n" + k.isolation).second) merged.skipped.push_back(k);
+    }
+  }
+  if (merged.targets.size() < 2) merged.targets.clear();
   for (const auto& [position, r] : ordered) merged.results.push_back(std::move(*r));
   // What a shard did not run stays not run; --details is the first input's (warned above if they differ).
   merged.details = first.details;

@@ -125,6 +125,18 @@ TrialVerdict ReadTrial(const Json& t) {
   return v;
 }
 
+TargetInfo ReadTarget(const Json& t) {
+  TargetInfo target;
+  target.engine = Str(t, "engine");
+  target.server_version = Str(t, "server_version");
+  target.embedded = Bool(t, "embedded");
+  target.dsn_redacted = Str(t, "dsn");
+  if (auto s = t.find("settings"); s != t.end() && s->is_object()) {
+    for (const auto& [k, v] : s->items()) target.settings.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return target;
+}
+
 // The scenario's lesson and tags from its file, when it can still be read.
 void FillFromScenarioFile(PlanItem* item) {
   if (item->file.empty()) return;
@@ -167,20 +179,17 @@ Result<LoadedRun> ReadRunReport(const std::string& path) {
   rep.created_at = Str(doc, "created_at");
   rep.command = Str(doc, "command");
   rep.seed = Num<uint64_t>(doc, "seed");
-  if (auto t = doc.find("target"); t != doc.end() && t->is_object()) {
-    rep.target.engine = Str(*t, "engine");
-    rep.target.server_version = Str(*t, "server_version");
-    rep.target.embedded = Bool(*t, "embedded");
-    rep.target.dsn_redacted = Str(*t, "dsn");
-    if (auto s = t->find("settings"); s != t->end() && s->is_object()) {
-      for (const auto& [k, v] : s->items()) rep.target.settings.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
-    }
+  if (auto t = doc.find("target"); t != doc.end() && t->is_object()) rep.target = ReadTarget(*t);
+  for (const Json& t : Arr(doc, "targets")) rep.targets.push_back(ReadTarget(t));  // a run of several engines
+  for (const Json& k : Arr(doc, "skipped")) {
+    rep.skipped.push_back({Str(k, "scenario"), Str(k, "engine"), Str(k, "isolation"), Str(k, "reason")});
   }
   rep.details = doc.contains("details") ? Str(doc, "details") : "all";  // schema 1 kept every trial
   rep.run_error = Str(doc, "run_error");
   for (const Json& r : Arr(doc, "results")) {
     auto item = ItemFrom(r);
     if (!item.ok()) return Status::Usage(fmt::format("{}: results[{}]: {}", path, rep.results.size(), item.status().message()));
+    (*item)->engine = r.contains("engine") ? Str(r, "engine") : rep.target.engine;  // schema 2 before multi-engine runs
     ResultSummary s;
     s.item = item->get();
     s.trials = (*item)->trials;
@@ -233,6 +242,7 @@ Result<LoadedRun> ReadRunReport(const std::string& path) {
   for (const Json& n : Arr(doc, "not_run")) {
     auto item = ItemFrom(n);
     if (!item.ok()) return Status::Usage(fmt::format("{}: not_run[{}]: {}", path, rep.not_run.size(), item.status().message()));
+    (*item)->engine = n.contains("engine") ? Str(n, "engine") : rep.target.engine;
     rep.not_run.push_back({item->get(), Str(n, "reason")});
     run.items.push_back(std::move(item.value()));
   }

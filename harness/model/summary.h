@@ -91,18 +91,33 @@ struct NotRunResult {
   std::string reason;              // "interrupted (SIGINT)", …
 };
 
+// A scenario, or one level of it, that a run covering several engines left out on one of them
+// (docs/report-schema.md "skipped"): the side-by-side reports show "—" and `reason` in its cell.
+struct SkippedOnEngine {
+  std::string scenario;
+  std::string engine;     // Engine::name(): "postgresql", …
+  std::string isolation;  // IsolationName() of the level left out; "" = the scenario at every level
+  std::string reason;     // "not in its engines: list (postgresql, sqlite)"
+};
+
 struct RunReport {
   std::string racelab_version;
   std::string created_at;  // ISO 8601 UTC
   std::string command;     // argv joined, with any DSN password redacted
   uint64_t seed = 0;
-  TargetInfo target;
+  TargetInfo target;               // the first engine's (the only one's) server
+  // A run covering several engines (`--engine postgresql,mariadb`): every engine's server, in run order
+  // (targets[0] is `target`); empty or one entry on a one-engine run. Each result's engine is its
+  // item's PlanItem::engine.
+  std::vector<TargetInfo> targets;
   std::vector<ResultSummary> results;
   std::string details = "all";          // --details: "none" | "failed" | "all" (what trial_details keep)
   std::vector<NotRunResult> not_run;    // plan order
   // What ended the run before its results: a scenario-file error (exit 2) or the target could not be
   // reached (exit 3). Empty when the run went through (or was interrupted).
   std::string run_error;
+  // Several engines: what the plan left out on an engine that other engines of the run do run.
+  std::vector<SkippedOnEngine> skipped;
 };
 
 }  // namespace racelab
