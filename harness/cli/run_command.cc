@@ -81,12 +81,9 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   compare::KeepShard(*gate, &plan.value().plan.items, args.quiet);
   // Checked before any trial runs: a run must not end with nowhere to write its reports.
   if (!writable.ok()) return UsageError(writable.message());
-  if (plan.value().items.empty()) {
+  if (plan.value().plan.items.empty()) {
     // An empty shard (--shard K/N with fewer than K results): its reports say so; no server starts.
-    EngineOptions chosen;
-    chosen.engine = args.engine;
-    chosen.dsn = args.dsn;
-    report.target.engine = SelectedEngine(chosen);
+    report.target.engine = plan.value().engines.front();
     if (!WriteReports(report, reporters, args.out, /*files_only=*/false)) return 3;
     if (need_dir && !args.quiet) std::cerr << "racelab: reports written to " << SanitizeForTerminal(args.out) << "/\n";
     return compare::FinishRunGate(*gate, report, args.formats, args.out, 0);
@@ -98,11 +95,7 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   EngineRuns ran = RunEngines(parts, engines, args, *details, stop);  // one engine after another
   report.results = std::move(ran.results);
   report.not_run = std::move(ran.not_run);
-  if (!ran.targets.empty()) {
-    report.target = ran.targets.front();
-  } else if (ran.open_error.ok()) {
-    report.target.engine = engines.front();  // nothing to run here (an empty --shard part): no server started
-  }
+  if (!ran.targets.empty()) report.target = ran.targets.front();
   if (engines.size() > 1) {
     report.targets = ran.targets;
     report.skipped = std::move(plan.value().skipped);

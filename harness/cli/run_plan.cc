@@ -49,6 +49,19 @@ std::string LevelList(const std::vector<IsolationLevel>& levels) {
   return listed;
 }
 
+// "rc, rr, ser": the short names --isolation takes, for the side-by-side cells (kept narrow).
+std::string ShortLevelList(const std::vector<IsolationLevel>& levels) {
+  std::string listed;
+  for (IsolationLevel level : levels) {
+    const char* name = level == IsolationLevel::kReadUncommitted ? "ru"
+                       : level == IsolationLevel::kReadCommitted ? "rc"
+                       : level == IsolationLevel::kRepeatableRead ? "rr"
+                                                                  : "ser";
+    listed += fmt::format("{}{}", listed.empty() ? "" : ", ", name);
+  }
+  return listed;
+}
+
 // On a run of several engines: the levels a scenario runs at on some engine but not on another that
 // runs it (its file lists other levels there, or the engine has no such level).
 void NoteSkippedLevels(const std::vector<Scenario>& selected, PlannedRun* run) {
@@ -62,11 +75,13 @@ void NoteSkippedLevels(const std::vector<Scenario>& selected, PlannedRun* run) {
     }
     for (const auto& [engine, levels] : on) {
       const Scenario* variant = s.ForEngine(engine);
+      const std::string listed =
+          variant == nullptr ? ""
+                             : ShortLevelList(variant->isolation.empty() ? AllIsolationLevels() : variant->isolation);
       for (IsolationLevel level : anywhere) {
         if (levels.count(level) != 0) continue;
         run->skipped.push_back({s.name, engine, std::string(IsolationName(level)),
-                                fmt::format("not in its isolation: list on {} ({})", engine,
-                                            variant != nullptr ? LevelList(variant->isolation) : "")});
+                                fmt::format("not in its isolation: list on {} ({})", engine, listed)});
       }
     }
   }

@@ -113,6 +113,7 @@ int MergeCommand(const MergeArgs& args) {
   // Shards of a run of several engines (or reports of different engines): every engine's server once.
   std::set<std::string> engines_seen, skips_seen;
   for (const auto& r : runs) {
+    if (!ran(r)) continue;  // an empty shard started no server
     for (const TargetInfo& t : r.report.targets.empty() ? std::vector<TargetInfo>{r.report.target} : r.report.targets) {
       if (!t.engine.empty() && engines_seen.insert(t.engine).second) merged.targets.push_back(t);
     }

@@ -58,7 +58,7 @@ TEST(MultiEngineCli, PostgresqlAndSqliteSideBySideInOneReport) {
       << r.out;
   EXPECT_THAT(ConsoleRow(r.out, "multi-engine-claim", "read committed"),
               ElementsAre("multi-engine-claim", "read committed", "-", "pass · winners 2×3",
-                          "— not in its isolation: list on sqlite (serializable)"))
+                          "— not in its isolation: list on sqlite (ser)"))
       << r.out;
   EXPECT_THAT(ConsoleRow(r.out, "multi-engine-claim", "serializable"),
               ElementsAre("multi-engine-claim", "serializable", "-", "pass · winners 1×3 · 40001×3",
