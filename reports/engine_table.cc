@@ -32,6 +32,11 @@ int LevelRank(IsolationLevel level) {
 
 std::vector<std::string> ReportEngines(const RunReport& report) {
   std::vector<std::string> engines;
+  if (report.targets.empty() && report.skipped.empty()) {  // a one-engine run: its target names it
+    AddEngine(report.target.engine, &engines);
+    if (engines.empty() && !report.results.empty()) AddEngine(ItemOf(report.results.front()).engine, &engines);
+    return engines;
+  }
   for (const TargetInfo& t : report.targets) AddEngine(t.engine, &engines);
   AddEngine(report.target.engine, &engines);
   for (const ResultSummary& r : report.results) AddEngine(ItemOf(r).engine, &engines);

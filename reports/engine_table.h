@@ -13,8 +13,9 @@
 
 namespace racelab::internal {
 
-// The engines a report covers, in run order: its targets (else its target), then any other engine a
-// result, a not-run result or a skipped entry names. One entry for a one-engine run.
+// The engines a report covers, in run order. A run of several engines (it has `targets` or `skipped`):
+// its targets, then any other engine a result, a not-run result or a skipped entry names. Else the one
+// engine of its target (of its first result when the target names none).
 std::vector<std::string> ReportEngines(const RunReport& report);
 
 // Whether the report covers more than one engine (then results are labelled with their engine).
