@@ -74,8 +74,11 @@ int MergeCommand(const MergeArgs& args) {
       if (a != b) Warn(fmt::format("{} and {}: {} differs ({} vs {}); joined all the same", args.inputs[ref], args.inputs[i], what, a, b));
     };
     differs("racelab version", first.racelab_version, r.racelab_version);
-    differs("engine", first.target.engine, r.target.engine);
-    if (ran(runs[i])) differs("server version", first.target.server_version, r.target.server_version);
+    // Reports of different engines join into one report of several engines (each result keeps its
+    // engine, `targets` names every server): only the same engine's server version is compared.
+    if (ran(runs[i]) && first.target.engine == r.target.engine) {
+      differs("server version", first.target.server_version, r.target.server_version);
+    }
     if (first.seed != r.seed) differs("seed", std::to_string(first.seed), std::to_string(r.seed));
     differs("--details", first.details, r.details);
   }

@@ -99,6 +99,33 @@ TEST(MultiEngineCli, PostgresqlAndSqliteSideBySideInOneReport) {
   EXPECT_TRUE(fs::is_empty(base.path)) << "the SQLite run folder goes with the run";
 }
 
+// One-engine reports of different engines merge into one report of several engines: each result keeps
+// its engine, both servers are named, the tables are side by side, and no "differs" warning.
+TEST(MultiEngineCli, MergeOfTwoEnginesReportsIsSideBySide) {
+  TempDir pg, lite, merged, base;
+  const std::string fixture = kSrc + "/tests/fixtures/multi_engine_claim.yaml";
+  ProcessResult r = RunProcess({kBin, "run", fixture, "--isolation", "ser", "--trials", "2", "--dsn", TestConninfo(),
+                                "--allow-superuser", "-q", "--format", "json", "--out", pg.path.string()},
+                               seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunProcess({kBin, "run", "--engine", "sqlite", fixture, "--trials", "2", "-q", "--format", "json", "--out",
+                  lite.path.string()},
+                 seconds(120), {{"RACELAB_TMPDIR", base.path.string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunProcess({kBin, "merge", (pg.path / "racelab.json").string(), (lite.path / "racelab.json").string(), "--format",
+                  "console,json", "--out", merged.path.string()},
+                 seconds(60));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("differs"), std::string::npos) << r.err;
+  EXPECT_THAT(ConsoleRow(r.out, "multi-engine-claim", "serializable"),
+              ElementsAre("multi-engine-claim", "serializable", "pass · winners 1×2 · 40001×2",
+                          "pass · winners 1×2 · SQLITE_BUSY_SNAPSHOT×2"))
+      << r.out;
+  const nlohmann::json j = nlohmann::json::parse(Slurp(merged.path / "racelab.json"));
+  ASSERT_EQ(j["targets"].size(), 2u);
+  EXPECT_EQ(j["results"][1]["engine"], "sqlite");
+}
+
 // An engine that is not in --engine cannot be served by --dsn; an unknown engine is named.
 TEST(MultiEngineCli, UsageErrorsNameTheEngine) {
   ProcessResult r = RunProcess({kBin, "run", "--engine", "postgresql,oracle", "-q", "--format", "console"}, seconds(30));
