@@ -231,7 +231,7 @@ TEST(ScenarioLoaderTest, FileNotFound) {
   Result<Scenario> r = LoadScenarioFile("/nonexistent/x.yaml");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUsage);
-  EXPECT_EQ(r.status().message(), "/nonexistent/x.yaml: cannot open scenario file");
+  EXPECT_EQ(r.status().message(), "/nonexistent/x.yaml: cannot open scenario file: No such file or directory");
 }
 
 }  // namespace
