@@ -85,24 +85,34 @@ void ReadWhen(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& 
   std::string problem;
   std::optional<WhenCondition> c = ParseWhen(SubstituteParams(*when, ctx.defaults), &problem);
   if (!c) {
-    ctx.reader.Error(ref, fmt::format("bad condition '{}': {} (expected NAME == 'text', NAME != number, "
-                                      "defined(NAME), !defined(NAME) or rows(STEP) > number, e.g. "
-                                      "status == 'queued')",
+    ctx.reader.Error(ref, fmt::format("bad condition '{}': {} (expected NAME == 'text', NAME < number, "
+                                      "defined(NAME), !defined(NAME), rows(STEP) > number, "
+                                      "sqlstate(STEP) == '40001' or failed(STEP), e.g. status == 'queued')",
                                       *when, problem));
     return;
   }
-  if (c->kind == WhenCondition::Kind::kRows) {
-    auto it = std::find_if(earlier.begin(), earlier.end(), [&](const Step& s) {
-      return s.kind == StepKind::kSql && s.name == c->name;
-    });
+  if (c->kind == WhenCondition::Kind::kRows || c->kind == WhenCondition::Kind::kSqlstate ||
+      c->kind == WhenCondition::Kind::kFailed) {
+    // sqlstate() and failed() may name any earlier statement step (begin, commit, rollback too).
+    bool any_statement = c->kind != WhenCondition::Kind::kRows;
+    auto counts = [&](const Step& s) {
+      return s.kind == StepKind::kSql || (any_statement && (s.kind == StepKind::kBegin ||
+                                                            s.kind == StepKind::kCommit ||
+                                                            s.kind == StepKind::kRollback));
+    };
+    auto it = std::find_if(earlier.begin(), earlier.end(),
+                           [&](const Step& s) { return counts(s) && s.name == c->name; });
     if (it == earlier.end()) {
       std::vector<std::string> names;
       for (const Step& s : earlier) {
-        if (s.kind == StepKind::kSql) names.push_back(s.name);
+        if (counts(s)) names.push_back(s.name);
       }
-      ctx.reader.Error(ref, fmt::format("rows({}): not an earlier sql step of this session (earlier sql "
-                                        "steps: {})",
-                                        c->name, JoinNames(names)));
+      const char* call = c->kind == WhenCondition::Kind::kRows       ? "rows"
+                         : c->kind == WhenCondition::Kind::kSqlstate ? "sqlstate"
+                                                                     : "failed";
+      const char* kind = any_statement ? "statement" : "sql";
+      ctx.reader.Error(ref, fmt::format("{}({}): not an earlier {} step of this session (earlier {} steps: {})",
+                                        call, c->name, kind, kind, JoinNames(names)));
     }
   } else if (std::find(captures.begin(), captures.end(), c->name) == captures.end()) {
     ctx.reader.Error(ref, fmt::format("'{}' is not captured by an earlier step of this session "

@@ -121,8 +121,36 @@ std::optional<WhenCondition> ParseWhen(std::string_view text, std::string* error
     if (c.name.empty()) return Fail(error, "expected a captured name in defined(…)");
     s.SkipSpace();
     if (!s.Take(")")) return Fail(error, "expected ')' after defined(" + c.name);
+  } else if (s.TakeCall("failed")) {
+    c.kind = WhenCondition::Kind::kFailed;
+    c.negated = bang;
+    s.SkipSpace();
+    c.name = s.Name(true);
+    if (c.name.empty()) return Fail(error, "expected a step name in failed(…)");
+    s.SkipSpace();
+    if (!s.Take(")")) return Fail(error, "expected ')' after failed(" + c.name);
   } else if (bang) {
-    return Fail(error, "'!' goes only before defined(NAME)");
+    return Fail(error, "'!' goes only before defined(NAME) or failed(STEP)");
+  } else if (s.TakeCall("sqlstate")) {
+    c.kind = WhenCondition::Kind::kSqlstate;
+    s.SkipSpace();
+    c.name = s.Name(true);
+    if (c.name.empty()) return Fail(error, "expected a step name in sqlstate(…)");
+    s.SkipSpace();
+    if (!s.Take(")")) return Fail(error, "expected ')' after sqlstate(" + c.name);
+    s.SkipSpace();
+    c.op = s.Op(false);
+    if (c.op.empty()) return Fail(error, "expected == or != after sqlstate(" + c.name + ")");
+    s.SkipSpace();
+    if (!s.Quoted(&c.literal, error)) {
+      return error->empty() ? Fail(error, "expected a quoted SQLSTATE after " + c.op + ", e.g. '40001'")
+                            : std::nullopt;
+    }
+    if (c.literal.size() != 5 ||
+        !std::all_of(c.literal.begin(), c.literal.end(), [](char ch) { return std::isupper(static_cast<unsigned char>(ch)) || IsDigit(ch); })) {
+      return Fail(error, "'" + c.literal + "' is not a SQLSTATE (5 characters, digits and capital letters, "
+                         "e.g. '40001', '40P01')");
+    }
   } else if (s.TakeCall("rows")) {
     c.kind = WhenCondition::Kind::kRows;
     s.SkipSpace();
@@ -144,11 +172,14 @@ std::optional<WhenCondition> ParseWhen(std::string_view text, std::string* error
     c.name = s.Name(false);
     if (c.name.empty()) return Fail(error, "expected a captured name first");
     s.SkipSpace();
-    c.op = s.Op(false);
-    if (c.op.empty()) return Fail(error, "expected == or != after the name");
+    c.op = s.Op(true);
+    if (c.op.empty()) return Fail(error, "expected == != < <= > or >= after the name");
     s.SkipSpace();
     if (s.Quoted(&c.literal, error)) {
       c.is_text = true;
+      if (c.op != "==" && c.op != "!=") {
+        return Fail(error, c.op + " compares numbers: write a number after it, or use == or != with 'text'");
+      }
     } else if (!error->empty()) {
       return std::nullopt;
     } else if (!s.Number(false, &c.literal, &c.number, error)) {

@@ -4,9 +4,12 @@
 // stack are linear in the length (a 50,000-character condition is parsed in microseconds; the
 // std::regex this replaces recursed per character and overflowed the stack).
 // Grammar (docs/scenario-format.md, "when"):
-//   NAME == 'text' | NAME != 'text' | NAME == number | NAME != number   a captured value
+//   NAME == 'text' | NAME != 'text'                                     a captured value, as text
+//   NAME OP number, OP one of == != < <= > >=                           a captured value, as a number
 //   defined(NAME) | !defined(NAME)                                      was NAME captured?
 //   rows(STEP) OP INTEGER, OP one of == != < <= > >=                    rows of an earlier step
+//   sqlstate(STEP) == 'CODE' | sqlstate(STEP) != 'CODE'                 how an earlier step failed
+//   failed(STEP) | !failed(STEP)                                        did it fail at all?
 // NAME is [A-Za-z_][A-Za-z0-9_]*, STEP [A-Za-z][A-Za-z0-9_-]*; spaces are allowed between tokens.
 // 'text' has no escapes (it may not contain a quote) and may hold ${capture} references; a
 // number is -?[0-9.]+ with at most one '.'.
@@ -25,11 +28,15 @@ struct WhenCondition {
     kCompare,  // NAME op literal
     kDefined,  // defined(NAME), or !defined(NAME) when `negated`
     kRows,     // rows(STEP) op integer
+    kSqlstate, // sqlstate(STEP) op 'CODE' (op == or !=); `literal` holds CODE
+    kFailed,   // failed(STEP), or !failed(STEP) when `negated`
   };
   Kind kind = Kind::kCompare;
-  std::string name;      // kCompare, kDefined: the capture; kRows: the step
-  std::string op;        // "==", "!=" (kCompare); any of == != < <= > >= (kRows); "" (kDefined)
-  bool negated = false;  // kDefined only
+  std::string name;      // kCompare, kDefined: the capture; kRows, kSqlstate, kFailed: the step
+  // "==", "!=" (kCompare with text, kSqlstate); any of == != < <= > >= (kCompare with a number,
+  // kRows); "" (kDefined, kFailed)
+  std::string op;
+  bool negated = false;  // kDefined, kFailed
   bool is_text = false;  // kCompare: the literal was 'quoted text'
   std::string literal;   // kCompare: the text between the quotes, or the number as written
   double number = 0;     // kCompare with a number; kRows: the integer

@@ -58,9 +58,35 @@ TEST(ConditionTest, DefinedAndRows) {
   }
 }
 
+TEST(ConditionTest, OrderingComparesACaptureAsANumber) {
+  for (const char* op : {"<", "<=", ">", ">="}) {
+    WhenCondition c = Parse(std::string("balance ") + op + " -10.5");
+    EXPECT_EQ(c.kind, WhenCondition::Kind::kCompare);
+    EXPECT_EQ(c.op, op);
+    EXPECT_FALSE(c.is_text);
+    EXPECT_DOUBLE_EQ(c.number, -10.5);
+  }
+}
+
+TEST(ConditionTest, SqlstateAndFailedNameAnEarlierStep) {
+  WhenCondition c = Parse("sqlstate(claim-1) == '40P01'");
+  EXPECT_EQ(c.kind, WhenCondition::Kind::kSqlstate);
+  EXPECT_EQ(c.name, "claim-1");
+  EXPECT_EQ(c.op, "==");
+  EXPECT_EQ(c.literal, "40P01");
+  EXPECT_EQ(Parse("sqlstate ( claim ) != '40001'").op, "!=");
+  c = Parse("failed(claim)");
+  EXPECT_EQ(c.kind, WhenCondition::Kind::kFailed);
+  EXPECT_FALSE(c.negated);
+  c = Parse("!failed( claim )");
+  EXPECT_TRUE(c.negated);
+  EXPECT_EQ(c.name, "claim");
+  EXPECT_EQ(Parse("failed == 1").kind, WhenCondition::Kind::kCompare);  // a capture may be called failed
+}
+
 TEST(ConditionTest, Errors) {
-  EXPECT_EQ(ErrorOf("status = 1"), "expected == or != after the name");
-  EXPECT_EQ(ErrorOf("status < 1"), "expected == or != after the name");
+  EXPECT_EQ(ErrorOf("status = 1"), "expected == != < <= > or >= after the name");
+  EXPECT_EQ(ErrorOf("status < 'b'"), "< compares numbers: write a number after it, or use == or != with 'text'");
   EXPECT_EQ(ErrorOf("== 1"), "expected a captured name first");
   EXPECT_EQ(ErrorOf("s == 'open"), "unterminated 'text'");
   EXPECT_EQ(ErrorOf("s == 1.2.3"), "bad number '1.2.3'");
@@ -68,7 +94,13 @@ TEST(ConditionTest, Errors) {
   EXPECT_EQ(ErrorOf("s == 'a' and t == 'b'"), "unexpected 'and t == 'b'' at the end");
   EXPECT_EQ(ErrorOf("defined(id"), "expected ')' after defined(id");
   EXPECT_EQ(ErrorOf("defined()"), "expected a captured name in defined(…)");
-  EXPECT_EQ(ErrorOf("!status == 1"), "'!' goes only before defined(NAME)");
+  EXPECT_EQ(ErrorOf("!status == 1"), "'!' goes only before defined(NAME) or failed(STEP)");
+  EXPECT_EQ(ErrorOf("sqlstate(claim) == 40001"), "expected a quoted SQLSTATE after ==, e.g. '40001'");
+  EXPECT_EQ(ErrorOf("sqlstate(claim) < '40001'"), "expected == or != after sqlstate(claim)");
+  EXPECT_EQ(ErrorOf("sqlstate(claim) == '4001'"),
+            "'4001' is not a SQLSTATE (5 characters, digits and capital letters, e.g. '40001', '40P01')");
+  EXPECT_EQ(ErrorOf("sqlstate() == '40001'"), "expected a step name in sqlstate(…)");
+  EXPECT_EQ(ErrorOf("failed(claim"), "expected ')' after failed(claim");
   EXPECT_EQ(ErrorOf("rows(pull)"), "expected == != < <= > or >= after rows(pull)");
   EXPECT_EQ(ErrorOf("rows(pull) > -1"), "expected a row count (an integer >= 0) after >");
   EXPECT_EQ(ErrorOf("rows(pull) > 1.5"), "unexpected '.5' at the end");

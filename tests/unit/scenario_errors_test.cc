@@ -227,7 +227,7 @@ TEST(ScenarioErrorsTest, ConditionsAndCodes) {
                          "earlier step of this session"));
   EXPECT_THAT(ErrorOf(With({{12, "        name: claim\n        when: status = 1"}})),
               StartsWith("t.yaml:13:15: sessions[0].steps[2].when: bad condition 'status = 1': "
-                         "expected == or !="));
+                         "expected == != < <= > or >="));
   EXPECT_THAT(ErrorOf(With({{9, "      - { sql: SELECT 1 AS s, capture: s }"},
                             {12, "        name: claim\n        when: \"s == 'it''s'\""}})),
               StartsWith("t.yaml:13:15: sessions[0].steps[2].when: bad condition 's == 'it''s'': "
@@ -264,6 +264,13 @@ TEST(ScenarioErrorsTest, DefinedAndRowsConditions) {
                          "this session (earlier sql steps: read)"));
   EXPECT_THAT(ErrorOf(With({{12, "        name: claim\n        when: \"rows(begin1) > 0\""}})),
               StartsWith("t.yaml:13:15: sessions[0].steps[2].when: rows(begin1): not an earlier sql step"));
+  // sqlstate() and failed() name any earlier statement step, begin/commit/rollback included.
+  EXPECT_EQ(ErrorOf(With({{12, "        name: claim\n        when: \"sqlstate(begin1) == '25P02'\""}})),
+            "(loaded without error)");
+  EXPECT_EQ(ErrorOf(With({{12, "        name: claim\n        when: \"!failed(begin1)\""}})), "(loaded without error)");
+  EXPECT_THAT(ErrorOf(With({{12, "        name: claim\n        when: \"failed(claim)\""}})),
+              StartsWith("t.yaml:13:15: sessions[0].steps[2].when: failed(claim): not an earlier statement step "
+                         "of this session (earlier statement steps: begin1)"));
   EXPECT_THAT(ErrorOf(With({read, {12, "        name: claim\n        when: \"!s == 1\""}})),
               StartsWith("t.yaml:13:15: sessions[0].steps[2].when: bad condition '!s == 1': '!' goes only "
                          "before defined(NAME)"));
