@@ -198,6 +198,27 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
         n == sr.sessions, fmt::format("sessions whose {} returned {} rows = {}", sr.step, sr.rows, n));
   }
   CheckBlocked(item, result, &checks);
+  for (const auto& read : ex.reads) {
+    // Every session (of read.session, or any) that ran the step read exactly these rows.
+    std::string want = fmt::format("[{}]", fmt::join(read.equals, ", "));
+    std::vector<std::string> wrong;
+    int ran = 0;
+    for (const auto& s : result.sessions) {
+      if (!read.session.empty() && s.role != read.session) continue;
+      const StepEvent* ev = LastRun(result, s.label, read.step);
+      if (ev == nullptr) continue;
+      ++ran;
+      if (!ev->sqlstate.empty()) {
+        wrong.push_back(fmt::format("{} failed with {}", s.label, ev->sqlstate));
+      } else if (!ev->read || *ev->read != read.equals) {
+        wrong.push_back(fmt::format("{} read [{}]", s.label, ev->read ? fmt::format("{}", fmt::join(*ev->read, ", "))
+                                                                      : std::string("nothing")));
+      }
+    }
+    std::string who = read.session.empty() ? "" : read.session + " ";
+    Add(&checks, fmt::format("{}{} reads {}", who, read.step, want), ran > 0 && wrong.empty(),
+        ran == 0 ? fmt::format("{}{} did not run", who, read.step) : fmt::format("{}", fmt::join(wrong, "; ")));
+  }
   for (size_t i = 0; i < ex.final.size(); ++i) {
     const auto& f = ex.final[i];
     const FinalValue* got = i < result.finals.size() ? &result.finals[i] : nullptr;

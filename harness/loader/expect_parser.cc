@@ -106,6 +106,39 @@ void ReadBlocked(LoadContext& ctx, const Ref& item, BlockedSpec& out) {
   // Without min_ms, max_ms or by, the check is that the step was seen in a lock wait (evaluator).
 }
 
+// reads: { session?, step, equals: "18" | [rows…] }: the rows a step read (docs "Expect").
+void ReadRead(LoadContext& ctx, const Ref& item, ReadSpec& out) {
+  std::optional<Fields> f = ctx.reader.Map(item, {"session", "step", "equals"}, {"step", "equals"});
+  if (!f) return;
+  const SessionSpec* role = nullptr;
+  if (const Ref* r = f->Get("session")) {
+    out.session = ReadRoleRef(ctx, *r).value_or("");
+    role = FindRole(ctx.scenario, out.session);
+    if (role == nullptr) return;
+  }
+  if (const Ref* r = f->Get("step")) {
+    out.step = ReadStepRef(ctx, *r, role).value_or("");
+    for (const SessionSpec& session : ctx.scenario.sessions) {
+      if (role != nullptr && &session != role) continue;
+      const Step* step = FindStep(session, out.step);
+      if (step != nullptr && step->kind != StepKind::kSql) {
+        ctx.reader.Error(*r, fmt::format("step '{}' of session '{}' is not an sql step: it reads nothing",
+                                         out.step, session.name));
+        break;
+      }
+    }
+  }
+  if (const Ref* r = f->Get("equals")) {
+    if (r->node.IsNull()) {
+      out.equals = {"NULL"};  // `equals: null`: one row holding SQL NULL
+    } else if (auto rows = ctx.reader.TextItems(*r, limits::kMaxListItems, limits::kMaxLineBytes)) {
+      for (const auto& [text, ref] : *rows) {
+        if (CheckReferences(ctx, ref, text, nullptr)) out.equals.push_back(text);
+      }
+    }
+  }
+}
+
 void ReadFinal(LoadContext& ctx, const Ref& item, FinalCheck& out) {
   std::optional<Fields> f = ctx.reader.Map(item, {"sql", "equals"}, {"sql", "equals"});
   if (!f) return;
@@ -169,6 +202,9 @@ ExpectSpec ReadExpectFields(LoadContext& ctx, const Fields& f) {
     spec.blocked = ReadList<BlockedSpec>(
         ctx, *r, [&](const Ref& item, BlockedSpec& out) { ReadBlocked(ctx, item, out); });
   }
+  if (const Ref* r = f.Get("reads")) {
+    spec.reads = ReadList<ReadSpec>(ctx, *r, [&](const Ref& item, ReadSpec& out) { ReadRead(ctx, item, out); });
+  }
   if (const Ref* r = f.Get("final")) {
     spec.final = ReadList<FinalCheck>(
         ctx, *r, [&](const Ref& item, FinalCheck& out) { ReadFinal(ctx, item, out); });
@@ -178,7 +214,7 @@ ExpectSpec ReadExpectFields(LoadContext& ctx, const Fields& f) {
 
 // The keys of `expect` and of each `expect.at.<level>`.
 std::vector<std::string_view> ExpectKeys() {
-  return {"winners", "sqlstates", "distinct_claims", "lock_waits", "step_rows", "blocked", "final"};
+  return {"winners", "sqlstates", "distinct_claims", "lock_waits", "step_rows", "blocked", "reads", "final"};
 }
 
 }  // namespace
@@ -231,7 +267,7 @@ namespace {
 bool HasCheck(const ExpectSpec& e) {
   return e.winners || e.sqlstates || e.distinct_claims.value_or(false) || e.lock_waits ||
          (e.step_rows && !e.step_rows->empty()) || (e.blocked && !e.blocked->empty()) ||
-         (e.final && !e.final->empty());
+         (e.reads && !e.reads->empty()) || (e.final && !e.final->empty());
 }
 
 // The base with `over`'s fields replacing it where set — the planner's rule (planner.cc PlanExpect).
@@ -242,12 +278,13 @@ ExpectSpec Merged(ExpectSpec base, const ExpectSpec& over) {
   if (over.lock_waits) base.lock_waits = over.lock_waits;
   if (over.step_rows) base.step_rows = over.step_rows;
   if (over.blocked) base.blocked = over.blocked;
+  if (over.reads) base.reads = over.reads;
   if (over.final) base.final = over.final;
   return base;
 }
 
 constexpr const char* kCheckKeys =
-    "winners, sqlstates, distinct_claims: true, lock_waits, step_rows, blocked or final";
+    "winners, sqlstates, distinct_claims: true, lock_waits, step_rows, blocked, reads or final";
 
 // Every level the scenario runs checks something: a trial with no check would pass whatever happened.
 void CheckEveryLevel(LoadContext& ctx, const Ref& expect, const std::map<IsolationLevel, Ref>& at) {

@@ -168,7 +168,7 @@ PlannedExpect PlanExpect(ParamResolver& ev, const Scenario& s, IsolationLevel le
   struct Paths {
     std::string winners = "expect.winners", sqlstates = "expect.sqlstates",
                 lock_waits = "expect.lock_waits", step_rows = "expect.step_rows",
-                blocked = "expect.blocked", final = "expect.final";
+                blocked = "expect.blocked", reads = "expect.reads", final = "expect.final";
   } paths;
   if (auto it = s.expect_at.find(level); it != s.expect_at.end()) {
     const ExpectSpec& over = it->second;
@@ -179,6 +179,7 @@ PlannedExpect PlanExpect(ParamResolver& ev, const Scenario& s, IsolationLevel le
     Merge(spec.lock_waits, over.lock_waits, paths.lock_waits, at + "lock_waits");
     Merge(spec.step_rows, over.step_rows, paths.step_rows, at + "step_rows");
     Merge(spec.blocked, over.blocked, paths.blocked, at + "blocked");
+    Merge(spec.reads, over.reads, paths.reads, at + "reads");
     Merge(spec.final, over.final, paths.final, at + "final");
   }
   PlannedExpect out;
@@ -213,6 +214,13 @@ PlannedExpect PlanExpect(ParamResolver& ev, const Scenario& s, IsolationLevel le
               &b.loc);
     }
     out.blocked.push_back(std::move(planned));
+  }
+  for (size_t i = 0; spec.reads && i < spec.reads->size(); ++i) {
+    const ReadSpec& r = (*spec.reads)[i];
+    std::string path = fmt::format("{}[{}].equals", paths.reads, i);
+    PlannedRead planned{r.session, r.step, {}};
+    for (const std::string& row : r.equals) planned.equals.push_back(ev.Text(row, path, &r.loc));
+    out.reads.push_back(std::move(planned));
   }
   for (size_t i = 0; spec.final && i < spec.final->size(); ++i) {
     const FinalCheck& f = (*spec.final)[i];
@@ -324,9 +332,20 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine, const P
     PlanItem item = base;
     item.isolation = level;
     item.expect = PlanExpect(ev, scenario, level);
+    // A step an `expect.reads` names keeps its rows (one more than expected: a longer result shows).
+    for (const PlannedRead& read : item.expect.reads) {
+      for (PlannedSession& session : item.sessions) {
+        if (!read.session.empty() && session.role != read.session) continue;
+        for (PlannedStep& step : session.steps) {
+          if (step.name == read.step) {
+            step.read_rows = std::max(step.read_rows, static_cast<int>(read.equals.size()) + 1);
+          }
+        }
+      }
+    }
     const PlannedExpect& e = item.expect;
     if (ev.ok() && !e.winners && !e.sqlstates && !e.distinct_claims.value_or(false) &&
-        !e.lock_waits && e.step_rows.empty() && e.blocked.empty() && e.final.empty()) {
+        !e.lock_waits && e.step_rows.empty() && e.blocked.empty() && e.reads.empty() && e.final.empty()) {
       // The loader refuses this for the file's own levels; --isolation can ask for another one.
       ev.Fail("", "expect",
               fmt::format("nothing to check at {}: a trial there would pass whatever happened",

@@ -27,6 +27,8 @@ struct PlannedStep {
   long sleep_ms = 0;
   std::string target;                // role name
   long timeout_ms = 0;               // 0: use RunOptions::statement_timeout_ms
+  // Rows of its result to keep in StepEvent::read (an `expect.reads` names the step); 0: none.
+  int read_rows = 0;
 };
 
 struct PlannedRetry {
@@ -68,6 +70,12 @@ struct PlannedStepRows {
   long sessions = 0;
 };
 
+struct PlannedRead {
+  std::string session;  // role; empty: every session that has the step
+  std::string step;
+  std::vector<std::string> equals;
+};
+
 struct PlannedFinal {
   std::string sql;
   std::string equals;
@@ -80,6 +88,7 @@ struct PlannedExpect {
   std::optional<long> lock_waits;
   std::vector<PlannedStepRows> step_rows;
   std::vector<PlannedBlocked> blocked;
+  std::vector<PlannedRead> reads;
   std::vector<PlannedFinal> final;
 };
 

@@ -107,6 +107,15 @@ struct StepRowsSpec {
   SourceLoc loc;
 };
 
+// What a step read (issue 11 item 1): every row it returned, each row's columns joined by '|' (SQL NULL
+// as NULL), in order; a scalar `equals: "18"` is the one-row list ["18"].
+struct ReadSpec {
+  std::string session;               // role; empty: every session that has the step
+  std::string step;                  // step name
+  std::vector<std::string> equals;   // the rows; ${param} substituted at plan time
+  SourceLoc loc;
+};
+
 struct FinalCheck {
   std::string sql;     // run on the control connection after every session ended; first column of first row
   std::string equals;  // expected text value (${param} substituted); "NULL" matches SQL NULL
@@ -124,6 +133,7 @@ struct ExpectSpec {
   std::optional<Expr> lock_waits;  // number of statements the monitor saw in a lock wait
   std::optional<std::vector<StepRowsSpec>> step_rows;
   std::optional<std::vector<BlockedSpec>> blocked;
+  std::optional<std::vector<ReadSpec>> reads;
   std::optional<std::vector<FinalCheck>> final;
 };
 

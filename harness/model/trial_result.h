@@ -27,6 +27,9 @@ struct StepEvent {
   bool skipped = false;      // `when` was false, or the session had already failed
   long rows = -1;            // rows returned (SELECT/RETURNING) or affected; -1 when not applicable
   std::map<std::string, std::string> captured;
+  // What it read, when an `expect.reads` names the step (PlannedStep::read_rows): its rows, columns
+  // joined by '|', NULL as NULL, at most read_rows + 1 of them (one more shows there were more).
+  std::optional<std::vector<std::string>> read;
   std::string sqlstate;      // empty on success; "08006" for a lost connection
   // The engine's own code of the error ("1213": MariaDB ER_LOCK_DEADLOCK; "SQLITE_BUSY"), empty when
   // the SQLSTATE is all there is (PostgreSQL). `expect.sqlstates` and `retry.on` may name either.
