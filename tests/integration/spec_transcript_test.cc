@@ -1,4 +1,4 @@
-// `racelab run X.spec`'s engine (harness/spec/transcript_runner.h) on the real server: the team's own
+// `racelab run X.spec`'s engine (harness/engines/postgresql/spec/transcript_runner.h) on the real server: the team's own
 // spec files (tests/fixtures/spec/diff) give, byte for byte, the transcript PostgreSQL's isolationtester
 // gives — the one recorded next to each spec, and, when the isolationtester binary is installed
 // (Debian: postgresql-client-15), one it produces now on the same server (the differential test).
@@ -11,8 +11,8 @@
 
 #include "harness/loader/spec_parser.h"
 #include "harness/loader/spec_permutations.h"
-#include "harness/spec/spec_database.h"
-#include "harness/spec/transcript_runner.h"
+#include "harness/engines/postgresql/spec/spec_database.h"
+#include "harness/engines/postgresql/spec/transcript_runner.h"
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_files.h"

@@ -1,5 +1,7 @@
 #include "harness/engines/postgresql/pg_engine.h"
 
+#include "harness/engines/postgresql/spec/transcript_runner.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -205,5 +207,10 @@ Status PostgresEngine::HoldRunLock(SteadyTime connect_deadline, SteadyTime state
 }
 
 bool PostgresEngine::ServerAnswers(SteadyTime deadline) { return run_lock_.ServerAnswers(conninfo_, deadline); }
+
+Status PostgresEngine::RunIsolationSpec(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
+                                        const SpecRunOptions& options, const StopFlag* stop, FILE* out) {
+  return RunSpecTranscript(spec, orders, options, conninfo_, stop, out);
+}
 
 }  // namespace racelab::pg

@@ -71,6 +71,10 @@ class PostgresEngine : public Engine {
   bool ServerAnswers(SteadyTime deadline) override;
   Result<std::vector<Leftover>> ListLeftovers(SteadyTime deadline) override;
   Status DropLeftovers(const std::vector<Leftover>& which, SteadyTime deadline) override;
+  // `racelab run X.spec`: isolationtester's run of the spec (spec/transcript_runner.h), in a database
+  // of its own on this server, as the admin role (the DSN's, or the embedded superuser).
+  Status RunIsolationSpec(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
+                          const SpecRunOptions& options, const StopFlag* stop, FILE* out) override;
   Status Close() override;
 
   // Where scenario SQL runs: the generated role's conninfo under confinement, else the admin's.

@@ -1,5 +1,5 @@
 // SpecDatabase: the throwaway database a spec run works in, and the libpq connections into it
-// (harness/spec/transcript_runner.h). PostgreSQL only: a spec file is PostgreSQL's own test format.
+// (harness/engines/postgresql/spec/transcript_runner.h). PostgreSQL only: a spec file is PostgreSQL's own test format.
 //
 // The database is created like pg_regress creates isolationtester's (PostgreSQL's
 // src/test/regress/pg_regress.c): from template0, with lc_messages, lc_monetary, lc_numeric and lc_time

@@ -28,7 +28,6 @@
 #include <string>
 #include <vector>
 
-#include "harness/loader/spec_permutations.h"
 #include "harness/model/isolation_spec.h"
 #include "harness/model/status.h"
 #include "harness/model/stop_flag.h"

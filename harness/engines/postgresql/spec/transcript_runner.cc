@@ -1,4 +1,4 @@
-#include "harness/spec/transcript_runner.h"
+#include "harness/engines/postgresql/spec/transcript_runner.h"
 
 #include <fmt/format.h>
 #include <libpq-fe.h>
@@ -12,7 +12,7 @@
 #include <memory>
 #include <set>
 
-#include "harness/spec/spec_database.h"
+#include "harness/engines/postgresql/spec/spec_database.h"
 
 namespace racelab {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/spec/spec_database.h"
+#include "harness/engines/postgresql/spec/spec_database.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
