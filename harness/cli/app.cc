@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "harness/cli/command_line.h"
+#include "harness/cli/spec_commands.h"
 #include "harness/compare/anomaly_matrix.h"
 #include "harness/compare/compare_command.h"
 #include "harness/compare/merge_command.h"
@@ -148,6 +149,11 @@ int Main(int argc, char** argv) {
   run->add_flag("--quiet,-q", args.quiet, "No progress lines on stderr");
   compare::AddRunGateOptions(run, &args.gate);
 
+  SpecRunArgs spec_run_args;
+  AddSpecRunOptions(run, &spec_run_args);
+  ConvertArgs convert_args;
+  auto* convert = AddConvertSubcommand(app, &convert_args);
+
   compare::CompareArgs compare_args;
   auto* compare = compare::AddCompareSubcommand(app, &compare_args);
   compare::MergeArgs merge_args;
@@ -165,7 +171,7 @@ int Main(int argc, char** argv) {
                                           return sub->get_name() == argv[1];
                                         }).empty()) {
     return UsageError("unknown command '" + SanitizeForTerminal(argv[1]) +
-                      "' (expected list, explain, run, compare, merge, matrix or clean; see racelab --help)");
+                      "' (expected list, explain, run, convert, compare, merge, matrix or clean; see racelab --help)");
   }
   try {
     app.parse(argc, argv);
@@ -184,6 +190,7 @@ int Main(int argc, char** argv) {
   }
   SetScenarioDirFlag(scenario_dir);
   if (list->parsed()) return ListCommand(list_tags, &stop);
+  if (convert->parsed()) return ConvertCommand(convert_args);
   if (explain->parsed()) return ExplainCommand(explain_name, &stop);
   if (clean->parsed()) return CleanCommand(clean_dsn, clean_timeout_ms, clean_dry_run);
   if (compare->parsed()) return compare::CompareCommand(compare_args);
@@ -191,6 +198,7 @@ int Main(int argc, char** argv) {
   merge_args.command_line = CommandLine(argc, argv);
   if (merge->parsed()) return compare::MergeCommand(merge_args);
   args.command_line = CommandLine(argc, argv);
+  if (IsSpecRun(args)) return SpecRunCommand(args, spec_run_args, &stop);  // PostgreSQL isolation spec files
   return RunCommand(args, &stop);
 }
 

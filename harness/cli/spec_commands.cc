@@ -1,0 +1,204 @@
+#include "harness/cli/spec_commands.h"
+
+#include <fmt/format.h>
+#include <stdio.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "harness/cli/app.h"
+#include "harness/engine/engine.h"
+#include "harness/engine/open_engine.h"
+#include "harness/model/terminal_text.h"
+#include "harness/loader/spec_convert.h"
+#include "harness/loader/spec_parser.h"
+#include "harness/loader/spec_permutations.h"
+
+namespace racelab::cli {
+namespace {
+
+bool ReadFile(const std::string& path, std::string* text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  *text = s.str();
+  return true;
+}
+
+bool Selected(const std::vector<std::string>& only, size_t number, const StepOrder& order) {
+  if (only.empty()) return true;
+  for (const std::string& o : only) {
+    if (o == std::to_string(number) || o == order.name) return true;
+  }
+  return false;
+}
+
+// The first line where `a` and `b` differ, 1-based, with both lines; "" when equal.
+std::string FirstDifference(const std::string& a, const std::string& b) {
+  std::istringstream ia(a), ib(b);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    bool ea = !std::getline(ia, la), eb = !std::getline(ib, lb);
+    if (ea && eb) return a == b ? "" : fmt::format("line {}: the files differ in their last newline", line);
+    if (ea || eb || la != lb) {
+      return fmt::format("line {}:\n  expected: {}\n  got:      {}", line, eb ? "(end of file)" : lb,
+                         ea ? "(end of file)" : la);
+    }
+  }
+}
+
+}  // namespace
+
+int ConvertCommand(const ConvertArgs& args) {
+  auto spec = LoadSpecFile(args.spec);
+  if (!spec.ok()) return UsageError(spec.status().message());
+  auto orders = ExpandSpecPermutations(*spec);
+  if (!orders.ok()) return UsageError(orders.status().message());
+  std::vector<std::set<std::string>> blocking(orders->size());
+  if (!args.expected.empty()) {
+    std::string text;
+    if (!ReadFile(args.expected, &text)) return UsageError(args.expected + ": cannot read the expected output");
+    auto b = BlockingStepsFromExpected(*spec, *orders, text, args.expected);
+    if (!b.ok()) return UsageError(b.status().message());
+    blocking = std::move(*b);
+  }
+  std::vector<ConvertedScenario> out;
+  for (size_t i = 0; i < orders->size(); ++i) {
+    if (Selected(args.permutations, i + 1, (*orders)[i])) {
+      out.push_back(ConvertSpecPermutation(*spec, (*orders)[i], i + 1, blocking[i]));
+    }
+  }
+  if (out.empty()) {
+    return UsageError(fmt::format("{}: no permutation matches --permutation (it has {}, numbered from 1)", args.spec,
+                                  orders->size()));
+  }
+  if (args.out_dir.empty()) {
+    if (out.size() > 1) {
+      return UsageError(fmt::format("{} runs {} permutations, one scenario file each: pass --out FOLDER, or choose "
+                                    "one with --permutation N",
+                                    args.spec, out.size()));
+    }
+    std::cout << out[0].yaml;
+    return 0;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(args.out_dir, ec);
+  for (const ConvertedScenario& c : out) {
+    std::string path = (std::filesystem::path(args.out_dir) / (c.name + ".yaml")).string();
+    std::ofstream f(path, std::ios::binary);
+    if (!(f << c.yaml) || !f.flush()) return UsageError(path + ": cannot write");
+    std::cerr << "racelab: wrote " << path << "\n";
+  }
+  return 0;
+}
+
+CLI::App* AddConvertSubcommand(CLI::App& app, ConvertArgs* args) {
+  auto* convert = app.add_subcommand(
+      "convert", "Write the scenario YAML equivalent to each permutation of a PostgreSQL isolation spec file "
+                 "(as far as the scenario format can say it; the file's comments list what it cannot)");
+  convert->add_option("spec", args->spec, "The .spec file")->required();
+  convert->add_option("--permutation", args->permutations,
+                      "Only these permutations: 1-based numbers, or the step list \"s1a s2a s1c\" (repeatable)");
+  convert->add_option("--expected", args->expected,
+                      "The spec's expected output (expected/X.out): its <waiting ...> lines say which steps block");
+  convert->add_option("--out", args->out_dir, "Folder for one NAME-N.yaml per permutation (default: stdout, "
+                                              "one permutation)");
+  return convert;
+}
+
+void AddSpecRunOptions(CLI::App* run, SpecRunArgs* args) {
+  run->add_option("--permutation", args->permutations,
+                  "Spec files: only these permutations, by 1-based number or step list \"s1a s2a s1c\" (repeatable)");
+  run->add_option("--expected", args->expected,
+                  "Spec files: compare the transcript with this file (e.g. expected/X.out): exit 1 when it differs");
+  run->add_option("--step-timeout-ms", args->step_timeout_ms,
+                  "Spec files: cancel a step that neither ends nor blocks within this many ms; end the run at twice "
+                  "it")
+      ->check(CLI::Range(1L, 86400000L))->capture_default_str();
+  run->add_flag("--wait-detail", args->wait_detail,
+                "Spec files: after each <waiting ...>, what the step waits for and who holds it");
+}
+
+bool IsSpecRun(const RunArgs& args) {
+  return std::any_of(args.selectors.begin(), args.selectors.end(), [](const std::string& s) { return IsSpecPath(s); });
+}
+
+int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* stop) {
+  if (run.selectors.size() != 1) {
+    return UsageError("racelab run takes one spec file at a time (and no scenario next to it)");
+  }
+  if (run.formats != "console,json,md,junit,html" && run.formats != "transcript") {
+    return UsageError("--format: a spec file's run prints isolationtester's transcript only (--format transcript)");
+  }
+  const std::string& path = run.selectors[0];
+  auto spec = LoadSpecFile(path);
+  if (!spec.ok()) return UsageError(spec.status().message());
+  auto orders = ExpandSpecPermutations(*spec);
+  if (!orders.ok()) return UsageError(orders.status().message());
+  std::string expected;
+  if (!args.expected.empty() && !ReadFile(args.expected, &expected)) {
+    return UsageError(args.expected + ": cannot read the expected output");
+  }
+  if (stop->stop_requested()) return InterruptedExitCode(stop);
+  EngineOptions eo;
+  eo.dsn = run.dsn;
+  eo.server_bindir = run.pg_bindir;
+  eo.connect_timeout_ms = run.connect_timeout_ms;
+  eo.stop = stop;
+  eo.confine = false;  // a spec runs in a database of its own, as isolationtester runs it (no generated role)
+  eo.allow_superuser = run.allow_superuser;
+  if (!run.quiet && run.dsn.empty()) std::cerr << "racelab: starting embedded PostgreSQL…\n";
+  auto engine = OpenEngine(eo);
+  if (!engine.ok()) {
+    std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message()) << "\n";
+    if (stop->stop_requested()) return InterruptedExitCode(stop);
+    return engine.status().code() == StatusCode::kUsage ? 2 : 3;
+  }
+  SpecRunOptions options;
+  options.step_timeout_ms = args.step_timeout_ms;
+  options.connect_timeout_ms = run.connect_timeout_ms;
+  options.only = args.permutations;
+  options.wait_detail = args.wait_detail;
+  // Printed as it happens; kept in memory only when it is to be compared.
+  std::string transcript;
+  Status s;
+  if (args.expected.empty()) {
+    s = (*engine)->RunIsolationSpec(*spec, *orders, options, stop, stdout);
+    std::fflush(stdout);
+  } else {
+    char* buffer = nullptr;
+    size_t size = 0;
+    FILE* mem = open_memstream(&buffer, &size);
+    if (!mem) return UsageError("cannot allocate the transcript buffer");
+    s = (*engine)->RunIsolationSpec(*spec, *orders, options, stop, mem);
+    fclose(mem);
+    transcript.assign(buffer, size);
+    free(buffer);
+    std::cout << transcript << std::flush;
+  }
+  Status closed = (*engine)->Close();
+  if (stop->stop_requested()) return InterruptedExitCode(stop);
+  if (!s.ok()) {
+    std::cerr << "racelab: " << SanitizeForTerminal(s.message()) << "\n";
+    return s.code() == StatusCode::kUsage ? 2 : 3;
+  }
+  if (!closed.ok()) {
+    std::cerr << "racelab: " << SanitizeForTerminal(closed.message()) << "\n";
+    return 3;
+  }
+  if (!args.expected.empty()) {
+    std::string diff = FirstDifference(expected, transcript);
+    if (!diff.empty()) {
+      std::cerr << "racelab: the transcript differs from " << args.expected << " at " << diff << "\n";
+      return 1;
+    }
+    std::cerr << "racelab: the transcript matches " << args.expected << "\n";
+  }
+  return 0;
+}
+
+}  // namespace racelab::cli
