@@ -129,6 +129,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       if (!*run) {
         ev.skipped = true;
         ev.completed_us = ctx_->NowUs();
+        errors_[step.name] = "";
         Unset(step, "was skipped (its when was false)");
         break;
       }
@@ -200,7 +201,8 @@ QueryResult Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::s
   // then Exec's own on the answer's path, plus the backend's over the whole statement.
   const int64_t thread_at_send = ThreadRunDelayUs();
   const int64_t backend_before = backend_delay_.ReadUs();
-  QueryResult r = conn_->Exec(sql, ctx_->DeadlineIn(ms));
+  // A step an expect.reads names keeps that many rows (PlannedStep::read_rows), others the first.
+  QueryResult r = conn_->Exec(sql, ctx_->DeadlineIn(ms), step.read_rows > 0 ? static_cast<size_t>(step.read_rows) : 1);
   ev->completed_us = ctx_->NowUs();
   const int64_t backend_after = backend_before < 0 ? -1 : backend_delay_.ReadUs();
   const int64_t before_send = thread_at_send >= step_thread_delay_ && step_thread_delay_ >= 0
@@ -210,6 +212,16 @@ QueryResult Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::s
   ev->rows = r.rows;
   ev->sqlstate = r.sqlstate;
   ev->error_code = r.error_code;
+  errors_[step.name] = r.ok() ? "" : r.sqlstate.empty() ? "?" : r.sqlstate;
+  if (step.read_rows > 0 && r.ok()) {
+    std::vector<std::string> rows;  // each row's columns joined by '|', SQL NULL as NULL
+    for (const auto& row : r.values) {
+      std::string line;
+      for (size_t k = 0; k < row.size(); ++k) line += (k > 0 ? "|" : "") + row[k].value_or("NULL");
+      rows.push_back(std::move(line));
+    }
+    ev->read = std::move(rows);
+  }
   ev->message = r.ok() ? r.command_tag : r.message;
   if (step.kind != StepKind::kCommit && r.ok()) ev->message.clear();
   ev->cancelled_by_deadline = r.cancelled_by_deadline;
@@ -337,6 +349,15 @@ std::optional<bool> Worker::EvalWhen(const PlannedStep& step, StepEvent* ev) {
       auto it = rows_.find(c->name);
       return CompareNumbers(it == rows_.end() ? 0.0 : static_cast<double>(it->second), c->op, c->number);
     }
+    case WhenCondition::Kind::kSqlstate: {
+      auto it = errors_.find(c->name);
+      bool equal = it != errors_.end() && it->second == c->literal;
+      return c->op == "==" ? equal : !equal;
+    }
+    case WhenCondition::Kind::kFailed: {
+      auto it = errors_.find(c->name);
+      return (it != errors_.end() && !it->second.empty()) != c->negated;
+    }
     case WhenCondition::Kind::kCompare:
       break;
   }
@@ -354,7 +375,10 @@ std::optional<bool> Worker::EvalWhen(const PlannedStep& step, StepEvent* ev) {
     double value = 0;
     const std::string& v = it->second;
     auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
-    equal = ec == std::errc() && ptr == v.data() + v.size() && CompareNumbers(value, "==", c->number);
+    const bool number = ec == std::errc() && ptr == v.data() + v.size();
+    // < <= > >= hold only for a capture that is a number; == and != as before.
+    if (c->op != "==" && c->op != "!=") return number && CompareNumbers(value, c->op, c->number);
+    equal = number && CompareNumbers(value, "==", c->number);
   }
   return c->op == "==" ? equal : !equal;
 }

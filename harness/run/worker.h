@@ -61,6 +61,9 @@ class Worker {
     std::string why;   // "returned 0 rows", "was skipped (its when was false)", …
   };
   std::map<std::string, UnsetCapture> unset_;  // captures whose step ran but left them unset
+  // SQLSTATE of each statement step's last run: "" when it succeeded or was skipped, "?" when it
+  // failed without one (when: sqlstate(STEP), failed(STEP)).
+  std::map<std::string, std::string> errors_;
   std::map<std::string, long> rows_;           // rows of each sql step's last run (0: skipped/failed)
   std::map<std::string, int> barrier_counts_;  // occurrences met, by barrier name
   std::map<size_t, bool> barrier_met_;        // step index -> met (for retries)
