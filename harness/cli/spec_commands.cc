@@ -131,7 +131,7 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
   if (run.selectors.size() != 1) {
     return UsageError("racelab run takes one spec file at a time (and no scenario next to it)");
   }
-  if (run.formats != "console,json,md,junit,html" && run.formats != "transcript") {
+  if (run.formats != RunArgs{}.formats && run.formats != "transcript") {  // the default, or transcript
     return UsageError("--format: a spec file's run prints isolationtester's transcript only (--format transcript)");
   }
   const std::string& path = run.selectors[0];
