@@ -1,4 +1,5 @@
-// `racelab clean` on PostgreSQL: the racelab_<pid>_<run id>_<n> schemas of runs that are provably
+// `racelab clean` on PostgreSQL: the racelab_<pid>_<run id>_<n> schemas and the
+// racelab_spec_<pid>_<run id>_<n> databases (of `racelab run X.spec`) of runs that are provably
 // gone — killed with SIGKILL, or cut off with their server (any other exit drops them itself) — and
 // the generated roles of such runs (scenario_role.h).
 //
@@ -18,6 +19,9 @@ namespace {
 constexpr const char* kRacelabSchemas =
     "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'racelab\\_%' ORDER BY nspname";
 constexpr long kDropLockTimeoutMs = 15000;
+// The databases of `racelab run X.spec` runs (spec/spec_database.h).
+constexpr const char* kSpecDatabases =
+    "SELECT datname FROM pg_database WHERE datname LIKE 'racelab\\_spec\\_%' ORDER BY datname";
 
 // Generated roles of runs that are gone: no backend logged in as the role and no admin connection
 // naming it (its application_name) is left on the server.
@@ -45,26 +49,36 @@ Result<std::vector<Leftover>> PostgresEngine::ListLeftovers(SteadyTime deadline)
   QueryResult r = c.Exec(kRacelabSchemas, In(30000), /*max_rows=*/100000);
   if (!r.ok()) return Status::Database(r.message);
   std::vector<Leftover> out;
-  std::map<std::string, std::vector<std::string>> by_run;  // run id -> its schemas
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> by_run;  // run id -> its (kind, name)
   for (const auto& row : r.values) {
     std::string schema = row[0].value_or("");
     if (std::optional<std::string> id = RunIdOfSchema(schema)) {
-      by_run[*id].push_back(schema);
+      by_run[*id].emplace_back("schema", schema);
     } else {
       out.push_back({"schema", schema, false,
                      "its name does not say which run made it, so racelab cannot tell whether that run is "
                      "alive; drop it by hand when no racelab runs on this database"});
     }
   }
-  for (const auto& [id, schemas] : by_run) {
+  QueryResult dbs = c.Exec(kSpecDatabases, In(30000), /*max_rows=*/100000);
+  if (!dbs.ok()) return Status::Database(dbs.message);
+  for (const auto& row : dbs.values) {
+    std::string database = row[0].value_or("");
+    if (std::optional<std::string> id = RunIdOfSpecDatabase(database)) {
+      by_run[*id].emplace_back("database", database);
+    } else {
+      out.push_back({"database", database, false,
+                     "its name does not say which run made it, so racelab cannot tell whether that run is "
+                     "alive; drop it by hand (DROP DATABASE … WITH (FORCE)) when no racelab runs on this server"});
+    }
+  }
+  for (const auto& [id, workspaces] : by_run) {
     const int64_t key = *RunLockKey(id);
     QueryResult lock = c.Exec(fmt::format("SELECT pg_try_advisory_lock({})", key), In(30000));
     if (!lock.ok() || lock.values.empty()) return Status::Database(fmt::format("cannot check run {}: {}", id, lock.message));
     const bool live = lock.values[0][0].value_or("f") != "t";  // a session of that run holds its lock
     if (!live) c.Exec(fmt::format("SELECT pg_advisory_unlock({})", key), In(30000));
-    for (const auto& schema : schemas) {
-      out.push_back({"schema", schema, live, ""});
-    }
+    for (const auto& [kind, name] : workspaces) out.push_back({kind, name, live, ""});
   }
   QueryResult roles = c.Exec(kLeftoverRoles, In(30000), /*max_rows=*/100000);
   if (!roles.ok()) return Status::Database(roles.message);
@@ -82,19 +96,29 @@ Status PostgresEngine::DropLeftover(const Leftover& leftover, SteadyTime deadlin
     if (!d.ok()) return Status::Database(fmt::format("cannot drop role {}: {}", leftover.name, d.message));
     return Status::Ok();
   }
-  std::optional<std::string> id = RunIdOfSchema(leftover.name);
-  if (leftover.kind != "schema" || !id) return Status::Internal("not a racelab leftover: " + leftover.name);
+  const bool database = leftover.kind == "database";
+  std::optional<std::string> id = database ? RunIdOfSpecDatabase(leftover.name) : RunIdOfSchema(leftover.name);
+  if ((leftover.kind != "schema" && !database) || !id) {
+    return Status::Internal("not a racelab leftover: " + leftover.name);
+  }
   const int64_t key = *RunLockKey(*id);
   QueryResult lock = c.Exec(fmt::format("SELECT pg_try_advisory_lock({})", key), In(30000));
   if (!lock.ok() || lock.values.empty()) return Status::Database(fmt::format("cannot check run {}: {}", *id, lock.message));
   if (lock.values[0][0].value_or("f") != "t") {
-    return Status::Database(fmt::format("cannot drop schema {}: its run is connected again", leftover.name));
+    return Status::Database(
+        fmt::format("cannot drop {} {}: its run is connected again", leftover.kind, leftover.name));
   }
-  QueryResult d = c.Exec(fmt::format("SET lock_timeout = '{}ms'; DROP SCHEMA IF EXISTS {} CASCADE",
-                                     kDropLockTimeoutMs, QuoteIdent(leftover.name)),
-                         In(kDropLockTimeoutMs + 5000));
+  // DROP DATABASE runs alone (not in a transaction block, so not in a multi-statement string); FORCE
+  // ends the backends a killed run left in it (PostgreSQL 13+).
+  QueryResult d = database ? c.Exec(fmt::format("DROP DATABASE IF EXISTS {} WITH (FORCE)", QuoteIdent(leftover.name)),
+                                    In(kDropLockTimeoutMs + 5000))
+                           : c.Exec(fmt::format("SET lock_timeout = '{}ms'; DROP SCHEMA IF EXISTS {} CASCADE",
+                                                kDropLockTimeoutMs, QuoteIdent(leftover.name)),
+                                    In(kDropLockTimeoutMs + 5000));
   c.Exec(fmt::format("SELECT pg_advisory_unlock({})", key), In(30000));
-  if (!d.ok()) return Status::Database(fmt::format("cannot drop schema {}: {}", leftover.name, d.message));
+  if (!d.ok()) {
+    return Status::Database(fmt::format("cannot drop {} {}: {}", leftover.kind, leftover.name, d.message));
+  }
   return Status::Ok();
 }
 

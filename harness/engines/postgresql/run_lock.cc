@@ -46,6 +46,12 @@ std::optional<std::string> RunIdOfSchema(const std::string& schema) {
   return id;
 }
 
+std::optional<std::string> RunIdOfSpecDatabase(const std::string& database) {
+  const std::string prefix = "racelab_spec_";
+  if (database.rfind(prefix, 0) != 0) return std::nullopt;
+  return RunIdOfSchema("racelab_" + database.substr(prefix.size()));
+}
+
 Status RunLock::Hold(const std::string& conninfo, SteadyTime connect_deadline,
                      SteadyTime statement_deadline, const StopFlag* stop) {
   if (conn_ && conn_->healthy()) return Status::Ok();

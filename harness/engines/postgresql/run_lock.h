@@ -37,6 +37,9 @@ std::optional<int64_t> RunLockKey(const std::string& hex);
 
 // The run id of a schema named racelab_<pid>_<run id>_<n>; nullopt for any other name.
 std::optional<std::string> RunIdOfSchema(const std::string& schema);
+// The run id of a spec run's database, racelab_spec_<pid>_<run id>_<n> (spec/spec_database.h); nullopt
+// for any other name.
+std::optional<std::string> RunIdOfSpecDatabase(const std::string& database);
 
 // The session that holds this process's run lock on one server.
 class RunLock {

@@ -1,5 +1,7 @@
 #include "harness/engines/postgresql/spec/spec_database.h"
 
+#include "harness/engines/postgresql/run_lock.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -26,12 +28,13 @@ constexpr const char* kDatabaseSettings[] = {
 
 }  // namespace
 
-Result<PgConnPtr> SpecDatabase::ConnectTo(const std::string& dbname, const std::string& application_name) const {
+Result<PgConnPtr> SpecDatabase::ConnectTo(const std::string& conninfo, const std::string& dbname,
+                                          const std::string& application_name) const {
   // libpq: with expand_dbname the first dbname is the whole connection string; a later dbname only
   // names the database (PostgreSQL docs §34.1, PQconnectdbParams).
   std::string timeout = std::to_string(std::max(2L, (connect_timeout_ms_ + 999) / 1000));
   std::vector<const char*> keys = {"dbname", "connect_timeout", "application_name"};
-  std::vector<const char*> values = {conninfo_.c_str(), timeout.c_str(), application_name.c_str()};
+  std::vector<const char*> values = {conninfo.c_str(), timeout.c_str(), application_name.c_str()};
   if (!dbname.empty()) {
     keys.push_back("dbname");
     values.push_back(dbname.c_str());
@@ -47,13 +50,16 @@ Result<PgConnPtr> SpecDatabase::ConnectTo(const std::string& dbname, const std::
   return conn;
 }
 
-Result<std::unique_ptr<SpecDatabase>> SpecDatabase::Create(const std::string& conninfo, long connect_timeout_ms) {
+Result<std::unique_ptr<SpecDatabase>> SpecDatabase::Create(const SpecServer& server, long connect_timeout_ms) {
   static std::atomic<int> counter{0};
-  std::string name = fmt::format("racelab_spec_{}_{}", getpid(), ++counter);
-  std::unique_ptr<SpecDatabase> db(new SpecDatabase(conninfo, connect_timeout_ms, name));
-  auto admin = db->ConnectTo("", "racelab:spec");
+  // At most 13 + 10 + 1 + 16 + 1 + 10 = 51 bytes, under PostgreSQL's 63-byte identifier limit.
+  std::string name = fmt::format("racelab_spec_{}_{}_{}", getpid(), pg::RunIdHex(), ++counter);
+  std::unique_ptr<SpecDatabase> db(new SpecDatabase(server, connect_timeout_ms, name));
+  auto admin = db->ConnectTo(server.admin_conninfo, "", "racelab:spec");
   if (!admin.ok()) return admin.status();
-  PGresult* r = PQexec(admin->get(), fmt::format("CREATE DATABASE \"{}\" TEMPLATE template0", name).c_str());
+  std::string owner = server.owner.empty() ? "" : fmt::format(" OWNER \"{}\"", server.owner);
+  PGresult* r =
+      PQexec(admin->get(), fmt::format("CREATE DATABASE \"{}\"{} TEMPLATE template0", name, owner).c_str());
   bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
   std::string error = ok ? "" : Trimmed(PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY));
   PQclear(r);
@@ -70,13 +76,14 @@ Result<std::unique_ptr<SpecDatabase>> SpecDatabase::Create(const std::string& co
 }
 
 Result<PgConnPtr> SpecDatabase::Connect(const std::string& application_name) const {
-  return ConnectTo(name_, application_name);
+  const std::string& conninfo = server_.session_conninfo.empty() ? server_.admin_conninfo : server_.session_conninfo;
+  return ConnectTo(conninfo, name_, application_name);
 }
 
 Status SpecDatabase::Drop() {
   if (dropped_) return Status::Ok();
   dropped_ = true;
-  auto admin = ConnectTo("", "racelab:spec");
+  auto admin = ConnectTo(server_.admin_conninfo, "", "racelab:spec");
   if (!admin.ok()) return admin.status();
   PGresult* r = PQexec(admin->get(), fmt::format("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", name_).c_str());
   bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;

@@ -24,16 +24,28 @@ struct PgConnCloser {
 };
 using PgConnPtr = std::unique_ptr<PGconn, PgConnCloser>;
 
+// Where a spec run works: the admin creates and drops the database; the run's own connections log in
+// as `session_conninfo`'s role, which owns the database (under confinement: racelab's generated role,
+// harness/engines/postgresql/scenario_role.h).
+struct SpecServer {
+  std::string admin_conninfo;    // URI or key=value; needs CREATEDB (and membership of `owner`)
+  std::string session_conninfo;  // "" = admin_conninfo
+  std::string owner;             // the database's owner; "" = the admin role
+};
+
 class SpecDatabase {
  public:
-  // Creates the database on the server `conninfo` names (a URI or key=value string). Errors:
-  // kDatabase, never with the connection string in the message.
-  static Result<std::unique_ptr<SpecDatabase>> Create(const std::string& conninfo, long connect_timeout_ms);
+  // Creates racelab_spec_<pid>_<run id>_<n> (run_lock.h: `racelab clean` drops it once its run is
+  // gone). Errors: kDatabase, never with a connection string in the message.
+  static Result<std::unique_ptr<SpecDatabase>> Create(const SpecServer& server, long connect_timeout_ms);
+  static Result<std::unique_ptr<SpecDatabase>> Create(const std::string& conninfo, long connect_timeout_ms) {
+    return Create(SpecServer{conninfo, "", ""}, connect_timeout_ms);
+  }
   ~SpecDatabase();  // Drop()
   SpecDatabase(const SpecDatabase&) = delete;
   SpecDatabase& operator=(const SpecDatabase&) = delete;
 
-  // A new connection into the database, `application_name` shown in pg_stat_activity.
+  // A new connection into the database as the session role, `application_name` shown in pg_stat_activity.
   Result<PgConnPtr> Connect(const std::string& application_name) const;
   // Drops the database (WITH (FORCE): sessions still in it are ended). Idempotent. Call after the
   // run's own connections are closed.
@@ -41,11 +53,12 @@ class SpecDatabase {
   const std::string& name() const { return name_; }
 
  private:
-  SpecDatabase(std::string conninfo, long connect_timeout_ms, std::string name)
-      : conninfo_(std::move(conninfo)), connect_timeout_ms_(connect_timeout_ms), name_(std::move(name)) {}
-  Result<PgConnPtr> ConnectTo(const std::string& dbname, const std::string& application_name) const;
+  SpecDatabase(SpecServer server, long connect_timeout_ms, std::string name)
+      : server_(std::move(server)), connect_timeout_ms_(connect_timeout_ms), name_(std::move(name)) {}
+  Result<PgConnPtr> ConnectTo(const std::string& conninfo, const std::string& dbname,
+                              const std::string& application_name) const;
 
-  std::string conninfo_;
+  SpecServer server_;
   long connect_timeout_ms_;
   std::string name_;
   bool dropped_ = false;

@@ -53,12 +53,12 @@ void PrintResult(FILE* out, PGresult* res) {
 
 class TranscriptRun {
  public:
-  TranscriptRun(const IsolationSpec& spec, const SpecRunOptions& options, const std::string& conninfo,
+  TranscriptRun(const IsolationSpec& spec, const SpecRunOptions& options, const SpecServer& server,
                 const StopFlag* stop, FILE* out)
-      : spec_(spec), options_(options), conninfo_(conninfo), stop_(stop), out_(out) {}
+      : spec_(spec), options_(options), server_(server), stop_(stop), out_(out) {}
 
   Status Run(const std::vector<StepOrder>& orders) {
-    auto db = SpecDatabase::Create(conninfo_, options_.connect_timeout_ms);
+    auto db = SpecDatabase::Create(server_, options_.connect_timeout_ms);
     if (!db.ok()) return db.status();
     Status s = Connect(**db);
     if (s.ok()) {
@@ -449,7 +449,7 @@ class TranscriptRun {
 
   const IsolationSpec& spec_;
   const SpecRunOptions& options_;
-  const std::string& conninfo_;
+  const SpecServer& server_;
   const StopFlag* stop_;
   FILE* out_;
   std::vector<std::unique_ptr<Conn>> conns_;  // [0] control, [1 + i] session i
@@ -469,8 +469,7 @@ bool Selected(const SpecRunOptions& options, size_t number, const StepOrder& ord
 }  // namespace
 
 Status RunSpecTranscript(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
-                         const SpecRunOptions& options, const std::string& conninfo, const StopFlag* stop,
-                         FILE* out) {
+                         const SpecRunOptions& options, const SpecServer& server, const StopFlag* stop, FILE* out) {
   std::vector<StepOrder> selected;
   for (size_t i = 0; i < orders.size(); ++i) {
     if (Selected(options, i + 1, orders[i])) selected.push_back(orders[i]);
@@ -493,7 +492,7 @@ Status RunSpecTranscript(const IsolationSpec& spec, const std::vector<StepOrder>
     }
   }
   std::fprintf(out, "Parsed test spec with %zu sessions\n", spec.sessions.size());
-  TranscriptRun run(spec, options, conninfo, stop, out);
+  TranscriptRun run(spec, options, server, stop, out);
   Status s = run.Run(selected);
   std::fflush(out);
   return s;

@@ -13,8 +13,9 @@
 //  - per permutation: the setup blocks on a control connection, each session's setup, the steps, each
 //    session's teardown, the teardown. Results are printed with libpq's PQprint (header, aligned, "|"),
 //    errors as "SEVERITY:  primary message", notices as "SESSION: NOTICE:  …" when they arrive.
-// Where it runs: a database created for the run on the server `conninfo` names (CREATE DATABASE: the
-// role needs CREATEDB, or is the embedded cluster's superuser), dropped at the end, so that a spec sees
+// Where it runs: a database created for the run on the server `server` names (CREATE DATABASE: the
+// admin needs CREATEDB, or is the embedded cluster's superuser; owned by server.owner, the role the
+// run's connections log in as — racelab's generated role under confinement), dropped at the end, so that a spec sees
 // what it sees under isolationtester (its own public schema); sessions are named as pg_regress names
 // them (application_name "isolation/TEST/SESSION", TEST the file name without ".spec"). Each permutation's teardown must undo
 // its setup, as under isolationtester.
@@ -28,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/engines/postgresql/spec/spec_database.h"
 #include "harness/model/isolation_spec.h"
 #include "harness/model/status.h"
 #include "harness/model/stop_flag.h"
@@ -42,7 +44,12 @@ namespace racelab {
 // `conninfo`: libpq connection string or URI of the server (admin rights: CREATEDB). `stop` ends the
 // run early (kDatabase after cancelling what runs).
 Status RunSpecTranscript(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
-                         const SpecRunOptions& options, const std::string& conninfo, const StopFlag* stop,
-                         FILE* out);
+                         const SpecRunOptions& options, const SpecServer& server, const StopFlag* stop, FILE* out);
+// The same as `conninfo`'s role, which owns the database (isolationtester's way).
+inline Status RunSpecTranscript(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
+                                const SpecRunOptions& options, const std::string& conninfo, const StopFlag* stop,
+                                FILE* out) {
+  return RunSpecTranscript(spec, orders, options, SpecServer{conninfo, "", ""}, stop, out);
+}
 
 }  // namespace racelab
