@@ -149,7 +149,9 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
   eo.server_bindir = run.pg_bindir;
   eo.connect_timeout_ms = run.connect_timeout_ms;
   eo.stop = stop;
-  eo.confine = false;  // a spec runs in a database of its own, as isolationtester runs it (no generated role)
+  // The spec's SQL runs as the generated role, owner of the spec's database, unless --no-confine
+  // (then as the --dsn role or the embedded superuser, as isolationtester runs it).
+  eo.confine = !run.no_confine;
   eo.allow_superuser = run.allow_superuser;
   if (!run.quiet && run.dsn.empty()) std::cerr << "racelab: starting embedded PostgreSQL…\n";
   auto engine = OpenEngine(eo);

@@ -64,6 +64,12 @@ struct SessionStart {
   std::vector<std::pair<std::string, std::string>> settings;  // engine settings, in file order
 };
 
+// A transaction's modes besides its level (SQL standard SET TRANSACTION; PostgreSQL docs, BEGIN).
+struct TransactionModes {
+  bool read_only = false;   // READ ONLY
+  bool deferrable = false;  // DEFERRABLE (PostgreSQL: with SERIALIZABLE READ ONLY, waits for a safe snapshot)
+};
+
 // One leftover racelab found on a server, for `racelab clean`: a workspace or role of a run that is
 // gone (its run lock is free), or one that is kept, with the reason.
 struct Leftover {
@@ -112,6 +118,11 @@ class Engine {
 
   // The statement(s) that open a transaction at `level`, e.g. "BEGIN ISOLATION LEVEL READ COMMITTED".
   virtual std::string BeginSql(IsolationLevel level) const = 0;
+  // The same with `modes`; "" when the engine cannot begin a transaction so (the worker reports it as
+  // a scenario error). The default knows only the plain modes.
+  virtual std::string BeginSqlWith(IsolationLevel level, const TransactionModes& modes) const {
+    return modes.read_only || modes.deferrable ? "" : BeginSql(level);
+  }
   // Whether a COMMIT's result says the transaction committed (PostgreSQL answers COMMIT on a failed
   // transaction with the tag ROLLBACK and no error).
   virtual bool Committed(const QueryResult& commit) const = 0;

@@ -315,14 +315,14 @@ void ReportNoExpect(LoadContext& ctx, const Ref& top) {
                                kCheckKeys));
 }
 
-void ReadExpect(LoadContext& ctx, const Ref& ref) {
-  size_t errors_before = ctx.reader.error_count();
+bool ReadExpectAndAt(LoadContext& ctx, const Ref& ref, ExpectSpec* expect,
+                     std::map<IsolationLevel, ExpectSpec>* expect_at, std::map<IsolationLevel, Ref>* at_refs_out) {
   std::vector<std::string_view> keys = ExpectKeys();
   keys.push_back("at");
   std::optional<Fields> f = ctx.reader.Map(ref, keys);
-  if (!f) return;
-  ctx.scenario.expect = ReadExpectFields(ctx, *f);
-  std::map<IsolationLevel, Ref> at_refs;
+  if (!f) return false;
+  *expect = ReadExpectFields(ctx, *f);
+  std::map<IsolationLevel, Ref>& at_refs = *at_refs_out;
   if (const Ref* at = f->Get("at")) {
     std::optional<Fields> levels = ctx.reader.Map(*at, {});
     for (size_t i = 0; levels && i < levels->entries.size(); ++i) {
@@ -335,18 +335,18 @@ void ReadExpect(LoadContext& ctx, const Ref& ref) {
                                      entry.key));
         continue;
       }
-      if (ctx.scenario.expect_at.count(*level) != 0) {
+      if (expect_at->count(*level) != 0) {
         ctx.reader.Error(
             entry.key_mark, entry.value.path,
             fmt::format("isolation level '{}' has two overrides", IsolationName(*level)));
         continue;
       }
       std::optional<Fields> override_fields = ctx.reader.Map(entry.value, ExpectKeys());
-      if (override_fields) ctx.scenario.expect_at[*level] = ReadExpectFields(ctx, *override_fields);
+      if (override_fields) (*expect_at)[*level] = ReadExpectFields(ctx, *override_fields);
       at_refs.emplace(*level, Ref{entry.value.node, entry.key_mark, entry.value.path});
       // The planner names a level as IsolationName() does, whatever the file wrote (rc, RR, …).
       std::string written = entry.value.path + ".";
-      std::string canonical = fmt::format("expect.at.{}.", IsolationName(*level));
+      std::string canonical = fmt::format("{}.at.{}.", ref.path, IsolationName(*level));
       std::map<std::string, SourceLoc>& locs = ctx.scenario.field_locs;
       for (auto it = locs.lower_bound(written); it != locs.end() && written != canonical &&
                                                 it->first.compare(0, written.size(), written) == 0;
@@ -355,6 +355,13 @@ void ReadExpect(LoadContext& ctx, const Ref& ref) {
       }
     }
   }
+  return true;
+}
+
+void ReadExpect(LoadContext& ctx, const Ref& ref) {
+  size_t errors_before = ctx.reader.error_count();
+  std::map<IsolationLevel, Ref> at_refs;
+  if (!ReadExpectAndAt(ctx, ref, &ctx.scenario.expect, &ctx.scenario.expect_at, &at_refs)) return;
   // Only on a well-formed expect: a field that failed to read would look like a missing check.
   if (ctx.reader.error_count() == errors_before) CheckEveryLevel(ctx, ref, at_refs);
 }

@@ -4,6 +4,7 @@
 // Thread-safety: one LoadContext per load; not shared.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -77,6 +78,13 @@ void ReadOutcome(LoadContext& ctx, const Ref& ref);
 // isolation has been read). ReportNoExpect reports a file without `expect`.
 void ReadExpect(LoadContext& ctx, const Ref& ref);
 void ReportNoExpect(LoadContext& ctx, const Ref& top);
+// An `expect` mapping with its `at:` levels into *expect / *expect_at (and where each level was
+// written); false when `ref` is not a mapping. ReadExpect and a permutation's expect use it.
+bool ReadExpectAndAt(LoadContext& ctx, const Ref& ref, ExpectSpec* expect,
+                     std::map<IsolationLevel, ExpectSpec>* expect_at, std::map<IsolationLevel, Ref>* at_refs);
+
+// order_parser.cc: `order` into ctx.scenario.order; REQUIRES: sessions, outcome and params are read.
+void ReadOrder(LoadContext& ctx, const Ref& ref);
 
 // A hint for a YAML syntax error at 1-based `line` of `text`, or "".
 std::string SyntaxHint(const std::string& text, int line);

@@ -9,6 +9,7 @@
 #include "harness/loader/expr.h"
 #include "harness/loader/expr_rules.h"
 #include "harness/loader/limits.h"
+#include "harness/loader/order_planner.h"
 #include "harness/loader/yaml_reader.h"
 
 namespace racelab {
@@ -139,6 +140,9 @@ PlannedSession PlanRole(ParamResolver& ev, const SessionSpec& role, const std::s
     p.on_error = step.on_error;
     p.barrier = step.barrier;
     p.target = step.target;
+    p.isolation = step.isolation;
+    p.read_only = step.read_only;
+    p.deferrable = step.deferrable;
     if (step.kind == StepKind::kSleep) {
       p.sleep_ms = ev.Integer(step.sleep_ms, step_path + ".sleep_ms", NumberRule::kDurationMs);
       CheckFitsTrial(ev, step.sleep_ms, step_path + ".sleep_ms", p.sleep_ms, trial_timeout_ms,
@@ -163,16 +167,28 @@ void Merge(std::optional<T>& field, const std::optional<T>& over, std::string& p
   path = over_path;
 }
 
-PlannedExpect PlanExpect(ParamResolver& ev, const Scenario& s, IsolationLevel level) {
+// The expectations at `level`: the file's, its `at:` for the level, then (an ordered scenario) the
+// permutation's `expect` and its `at:` (written at `perm_path`, e.g. "order[1]").
+PlannedExpect PlanExpect(ParamResolver& ev, const Scenario& s, IsolationLevel level, const Permutation* perm = nullptr,
+                         const std::string& perm_path = "") {
   ExpectSpec spec = s.expect;
   struct Paths {
     std::string winners = "expect.winners", sqlstates = "expect.sqlstates",
                 lock_waits = "expect.lock_waits", step_rows = "expect.step_rows",
                 blocked = "expect.blocked", reads = "expect.reads", final = "expect.final";
   } paths;
+  std::vector<std::pair<const ExpectSpec*, std::string>> overrides;  // in the order they apply
   if (auto it = s.expect_at.find(level); it != s.expect_at.end()) {
-    const ExpectSpec& over = it->second;
-    std::string at = fmt::format("expect.at.{}.", IsolationName(level));
+    overrides.emplace_back(&it->second, fmt::format("expect.at.{}.", IsolationName(level)));
+  }
+  if (perm != nullptr && perm->expect) overrides.emplace_back(&*perm->expect, perm_path + ".expect.");
+  if (perm != nullptr) {
+    if (auto it = perm->expect_at.find(level); it != perm->expect_at.end()) {
+      overrides.emplace_back(&it->second, fmt::format("{}.expect.at.{}.", perm_path, IsolationName(level)));
+    }
+  }
+  for (const auto& [over_ptr, at] : overrides) {
+    const ExpectSpec& over = *over_ptr;
     Merge(spec.winners, over.winners, paths.winners, at + "winners");
     Merge(spec.sqlstates, over.sqlstates, paths.sqlstates, at + "sqlstates");
     if (over.distinct_claims) spec.distinct_claims = over.distinct_claims;
@@ -328,10 +344,17 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine, const P
                                               : !scenario.isolation.empty() ? scenario.isolation
                                                                             : AllIsolationLevels();
   std::vector<PlanItem> items;
-  for (IsolationLevel level : levels) {
+  // An ordered scenario: one item per level and permutation (harness/loader/order_planner.h).
+  const size_t perms = scenario.order ? scenario.order->permutations.size() : 1;
+  for (size_t k = 0; k < perms * levels.size(); ++k) {
+    const IsolationLevel level = levels[k / perms];
+    const Permutation* perm = scenario.order ? &scenario.order->permutations[k % perms] : nullptr;
     PlanItem item = base;
     item.isolation = level;
-    item.expect = PlanExpect(ev, scenario, level);
+    item.expect = PlanExpect(ev, scenario, level, perm, fmt::format("order[{}]", k % perms));
+    if (perm != nullptr) {
+      if (Status s = ApplyPermutation(*perm, &item); !s.ok()) return s;
+    }
     // A step an `expect.reads` names keeps its rows (one more than expected: a longer result shows).
     for (const PlannedRead& read : item.expect.reads) {
       for (PlannedSession& session : item.sessions) {

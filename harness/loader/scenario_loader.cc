@@ -104,7 +104,7 @@ void ReadScenario(LoadContext& ctx, const YAML::Node& root) {
   std::optional<Fields> fields =
       ctx.reader.Map(top,
                      {"name", "title", "teaches", "tags", "engines", "params", "isolation",
-                      "setup", "teardown", "sessions", "outcome", "expect"},
+                      "setup", "teardown", "sessions", "outcome", "expect", "order"},
                      {"name", "title", "teaches", "sessions"});
   if (!fields) return;
   Scenario& s = ctx.scenario;
@@ -140,6 +140,7 @@ void ReadScenario(LoadContext& ctx, const YAML::Node& root) {
   } else if (!ctx.reader.has_errors()) {  // after a typo such as `expectt:` that error says it all
     ReportNoExpect(ctx, top);
   }
+  if (const Ref* ref = fields->Get("order")) ReadOrder(ctx, *ref);
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ std::vector<std::string> ModifiersOf(StepKind kind) {
     case StepKind::kSql:
       return {"name", "capture", "when", "on_error"};
     case StepKind::kBegin:
+      return {"name", "on_error", "isolation", "read_only", "deferrable"};
     case StepKind::kCommit:
     case StepKind::kRollback:
       return {"name", "on_error"};
@@ -185,6 +186,22 @@ void ReadKindValue(LoadContext& ctx, const KindInfo& info, const Ref& ref,
   }
 }
 
+// `begin`'s own level and modes (issue 11 item 5): isolation, read_only, deferrable.
+void ReadBeginModes(LoadContext& ctx, const Fields& fields, Step& step) {
+  if (const Ref* r = fields.Get("isolation")) {
+    std::optional<std::string> text = ctx.reader.Text(*r);
+    std::optional<IsolationLevel> level = text ? ParseIsolation(*text) : std::nullopt;
+    if (text && !level) {
+      ctx.reader.Error(*r, fmt::format("unknown isolation level '{}' (expected read committed, repeatable read, "
+                                       "serializable, or rc, rr, ser)",
+                                       *text));
+    }
+    step.isolation = level;
+  }
+  if (const Ref* r = fields.Get("read_only")) step.read_only = ctx.reader.Bool(*r).value_or(false);
+  if (const Ref* r = fields.Get("deferrable")) step.deferrable = ctx.reader.Bool(*r).value_or(false);
+}
+
 // Reads one step written as a mapping.
 void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::string>& captures,
                  const std::vector<Step>& earlier, size_t role, Step& step, std::string* keyword,
@@ -205,7 +222,8 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
     info = found;
   }
   if (info == nullptr) {
-    const std::vector<std::string> all = {"name", "capture", "when", "on_error", "timeout_ms"};
+    const std::vector<std::string> all = {"name",    "capture",   "when",      "on_error",
+                                          "timeout_ms", "isolation", "read_only", "deferrable"};
     for (const Fields::Entry& entry : fields->entries) {
       if (std::find(all.begin(), all.end(), entry.key) != all.end()) continue;
       ctx.reader.Error(entry.key_mark, item.path, UnknownStep(entry.key));
@@ -233,6 +251,7 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
   if (const Ref* r = fields->Get("capture"); r && info->kind == StepKind::kSql) {
     ReadCapture(ctx, *r, step);
   }
+  if (info->kind == StepKind::kBegin) ReadBeginModes(ctx, *fields, step);
   if (const Ref* r = fields->Get("timeout_ms"); r && info->kind == StepKind::kAwaitBlocked) {
     step.timeout_ms = ReadExpr(ctx, *r, NumberRule::kTimeoutMs).value_or("");
   }

@@ -29,6 +29,21 @@ struct PlannedStep {
   long timeout_ms = 0;               // 0: use RunOptions::statement_timeout_ms
   // Rows of its result to keep in StepEvent::read (an `expect.reads` names the step); 0: none.
   int read_rows = 0;
+  // kBegin: its own level (else the item's) and modes: BEGIN … READ ONLY, DEFERRABLE.
+  std::optional<IsolationLevel> isolation;
+  bool read_only = false;
+  bool deferrable = false;
+  // Ordered items (PlanItem::handovers): before this step, wait for hand-over `await_handover` (the
+  // step before it in the permutation, another session's, ended or is seen waiting); this step is the
+  // one before hand-over `signal_handover`. -1: none.
+  int await_handover = -1;
+  int signal_handover = -1;
+};
+
+// A hand-over of an ordered item: where its permutation passes from one session to the next.
+struct PlannedHandover {
+  std::string session;  // role (one instance) of the step before the hand-over
+  std::string step;     // that step's name
 };
 
 struct PlannedRetry {
@@ -108,6 +123,9 @@ struct PlanItem {
   std::vector<PlannedSession> sessions;  // expanded, in file order then index order
   PlannedOutcome outcome;
   PlannedExpect expect;
+  // An ordered scenario's permutation (harness/loader/order_planner.h; params then hold
+  // order=<its steps>): its hand-overs, indexed by PlannedStep::await_handover/signal_handover.
+  std::vector<PlannedHandover> handovers;
 };
 
 struct Plan {

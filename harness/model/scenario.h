@@ -60,6 +60,10 @@ struct Step {
   Expr sleep_ms;          // kSleep: milliseconds
   std::string target;     // kAwaitBlocked, kTerminate: a session role name
   Expr timeout_ms;        // kAwaitBlocked: deadline in ms (empty: the run's statement deadline)
+  // kBegin: the session's own level (instead of the trial's) and transaction modes (issue 11 item 5).
+  std::optional<IsolationLevel> isolation;
+  bool read_only = false;
+  bool deferrable = false;
 };
 
 // Retry a whole transaction (from its `begin` step) when it fails with one of `on` (issue 3).
@@ -137,6 +141,29 @@ struct ExpectSpec {
   std::optional<std::vector<FinalCheck>> final;
 };
 
+// One entry of a permutation (`order:`): a session's step, written SESSION.STEP.
+struct OrderEntry {
+  std::string session;  // role name (a role with one instance)
+  std::string step;     // step name in that role
+  SourceLoc loc;
+};
+
+// One permutation of an ordered scenario: a total order of steps across sessions, run as
+// isolationtester runs a spec's permutation (docs/scenario-format.md "Ordered steps and permutations").
+struct Permutation {
+  std::vector<OrderEntry> steps;
+  std::optional<ExpectSpec> expect;                // overrides `expect` for this permutation
+  std::map<IsolationLevel, ExpectSpec> expect_at;  // and its `at:` per level
+  SourceLoc loc;
+};
+
+// `order:`: the permutations to run; each becomes its own result per level.
+struct OrderSpec {
+  bool all = false;                       // `order: all` (permutations holds every interleaving)
+  std::vector<Permutation> permutations;
+  SourceLoc loc;
+};
+
 struct Scenario {
   SourceLoc loc;          // the file
   // The engines it runs on, in file order (`engines:`; default {"postgresql"}), and the one this
@@ -158,6 +185,7 @@ struct Scenario {
   OutcomeSpec outcome;
   ExpectSpec expect;
   std::map<IsolationLevel, ExpectSpec> expect_at;  // overrides per isolation level
+  std::optional<OrderSpec> order;                  // an ordered scenario (no barriers, no await_blocked)
   // Where each expression and each SQL text outside steps was written, by field path
   // ("sessions[0].count", "expect.at.serializable.winners", "setup"), so that the planner's errors
   // (with --set values) point at the file's line too. Steps use Step::loc.

@@ -18,6 +18,7 @@
 #include "harness/engine/engine.h"
 #include "harness/run/barrier.h"
 #include "harness/run/faults.h"
+#include "harness/run/order_gate.h"
 #include "harness/model/stop_flag.h"
 
 namespace racelab {
@@ -34,12 +35,14 @@ struct TrialContext {
   const Engine* engine = nullptr;    // only its const classification methods (thread-safe)
   std::map<std::string, std::unique_ptr<Barrier>> barriers;  // by name; Barrier is thread-safe
   std::map<std::string, std::vector<int64_t>> role_pids;     // role -> session ids of its instances
+  std::unique_ptr<OrderGates> order;  // an ordered item's hand-overs (PlanItem::handovers), else null
   std::atomic<bool> abort{false};    // set by the runner when the trial is abandoned; workers stop
 
   // Stops the trial: workers see `abort`, every barrier wakes its waiters. Safe from any thread.
   void Abandon() {
     abort = true;
     for (auto& [name, b] : barriers) b->Abort();
+    if (order) order->Abandon();
   }
 
   int64_t NowUs() const {

@@ -27,7 +27,10 @@ WorkerOutput Worker::Run() {
   const auto& steps = session_->steps;
   while (next_index_ < steps.size()) {
     size_t i = next_index_++;
+    if (steps[i].await_handover >= 0) AwaitHandover(steps[i]);
+    if (steps[i].signal_handover >= 0) ctx_->order->Started(steps[i].signal_handover);
     RunStep(i, steps[i]);
+    if (steps[i].signal_handover >= 0) ctx_->order->Done(steps[i].signal_handover);
   }
   if (in_txn_ && conn_->in_transaction()) {
     // A session that ends inside a transaction is rolled back (not recorded as a step).
@@ -37,6 +40,28 @@ WorkerOutput Worker::Run() {
   }
   out_.session.attempts = attempt_;
   return std::move(out_);
+}
+
+void Worker::AwaitHandover(const PlannedStep& step) {
+  const PlannedHandover& h = ctx_->item->handovers.at(static_cast<size_t>(step.await_handover));
+  const long ms = step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
+  const int64_t waiter = ctx_->role_pids.at(h.session).at(0);
+  OrderGates::Result r = ctx_->order->AwaitHandover(step.await_handover, waiter, ctx_->monitor, ctx_->DeadlineIn(ms),
+                                                    ctx_->stop);
+  if (r == OrderGates::Result::kDone || r == OrderGates::Result::kWaiting) return;
+  if (failed_ || r == OrderGates::Result::kAbandoned) return;  // its steps are skipped anyway
+  StepEvent ev = NewEvent(step);
+  ev.completed_us = ev.sent_us;
+  const bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
+  ev.message = r == OrderGates::Result::kMonitorFailed
+                   ? fmt::format("order: the wait monitor failed before {}/{} ended or was seen waiting ({})",
+                                 h.session, h.step, ctx_->monitor->error())
+                   : fmt::format("order: {}/{} neither ended nor was seen waiting {}", h.session, h.step,
+                                 trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
+                                       : fmt::format("within {} ms", ms));
+  out_.deadline_exceeded = r == OrderGates::Result::kTimedOut;
+  if (out_.error.empty()) out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);
+  Fail(ev);
 }
 
 StepEvent Worker::NewEvent(const PlannedStep& step) const {
@@ -103,11 +128,24 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
     return;
   }
   switch (step.kind) {
-    case StepKind::kBegin:
+    case StepKind::kBegin: {
       begin_index_ = index;
-      ExecSql(step, &ev, ctx_->engine->BeginSql(ctx_->item->isolation));
+      // Its own level and modes (a `begin` with isolation/read_only/deferrable), else the trial's level.
+      std::string begin = ctx_->engine->BeginSqlWith(step.isolation.value_or(ctx_->item->isolation),
+                                                     TransactionModes{step.read_only, step.deferrable});
+      if (begin.empty()) {
+        ev.completed_us = ev.sent_us;
+        ev.message = fmt::format("{} cannot begin a transaction{}{}", ctx_->engine->name(),
+                                 step.read_only ? " READ ONLY" : "", step.deferrable ? " DEFERRABLE" : "");
+        out_.scenario_error = true;
+        if (out_.error.empty()) out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);
+        Fail(ev);
+        break;
+      }
+      ExecSql(step, &ev, begin);
       if (ev.sqlstate.empty()) in_txn_ = true;
       break;
+    }
     case StepKind::kCommit: {
       QueryResult r = ExecSql(step, &ev, "COMMIT");
       // A COMMIT that fails may leave the transaction open (SQLite: SQLITE_BUSY, lang_transaction.html):

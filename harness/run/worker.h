@@ -1,7 +1,8 @@
 // Worker: runs one session's steps on its own connection, in its own thread.
 //
 // Rules (docs/scenario-format.md "How a session runs"):
-// - `begin` opens a transaction at the trial's isolation level (Engine::BeginSql); `commit`'s result
+// - `begin` opens a transaction at the trial's isolation level, or the step's own, with its modes
+//   (Engine::BeginSqlWith); `commit`'s result
 //   tells whether it committed (Engine::Committed).
 // - A failed statement (SQLSTATE) with on_error=abort rolls back and skips the remaining steps, but the
 //   worker still meets its remaining barriers, so nobody is stranded. With a retry policy that lists
@@ -34,6 +35,9 @@ class Worker {
 
  private:
   void RunStep(size_t index, const PlannedStep& step);
+  // An ordered item: waits until the step before `step` in the permutation ended or is seen waiting
+  // (harness/run/order_gate.h); a wait past its deadline fails the session.
+  void AwaitHandover(const PlannedStep& step);
   QueryResult ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql);
   void Fail(const StepEvent& ev);
   void HandleError(const PlannedStep& step, const StepEvent& ev);

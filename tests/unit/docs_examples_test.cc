@@ -52,8 +52,9 @@ TEST(DocsExamplesTest, EveryCompleteScenarioLoadsAndPlans) {
       if (scenario->engines.size() == 1) options.isolation = AllIsolationLevels();
       Result<std::vector<PlanItem>> items = ExpandScenario(*scenario, options);
       ASSERT_TRUE(items.ok()) << engine << ": " << items.status().message();
-      EXPECT_EQ(items->size(), options.isolation.empty() ? scenario->ForEngine(engine)->isolation.size()
-                                                         : options.isolation.size())
+      const size_t permutations = scenario->order ? scenario->order->permutations.size() : 1;
+      EXPECT_EQ(items->size(), permutations * (options.isolation.empty() ? scenario->ForEngine(engine)->isolation.size()
+                                                                         : options.isolation.size()))
           << engine;
     }
   }

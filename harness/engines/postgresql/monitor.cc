@@ -31,10 +31,15 @@ Monitor::Monitor(std::unique_ptr<Connection> conn, std::chrono::microseconds pol
 Monitor::~Monitor() { End(); }
 
 PolledWaitMonitor::PollResult Monitor::Poll(const std::vector<int64_t>& pids, SteadyTime origin) {
+  // A wait on another session: a heavyweight lock (wait_event_type Lock: row, transaction, tuple,
+  // advisory, relation, …) or, not a lock, a SERIALIZABLE READ ONLY DEFERRABLE transaction waiting for a
+  // safe snapshot (IPC / SafeSnapshot; its holders from pg_safe_snapshot_blocking_pids) — the waits
+  // PostgreSQL's own pg_isolation_test_session_is_blocked() counts (PostgreSQL docs §9.26, Table 28.4).
   const std::string sql =
       "SELECT pid, wait_event_type, wait_event, "
-      "CASE WHEN wait_event_type = 'Lock' THEN pg_blocking_pids(pid) END, "
-      "CASE WHEN wait_event_type = 'Lock' THEN query END "
+      "CASE WHEN wait_event_type = 'Lock' THEN pg_blocking_pids(pid) "
+      "WHEN wait_event = 'SafeSnapshot' THEN pg_safe_snapshot_blocking_pids(pid) END, "
+      "CASE WHEN wait_event_type = 'Lock' OR wait_event = 'SafeSnapshot' THEN query END "
       "FROM pg_stat_activity WHERE pid IN (" + PidList(pids) + ")";
   PollResult out;
   const int64_t sent = UsSince(origin);
@@ -49,7 +54,9 @@ PolledWaitMonitor::PollResult Monitor::Poll(const std::vector<int64_t>& pids, St
     return out;
   }
   for (const auto& row : res.values) {
-    if (row.size() < 5 || !row[1] || *row[1] != "Lock") continue;
+    const bool lock = row.size() >= 5 && row[1] && *row[1] == "Lock";
+    const bool safe_snapshot = row.size() >= 5 && row[1] && *row[1] == "IPC" && row[2] && *row[2] == "SafeSnapshot";
+    if (!lock && !safe_snapshot) continue;
     WaitObservation o;
     o.poll_sent_us = sent;
     o.poll_received_us = received;

@@ -179,6 +179,11 @@ std::string PostgresEngine::BeginSql(IsolationLevel level) const {
   return fmt::format("BEGIN ISOLATION LEVEL {}", IsolationName(level));
 }
 
+// BEGIN's modes are comma-separated (PostgreSQL docs, BEGIN and SET TRANSACTION).
+std::string PostgresEngine::BeginSqlWith(IsolationLevel level, const TransactionModes& modes) const {
+  return BeginSql(level) + (modes.read_only ? ", READ ONLY" : "") + (modes.deferrable ? ", DEFERRABLE" : "");
+}
+
 // PostgreSQL answers COMMIT on a failed transaction with the tag ROLLBACK and no error.
 bool PostgresEngine::Committed(const QueryResult& commit) const { return commit.command_tag != "ROLLBACK"; }
 
@@ -210,7 +215,14 @@ bool PostgresEngine::ServerAnswers(SteadyTime deadline) { return run_lock_.Serve
 
 Status PostgresEngine::RunIsolationSpec(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
                                         const SpecRunOptions& options, const StopFlag* stop, FILE* out) {
-  return RunSpecTranscript(spec, orders, options, conninfo_, stop, out);
+  // The run lock first: `racelab clean` drops a spec database only once its run is gone (run_lock.h).
+  const auto now = std::chrono::steady_clock::now();
+  Status locked = HoldRunLock(now + std::chrono::milliseconds(connect_timeout_ms_),
+                              now + std::chrono::milliseconds(options.step_timeout_ms), stop);
+  if (!locked.ok()) return locked;
+  // Under confinement the spec's SQL runs as the generated role, owner of the spec's database.
+  SpecServer server{conninfo_, role_ ? role_->conninfo() : "", role_ ? role_->name() : ""};
+  return RunSpecTranscript(spec, orders, options, server, stop, out);
 }
 
 }  // namespace racelab::pg

@@ -60,6 +60,7 @@ class PostgresEngine : public Engine {
                     const std::string& file, bool* connection_lost) override;
 
   std::string BeginSql(IsolationLevel level) const override;
+  std::string BeginSqlWith(IsolationLevel level, const TransactionModes& modes) const override;
   bool Committed(const QueryResult& commit) const override;
   bool IsScenarioError(const QueryResult& r) const override;
   bool IsSessionLost(const QueryResult& r) const override;

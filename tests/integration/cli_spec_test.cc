@@ -1,0 +1,101 @@
+// `racelab run X.spec` and `racelab convert X.spec` as a user runs them: the transcript compared with
+// --expected (exit 0 same, 1 different), the spec's SQL confined to racelab's generated role unless
+// --no-confine, and `racelab clean` dropping the database of a spec run killed with SIGKILL.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/integration/pg_test_env.h"
+#include "tests/integration/subprocess.h"
+#include "tests/integration/test_files.h"
+
+namespace racelab::testing {
+namespace {
+
+using std::chrono::seconds;
+
+const std::string kBin = RACELAB_BINARY;
+const std::string kDiff = std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/spec/diff/";
+
+int SpecDatabases() {
+  PGconn* c = PQconnectdb(TestConninfo().c_str());
+  PGresult* r = PQexec(c, "SELECT count(*) FROM pg_database WHERE datname LIKE 'racelab\\_spec\\_%'");
+  int n = PQresultStatus(r) == PGRES_TUPLES_OK ? std::atoi(PQgetvalue(r, 0, 0)) : -1;
+  PQclear(r);
+  PQfinish(c);
+  return n;
+}
+
+std::string WriteSpec(const TempDir& dir, const std::string& name, const std::string& text) {
+  std::string path = (dir.path / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CliSpec, TheTranscriptIsComparedWithTheExpectedOutput) {
+  ProcessResult r = RunProcess({kBin, "run", kDiff + "locks.spec", "--dsn", TestConninfo(), "--allow-superuser",
+                                "--expected", kDiff + "locks.out", "-q"},
+                               seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("the transcript matches"), std::string::npos) << r.err;
+  r = RunProcess({kBin, "run", kDiff + "locks.spec", "--dsn", TestConninfo(), "--allow-superuser", "--expected",
+                  kDiff + "results.out", "-q"},
+                 seconds(120));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("the transcript differs from"), std::string::npos) << r.err;
+  EXPECT_EQ(SpecDatabases(), 0);
+}
+
+// A spec's SQL runs as the run's generated role (no superuser, owner of the spec's database), as a
+// scenario's does; --no-confine runs it as the --dsn role, as isolationtester would.
+TEST(CliSpec, SpecSqlRunsAsTheGeneratedRoleUnlessNoConfine) {
+  TempDir dir;
+  std::string spec = WriteSpec(dir, "who.spec",
+                               "setup { CREATE TABLE t (k int); }\n"
+                               "session s\n"
+                               "step who { SELECT current_user LIKE 'racelab\\_role\\_%' AS confined, rolsuper "
+                               "FROM pg_roles WHERE rolname = current_user; }\n"
+                               "step su { ALTER SYSTEM SET work_mem = '4MB'; }\n"
+                               "permutation who su\n"
+                               "permutation who\n");
+  ProcessResult r = RunProcess({kBin, "run", spec, "--dsn", TestConninfo(), "--allow-superuser", "--permutation", "1",
+                                "-q"},
+                               seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("confined|rolsuper\n--------+--------\nt       |f"), std::string::npos) << r.out;
+  // PostgreSQL 15's wording (GRANT ALTER SYSTEM ON PARAMETER is new in 15).
+  EXPECT_NE(r.out.find("ERROR:  permission denied to set parameter \"work_mem\""), std::string::npos) << r.out;
+  r = RunProcess({kBin, "run", spec, "--dsn", TestConninfo(), "--allow-superuser", "--no-confine", "--permutation",
+                  "2", "-q"},
+                 seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("f       |t"), std::string::npos) << r.out;
+  EXPECT_EQ(SpecDatabases(), 0);
+}
+
+TEST(CliSpec, CleanDropsTheDatabaseOfASpecRunKilledWithSigkill) {
+  TempDir dir;
+  std::string spec = WriteSpec(dir, "sleepy.spec", "session s\nstep nap { SELECT pg_sleep(60); }\n");
+  {
+    Subprocess p({kBin, "run", spec, "--dsn", TestConninfo(), "--allow-superuser", "-q"});
+    for (int i = 0; i < 300 && SpecDatabases() < 1; ++i) usleep(100 * 1000);
+    ASSERT_EQ(SpecDatabases(), 1) << "the spec run never created its database";
+    p.Signal(SIGKILL);  // no chance to drop it
+    p.Wait(seconds(30));
+  }
+  EXPECT_EQ(SpecDatabases(), 1) << "a SIGKILLed spec run leaves its database";
+  ProcessResult r = RunProcess({kBin, "clean", "--dsn", TestConninfo(), "--dry-run"}, seconds(60));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("would drop database racelab_spec_"), std::string::npos) << r.out;
+  EXPECT_EQ(SpecDatabases(), 1) << "--dry-run drops nothing";
+  r = RunProcess({kBin, "clean", "--dsn", TestConninfo()}, seconds(60));
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(SpecDatabases(), 0) << r.out;
+}
+
+}  // namespace
+}  // namespace racelab::testing
