@@ -189,6 +189,16 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
         fmt::format("statements seen in a lock wait = {} [{}]", waits, fmt::join(waited, ", ")));
   }
   for (const auto& sr : ex.step_rows) {
+    if (!sr.sqlstate.empty()) {  // the SQLSTATE of that step, not of any statement (issue 11 item 3)
+      long failed = 0;
+      for (const auto& s : result.sessions) {
+        const StepEvent* ev = LastRun(result, s.label, sr.step);
+        if (ev != nullptr && (ev->sqlstate == sr.sqlstate || ev->error_code == sr.sqlstate)) ++failed;
+      }
+      Add(&checks, fmt::format("sessions whose {} failed with {} = {}", sr.step, sr.sqlstate, sr.sessions),
+          failed == sr.sessions, fmt::format("sessions whose {} failed with {} = {}", sr.step, sr.sqlstate, failed));
+      continue;
+    }
     long n = 0;
     for (const auto& s : result.sessions) {
       const StepEvent* ev = LastRun(result, s.label, sr.step);

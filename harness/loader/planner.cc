@@ -214,8 +214,9 @@ PlannedExpect PlanExpect(ParamResolver& ev, const Scenario& s, IsolationLevel le
   for (size_t i = 0; spec.step_rows && i < spec.step_rows->size(); ++i) {
     const StepRowsSpec& rows = (*spec.step_rows)[i];
     std::string path = fmt::format("{}[{}]", paths.step_rows, i);
-    out.step_rows.push_back({rows.step, ev.Integer(rows.rows, path + ".rows", NumberRule::kCount),
-                             ev.Integer(rows.sessions, path + ".sessions", NumberRule::kCount)});
+    out.step_rows.push_back({rows.step,
+                             rows.sqlstate.empty() ? ev.Integer(rows.rows, path + ".rows", NumberRule::kCount) : 0,
+                             ev.Integer(rows.sessions, path + ".sessions", NumberRule::kCount), rows.sqlstate});
   }
   for (size_t i = 0; spec.blocked && i < spec.blocked->size(); ++i) {
     const BlockedSpec& b = (*spec.blocked)[i];

@@ -83,6 +83,7 @@ struct PlannedStepRows {
   std::string step;
   long rows = 0;
   long sessions = 0;
+  std::string sqlstate;  // set: count the sessions whose step failed with it, not rows
 };
 
 struct PlannedRead {

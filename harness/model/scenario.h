@@ -108,6 +108,9 @@ struct StepRowsSpec {
   std::string step;  // step name (any role that has it)
   Expr rows;         // row count
   Expr sessions;     // exactly this many sessions got `rows` rows from `step`
+  // Instead of rows (issue 11 item 3): exactly `sessions` sessions' last run of `step` failed with this
+  // SQLSTATE or engine error code ("40001" at the UPDATE, not at COMMIT).
+  std::string sqlstate;
   SourceLoc loc;
 };
 

@@ -123,5 +123,19 @@ TEST(OrderTest, AnOrderedScenarioHasNoBarriersRetriesOrSeveralInstances) {
   EXPECT_THAT(ErrorOf(kOrder, with_retry), HasSubstr("session 'b' has retry"));
 }
 
+TEST(OrderTest, StepRowsNameTheSqlstateOfOneStep) {
+  std::string expect = "expect:\n  step_rows: [ { step: write, sqlstate: \"40001\", sessions: 1 } ]\n";
+  auto s = LoadWith(expect);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto items = ExpandScenario(*s, PlanOptions{});
+  ASSERT_TRUE(items.ok()) << items.status().message();
+  ASSERT_EQ((*items)[0].expect.step_rows.size(), 1u);
+  EXPECT_EQ((*items)[0].expect.step_rows[0].sqlstate, "40001");
+  EXPECT_THAT(ErrorOf("expect:\n  step_rows: [ { step: write, rows: 1, sqlstate: \"40001\", sessions: 1 } ]\n"),
+              HasSubstr("o.yaml:18:16: expect.step_rows[0]: a step_rows entry has rows"));
+  EXPECT_THAT(ErrorOf("expect:\n  step_rows: [ { step: write, sqlstate: \"4001\", sessions: 1 } ]\n"),
+              HasSubstr("'4001' is not a SQLSTATE"));
+}
+
 }  // namespace
 }  // namespace racelab
