@@ -260,7 +260,7 @@ TEST(ReportViewTest, InvalidJsonNamesFileLineAndColumn) {
   EXPECT_EQ(v.status().code(), StatusCode::kUsage);
   EXPECT_EQ(v.status().message().rfind(path + ":3:15: not valid JSON", 0), 0u) << v.status().message();
   auto missing = ReadReportView(path);
-  EXPECT_EQ(missing.status().message(), path + ": cannot read the file");
+  EXPECT_EQ(missing.status().message(), path + ": cannot read the file: No such file or directory");
 }
 
 }  // namespace
