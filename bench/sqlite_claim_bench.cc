@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/engine_claim_cell.h"
 #include "harness/engine/open_engine.h"
 
 namespace racelab {
@@ -138,72 +139,33 @@ void Claim(benchmark::State& state, Strategy strategy, std::string journal) {
       {"synchronous", Synchronous()}};
   Tally total;
   long double_claims = 0;
-  for (auto _ : state) {
-    // A new database file: a workspace of its own, its queue made by the control session.
-    const std::string ws = g_engine->WorkspaceName(++g_workspaces);
-    Status st = g_engine->ResetWorkspace(ws, In(30), nullptr);
-    auto control = g_engine->OpenSession("bench:control", In(10), nullptr);
-    if (!st.ok() || !control.ok()) {
-      state.SkipWithError((st.ok() ? control.status() : st).message().c_str());
-      return;
-    }
-    Session* c = control->get();
-    st = g_engine->StartClean(c, SessionStart{"bench:control", ws, settings}, In(30), "sqlite_claim_bench", nullptr);
-    QueryResult made = c->Exec(
-        "CREATE TABLE runs (id INTEGER PRIMARY KEY, status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0);"
+  ClaimCellSetup setup{g_engine, &g_workspaces, "sqlite_claim_bench", settings,
+                       "CREATE TABLE runs (id INTEGER PRIMARY KEY, status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0);"
         " CREATE INDEX runs_queued ON runs (id) WHERE status = 'queued';"
         " INSERT INTO runs (id, status) WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < " +
             std::to_string(kQueueRows) + ") SELECT i, 'queued' FROM g; ANALYZE",
-        In(120));
-    if (!st.ok() || !made.ok()) {
-      state.SkipWithError((st.ok() ? "setup: " + made.message : st.message()).c_str());
-      return;
-    }
-    std::vector<std::unique_ptr<Session>> sessions;
-    for (int i = 0; i < threads; ++i) {
-      const std::string label = "bench." + std::to_string(i + 1);
-      auto s = g_engine->OpenSession(label, In(10), nullptr);
-      if (s.ok()) st = g_engine->StartClean(s->get(), SessionStart{label, ws, settings}, In(30), "sqlite_claim_bench", nullptr);
-      if (!s.ok() || !st.ok()) {
-        state.SkipWithError((s.ok() ? st : s.status()).message().c_str());
-        return;
+                       RunSeconds()};
+  for (auto _ : state) {
+    // A new database file: a workspace of its own, its queue made by the control session.
+    const bool ran = RunClaimCell<Tally>(
+        state, setup, threads,
+        [&](Session* s, SteadyTime until, Tally* tally) { ClaimLoop(s, strategy, until, tally); },
+        [&](Session* control, const std::vector<Tally>& tallies) {
+      for (const Tally& t : tallies) {
+        total.claims += t.claims;
+        total.busy += t.busy;
+        total.lost += t.lost;
+        total.emptied = total.emptied || t.emptied;
+        if (total.error.empty()) total.error = t.error;
       }
-      sessions.push_back(std::move(s.value()));
-    }
-    std::vector<Tally> tallies(threads);
-    std::atomic<int> ready{0};
-    std::atomic<bool> go{false};
-    std::vector<std::thread> pool;
-    SteadyTime start, until;
-    for (int i = 0; i < threads; ++i) {
-      pool.emplace_back([&, i] {
-        ++ready;
-        while (!go.load()) std::this_thread::yield();
-        ClaimLoop(sessions[i].get(), strategy, until, &tallies[i]);
-      });
-    }
-    while (ready.load() < threads) std::this_thread::yield();
-    start = Clock::now();
-    until = start + std::chrono::duration_cast<Clock::duration>(RunSeconds());
-    go.store(true);
-    for (auto& t : pool) t.join();
-    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - start).count());
-    for (const Tally& t : tallies) {
-      total.claims += t.claims;
-      total.busy += t.busy;
-      total.lost += t.lost;
-      total.emptied = total.emptied || t.emptied;
-      if (total.error.empty()) total.error = t.error;
-    }
-    double_claims += Number(c, "SELECT count(*) FROM runs WHERE attempts > 1");
-    const long running = Number(c, "SELECT count(*) FROM runs WHERE status = 'running'");
-    if (running != static_cast<long>(total.claims) - double_claims && total.error.empty()) {
-      total.error = "claimed rows " + std::to_string(running) + " differ from claims " +
-                    std::to_string(static_cast<long>(total.claims));
-    }
-    for (auto& s : sessions) s->Close();
-    c->Close();
-    g_engine->DropWorkspace(ws, In(30));
+      double_claims += Number(control, "SELECT count(*) FROM runs WHERE attempts > 1");
+      const long running = Number(control, "SELECT count(*) FROM runs WHERE status = 'running'");
+      if (running != static_cast<long>(total.claims) - double_claims && total.error.empty()) {
+        total.error = "claimed rows " + std::to_string(running) + " differ from claims " +
+                      std::to_string(static_cast<long>(total.claims));
+      }
+        });
+    if (!ran) return;
   }
   if (!total.error.empty()) {
     state.SkipWithError(total.error.c_str());
