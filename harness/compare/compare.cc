@@ -173,6 +173,7 @@ Comparison Compare(const ReportView& base, const ReportView& now, const CompareO
   }
   std::set<std::string> done;
   int without_details = 0;
+  int missing = 0;
   for (const auto& b : base.results) {
     const std::string key = b.Key();
     if (!done.insert(key).second) {
@@ -188,7 +189,9 @@ Comparison Compare(const ReportView& base, const ReportView& now, const CompareO
     rc.base_trials = b.trials;
     auto it = new_by_key.find(key);
     if (it == new_by_key.end()) {
-      rc.notes.push_back("not in NEW (not run there)");
+      ++missing;
+      if (options.fail_on_missing) rc.reasons.push_back("not in NEW: BASE ran it, NEW did not (--fail-on-missing)");
+      else rc.notes.push_back("not in NEW (not run there)");
     } else {
       rc.new_verdict = it->second->verdict;
       rc.new_trials = it->second->trials;
@@ -210,6 +213,12 @@ Comparison Compare(const ReportView& base, const ReportView& now, const CompareO
     c.results.push_back(std::move(rc));
   }
 
+  if (missing > 0) {
+    c.warnings.push_back(fmt::format("{} of BASE's {} result{} {} not in NEW: {}", missing, base.results.size(),
+                                     base.results.size() == 1 ? "" : "s", missing == 1 ? "is" : "are",
+                                     options.fail_on_missing ? "each is a regression (--fail-on-missing)"
+                                                             : "not judged (--fail-on-missing makes each a regression)"));
+  }
   if (without_details > 0) {
     c.warnings.push_back(fmt::format("row counts and final values not compared for {} result{}: a report lacks "
                                      "trial details (run with --details all to compare them)",

@@ -29,6 +29,9 @@ enum class TimingPolicy { kWarn, kFail };
 struct CompareOptions {
   double alpha = 0.01;                    // family-wise error rate of the whole comparison
   TimingPolicy timing = TimingPolicy::kWarn;
+  // A result of BASE that NEW lacks (not run, lost to a crashed shard) is a regression, not a note
+  // (`--fail-on-missing`). Without it a missing result is a note plus one warning for the comparison.
+  bool fail_on_missing = false;
 };
 
 // One exact test of a count.

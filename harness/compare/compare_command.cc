@@ -34,6 +34,7 @@ Result<CompareOptions> Options(const CompareArgs& args) {
   CompareOptions o;
   if (!(args.alpha > 0 && args.alpha < 1)) return Status::Usage(fmt::format("--alpha {}: expected a number between 0 and 1", args.alpha));
   o.alpha = args.alpha;
+  o.fail_on_missing = args.fail_on_missing;
   if (args.timing == "warn") o.timing = TimingPolicy::kWarn;
   else if (args.timing == "fail") o.timing = TimingPolicy::kFail;
   else return Status::Usage(fmt::format("--timing {}: expected warn or fail", args.timing));
@@ -63,6 +64,9 @@ void AddBaselineOptions(CLI::App* cmd, CompareArgs* args) {
   cmd->add_option("--timing", args->timing,
                   "warn: a blocked-time shift beyond both runs' noise is reported; fail: it is a regression")
       ->capture_default_str();
+  cmd->add_flag("--fail-on-missing", args->fail_on_missing,
+                "A result of the baseline that the new run lacks (not run, a lost shard) is a regression (default: "
+                "a note and a warning)");
 }
 
 Result<ReportView> ViewOfRun(const RunReport& report, const std::string& name) {

@@ -22,6 +22,7 @@ struct CompareArgs {
   std::string out = ".";
   double alpha = 0.01;
   std::string timing = "warn";     // warn | fail
+  bool fail_on_missing = false;    // a BASE result missing from NEW is a regression
 };
 
 // Registers `racelab compare` on `app`; the parsed values land in `args` (which must outlive parsing).

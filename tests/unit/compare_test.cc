@@ -123,6 +123,24 @@ TEST(CompareTest, ResultsInOneReportOnlyAreNotedNotRegressions) {
   EXPECT_NE(TallyLine(c).find("1 only in BASE, 1 only in NEW"), std::string::npos) << TallyLine(c);
 }
 
+TEST(CompareTest, MissingBaseResultsWarnAndFailOnMissingMakesThemRegressions) {
+  const Json base = Report({Result("a", 20, 0, {{"1", 20}}), Result("b", 20, 0, {{"1", 20}})});
+  const Json now = Report({Result("a", 20, 0, {{"1", 20}}), Result("c", 20, 0, {{"1", 20}})});
+  const Comparison lenient = CompareJson(base, now);
+  EXPECT_FALSE(lenient.regression());
+  ASSERT_FALSE(lenient.warnings.empty());
+  EXPECT_NE(lenient.warnings[0].find("1 of BASE's 2 results is not in NEW"), std::string::npos) << lenient.warnings[0];
+
+  CompareOptions strict;
+  strict.fail_on_missing = true;
+  const Comparison c = CompareJson(base, now, strict);
+  EXPECT_EQ(c.regressions(), 1);
+  ASSERT_EQ(c.results.size(), 3u);
+  EXPECT_TRUE(c.results[1].regression);  // b: in BASE only
+  EXPECT_NE(c.results[1].reasons[0].find("not in NEW"), std::string::npos);
+  EXPECT_FALSE(c.results[2].regression);  // c: in NEW only is never a regression
+}
+
 TEST(CompareTest, NewErrorVerdictIsARegression) {
   Json now = Report({Result("s", 20, 0, {{"1", 20}})});
   now["results"][0]["verdict"] = "error";
