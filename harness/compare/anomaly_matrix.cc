@@ -134,6 +134,11 @@ AnomalyMatrix BuildMatrix(const ReportView& report, const std::string& engine) {
   return m;
 }
 
+bool HasAnomalyRows(const AnomalyMatrix& m) {
+  return std::any_of(m.rows.begin(), m.rows.end(),
+                     [](const AnomalyMatrix::Row& row) { return RowRank(row.scenario) < std::size(kAnomalyOrder); });
+}
+
 void WriteMatrixConsole(const AnomalyMatrix& m, std::ostream& out) {
   size_t first = 8;
   for (const auto& row : m.rows) first = std::max(first, row.scenario.size());
@@ -230,6 +235,11 @@ int MatrixCommand(const MatrixArgs& args) {
     for (const auto& e : engines) listed += (listed.empty() ? "" : ", ") + e;
     return usage(fmt::format("{}: no result of engine '{}' (it holds {}; run racelab run --engine {} --tag anomalies)",
                              args.report, args.engine, listed, args.engine));
+  }
+  if (!HasAnomalyRows(m)) {
+    std::cerr << "racelab: warning: " << SanitizeForTerminal(args.report)
+              << " holds no anomaly-* scenario (G0 … G2), so this is not the textbook matrix: its " << m.rows.size()
+              << " scenario(s) are shown as they are (racelab run --tag anomalies runs the anomalies)\n";
   }
   for (const auto& f : formats) {
     if (f == "console") {

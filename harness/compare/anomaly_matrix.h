@@ -50,6 +50,10 @@ MatrixCell CellOf(const ResultView& r);
 // the report holds none of that engine).
 AnomalyMatrix BuildMatrix(const ReportView& report, const std::string& engine = "");
 
+// True when a row is one of the literature's anomalies (anomaly-g0 … anomaly-g2); `racelab matrix`
+// warns on stderr when none is (a report of other scenarios is shown as it is).
+bool HasAnomalyRows(const AnomalyMatrix& m);
+
 void WriteMatrixConsole(const AnomalyMatrix& m, std::ostream& out);
 void WriteMatrixMarkdown(const AnomalyMatrix& m, const std::string& source, std::ostream& out);
 void WriteMatrixHtml(const AnomalyMatrix& m, const std::string& source, std::ostream& out);

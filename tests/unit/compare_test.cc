@@ -253,6 +253,17 @@ TEST(AnomalyMatrixTest, RowsInAdyaOrderColumnsWeakestFirstAndEngineFilter) {
   EXPECT_EQ(maria.rows[0].scenario, "anomaly-g0");
   EXPECT_TRUE(maria.rows[0].cells[0].occurs);  // the mariadb results, not the postgresql ones
   EXPECT_TRUE(BuildMatrix(report, "sqlite").rows.empty());
+  EXPECT_TRUE(HasAnomalyRows(both));
+
+  ReportView others;
+  for (const char* name : {"my-own-scenario", "anomaly-not-in-the-literature"}) {
+    ResultView r;
+    r.scenario = name;
+    r.engine = "postgresql";
+    r.isolation = "read committed";
+    others.results.push_back(r);
+  }
+  EXPECT_FALSE(HasAnomalyRows(BuildMatrix(others)));
 }
 
 TEST(ReportViewTest, FieldOfTheWrongTypeIsNamed) {
