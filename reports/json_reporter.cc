@@ -102,6 +102,7 @@ Json TrialJson(const TrialVerdict& t) {
     Json sj = {{"label", s.label}, {"role", s.role}, {"committed", s.committed}, {"won", s.won}};
     if (s.claim.has_value()) sj["claim"] = *s.claim;
     PutIfSet(sj, "sqlstate", s.sqlstate);
+    PutIfSet(sj, "error_code", s.error_code);
     PutIfSet(sj, "message", s.message);
     sj["attempts"] = s.attempts;
     sessions.push_back(std::move(sj));

@@ -165,7 +165,7 @@ std::vector<Lane> Lanes(const TrialResult& trial) {
   std::vector<Lane> lanes;
   for (const SessionResult& s : trial.sessions) {
     std::string note = s.won                 ? "won"
-                       : !s.sqlstate.empty() ? "ended by " + s.sqlstate
+                       : !s.sqlstate.empty() ? "ended by " + ErrorKey(s.sqlstate, s.error_code)
                        : s.committed         ? "committed"
                                              : "no commit";
     if (s.won && s.claim.has_value()) note += ", claim=" + *s.claim;

@@ -90,6 +90,7 @@ struct SessionResult {
   bool won = false;              // OutcomeSpec held (filled by the evaluator)
   std::optional<std::string> claim;
   std::string sqlstate;          // the error that ended it, if any
+  std::string error_code;        // that error's engine code ("SQLITE_BUSY", "1205"), empty when none
   std::string message;
   int attempts = 1;              // transaction attempts (retries + 1)
 };

@@ -364,6 +364,7 @@ void Worker::HandleError(const PlannedStep& step, const StepEvent& ev) {
 void Worker::Fail(const StepEvent& ev) {
   if (!failed_) {
     out_.session.sqlstate = ev.sqlstate;
+    out_.session.error_code = ev.error_code;
     out_.session.message = ev.message;
   }
   failed_ = true;

@@ -22,6 +22,7 @@
 
 #include "reports/reporter.h"
 #include "reports/reporters.h"
+#include "reports/svg_timeline.h"
 #include "reports/xml_writer.h"
 #include "tests/unit/sample_report.h"
 
@@ -427,3 +428,27 @@ TEST(ReporterMdSummaryTest, FitToBudgetKeepsWholeLines) {
 
 }  // namespace
 }  // namespace racelab
+
+// A session ended by an error whose SQLSTATE is generic is named by the engine's code in its lane
+// (SQLite's SQLITE_BUSY, not HY000), and the JSON keeps both.
+TEST(ReporterTimelineTest, LaneNamesTheEngineCodeOfAGenericSqlstate) {
+  racelab::TrialResult trial;
+  racelab::SessionResult busy;
+  busy.label = "writer";
+  busy.role = "writer";
+  busy.sqlstate = "HY000";
+  busy.error_code = "SQLITE_BUSY";
+  racelab::SessionResult pg = busy;
+  pg.label = "other";
+  pg.sqlstate = "40001";
+  pg.error_code = "";
+  trial.sessions = {busy, pg};
+  std::ostringstream svg;
+  {
+    racelab::XmlWriter xml(svg);
+    racelab::internal::WriteSvgTimeline(trial, xml);
+  }
+  EXPECT_THAT(svg.str(), ::testing::HasSubstr("ended by SQLITE_BUSY"));
+  EXPECT_THAT(svg.str(), ::testing::Not(::testing::HasSubstr("ended by HY000")));
+  EXPECT_THAT(svg.str(), ::testing::HasSubstr("ended by 40001"));
+}
