@@ -20,16 +20,17 @@ SteadyTime In(long ms) { return std::chrono::steady_clock::now() + std::chrono::
 }  // namespace
 
 int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) {
-  // The orphans of embedded servers (a dead run's PostgreSQL cluster, MariaDB server or SQLite run
-  // folder, under /tmp/racelab-<uid> and the like) are not listed one by one yet: --dry-run says so.
-  int orphans = dry_run ? 0 : CleanEmbeddedOrphans();
-  if (orphans > 0) {
-    std::cout << fmt::format("removed {} run folder(s) of dead embedded-server runs (with their servers)\n",
-                             orphans);
+  // The orphans of embedded servers: a dead run's PostgreSQL cluster, MariaDB server or SQLite run
+  // folder, under /tmp/racelab-<uid> and the like.
+  const std::vector<std::string> orphans = ListEmbeddedOrphans();
+  for (const std::string& o : orphans) {
+    std::cout << SanitizeForTerminal((dry_run ? "would remove " : "removing ") + o) << "\n";
   }
   if (dry_run) {
-    std::cout << "--dry-run: run folders of dead embedded-server runs (PostgreSQL, MariaDB, SQLite) are not "
-                 "listed; 'racelab clean' removes them\n";
+    std::cout << fmt::format("{} run folder(s) of dead embedded-server runs found\n", orphans.size());
+  } else {
+    std::cout << fmt::format("removed {} run folder(s) of dead embedded-server runs (with their servers)\n",
+                             CleanEmbeddedOrphans());
   }
   if (dsn.empty()) return 0;
   EngineOptions eo;

@@ -25,6 +25,8 @@ struct EngineEntry {
   bool (*looks_like_dsn)(std::string_view) = nullptr;
   bool (*may_hold_password)(std::string_view) = nullptr;
   int (*clean_orphans)() = nullptr;
+  std::vector<std::string> (*list_orphans)() = nullptr;  // what clean_orphans would remove, as paths
+  std::string orphan_kind;                                // "cluster", "server", "run folder"
 };
 
 Result<std::unique_ptr<Engine>> OpenPostgres(const EngineOptions& o) {
@@ -41,12 +43,14 @@ Result<std::unique_ptr<Engine>> OpenPostgres(const EngineOptions& o) {
 const std::vector<EngineEntry>& Registry() {
   static const std::vector<EngineEntry> kEngines = {
       {"postgresql", "PostgreSQL", &OpenPostgres, &pg::RedactDsn, &pg::LooksLikeDsn, &pg::MayHoldPassword,
-       [] { return pg::CleanOrphans(pg::DefaultBaseDir()); }},
+       [] { return pg::CleanOrphans(pg::DefaultBaseDir()); }, [] { return pg::ListOrphans(pg::DefaultBaseDir()); },
+       "cluster"},
       {"sqlite", "SQLite", &sqlite::OpenSqliteEngine, &sqlite::RedactSqliteDsn, &sqlite::LooksLikeSqliteDsn,
-       &sqlite::SqliteDsnMayHoldPassword, &sqlite::CleanSqliteOrphans},
+       &sqlite::SqliteDsnMayHoldPassword, &sqlite::CleanSqliteOrphans, &sqlite::ListSqliteOrphans, "run folder"},
       {"mariadb", "MariaDB", &mariadb::OpenMariaDbEngine, &mariadb::RedactMariaDbDsn,
        &mariadb::LooksLikeMariaDbDsn, &mariadb::MariaDbDsnMayHoldPassword,
-       [] { return mariadb::CleanMariaDbOrphans(mariadb::DefaultMariaDbBaseDir()); }},
+       [] { return mariadb::CleanMariaDbOrphans(mariadb::DefaultMariaDbBaseDir()); },
+       [] { return mariadb::ListMariaDbOrphans(mariadb::DefaultMariaDbBaseDir()); }, "server"},
   };
   return kEngines;
 }
@@ -118,6 +122,14 @@ bool LooksLikeDsn(std::string_view arg) {
 bool MayHoldPassword(std::string_view dsn) {
   const EngineEntry* e = Find(EngineOfDsn(std::string(dsn)));
   return e != nullptr ? e->may_hold_password(dsn) : dsn.find("://") != std::string_view::npos;
+}
+
+std::vector<std::string> ListEmbeddedOrphans() {
+  std::vector<std::string> out;
+  for (const auto& e : Registry()) {
+    for (const std::string& path : e.list_orphans()) out.push_back(e.display + " " + e.orphan_kind + " " + path);
+  }
+  return out;
 }
 
 int CleanEmbeddedOrphans() {

@@ -55,6 +55,10 @@ bool MayHoldPassword(std::string_view dsn);
 // Removes what killed runs left of every engine's embedded servers on this machine (folders,
 // processes, shared memory); returns how many servers were removed.
 int CleanEmbeddedOrphans();
+// What CleanEmbeddedOrphans would remove, one line each, "<Engine> <kind> <path>" ("PostgreSQL
+// cluster /tmp/racelab-1000/run-4242-0", "SQLite run folder …"); nothing is touched. A folder whose
+// owner dies between this call and a clean is listed by neither.
+std::vector<std::string> ListEmbeddedOrphans();
 
 // Starts (embedded) or connects to (DSN) the server and checks it. Errors: kUsage for a bad engine
 // name (the message lists the known ones), an engine not built in yet (e.g. a mysql:// DSN), a DSN

@@ -264,6 +264,12 @@ TEST(Cli, OrphanOfAKilledRunIsCleanedByTheNextRun) {
   for (int i = 0; i < 100 && PostgresUnder(base.path) > 0; ++i) usleep(100 * 1000);
   EXPECT_EQ(PostgresUnder(base.path), 0);
   EXPECT_EQ(RunDirsUnder(base.path), 1) << "the killed run's folder is the orphan";
+  // clean --dry-run names it and keeps it.
+  ProcessResult dry = RunProcess({kBin, "clean", "--dry-run"}, seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("would remove PostgreSQL cluster " + base.path.string()), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("1 run folder(s) of dead embedded-server runs found"), std::string::npos) << dry.out;
+  EXPECT_EQ(RunDirsUnder(base.path), 1) << "--dry-run removes nothing";
   ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--isolation", "rc", "--trials", "2", "-q",
                                 "--format", "console"},
                                seconds(120), {{"RACELAB_TMPDIR", base.path.string()}});

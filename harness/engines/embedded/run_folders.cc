@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -90,6 +91,20 @@ int CleanRunFolders(const std::string& base_dir,
     if (RemoveTree(run_dir)) ++removed;
   }
   return removed;
+}
+
+std::vector<std::string> DeadRunFolders(const std::string& base_dir) {
+  std::vector<std::string> dead;
+  std::error_code ec;
+  fs::directory_iterator it(base_dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code entry_ec;
+    if (name.rfind("run-", 0) != 0 || !it->is_directory(entry_ec)) continue;
+    if (OwnerGone(it->path().string())) dead.push_back(it->path().string());
+  }
+  std::sort(dead.begin(), dead.end());
+  return dead;
 }
 
 }  // namespace racelab::embedded

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "harness/engines/embedded/process.h"
 #include "harness/model/status.h"
@@ -44,5 +45,9 @@ bool OwnerGone(const std::string& run_dir);
 // removed. Safe to call while other racelab processes run (folders may vanish meanwhile).
 int CleanRunFolders(const std::string& base_dir,
                     const std::function<bool(const std::string& run_dir)>& stop_server);
+
+// The run folders under `base_dir` whose owner is gone — what CleanRunFolders would remove — as
+// absolute paths, sorted; nothing is touched (`racelab clean --dry-run`).
+std::vector<std::string> DeadRunFolders(const std::string& base_dir);
 
 }  // namespace racelab::embedded

@@ -100,6 +100,10 @@ bool KillLeftoverServer(const std::string& run_dir) {
 
 std::string DefaultMariaDbBaseDir() { return embedded::DefaultBaseDir("mariadb"); }
 
+std::vector<std::string> ListMariaDbOrphans(const std::string& base_dir) {
+  return embedded::DeadRunFolders(base_dir);
+}
+
 int CleanMariaDbOrphans(const std::string& base_dir) {
   return embedded::CleanRunFolders(base_dir, KillLeftoverServer);
 }

@@ -25,6 +25,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/model/status.h"
 
@@ -77,6 +78,8 @@ class EmbeddedMariaDb {
 // Removes run folders under `base_dir` (the MariaDB base) whose racelab process is gone, stopping
 // their server first. Returns how many it removed. Safe to call concurrently with live runs.
 int CleanMariaDbOrphans(const std::string& base_dir);
+// The run folders CleanMariaDbOrphans would remove (owner gone), as paths; nothing is touched.
+std::vector<std::string> ListMariaDbOrphans(const std::string& base_dir);
 
 // The default base folder: $RACELAB_TMPDIR, else $TMPDIR, else /tmp, + "/racelab-<uid>/mariadb".
 std::string DefaultMariaDbBaseDir();

@@ -110,6 +110,8 @@ class EmbeddedCluster {
 // are gone. Returns how many run folders it removed. Safe to call while other racelab processes
 // run.
 int CleanOrphans(const std::string& base_dir);
+// The run folders CleanOrphans would remove (owner gone), as paths; nothing is touched.
+std::vector<std::string> ListOrphans(const std::string& base_dir);
 
 // The default base folder (see ClusterOptions::base_dir).
 std::string DefaultBaseDir();

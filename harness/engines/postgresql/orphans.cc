@@ -112,6 +112,8 @@ int SweepIpcRecords(const std::string& base_dir) {
 
 namespace racelab::pg {
 
+std::vector<std::string> ListOrphans(const std::string& base_dir) { return embedded::DeadRunFolders(base_dir); }
+
 int CleanOrphans(const std::string& base_dir) {
   int removed = embedded::CleanRunFolders(base_dir, internal::StopLeftoverPostmaster);
   internal::SweepIpcRecords(base_dir);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -339,6 +340,15 @@ Status SqliteEngine::Close() {
   std::lock_guard<std::mutex> lock(mu_);
   workspaces_.clear();
   return folder_.Remove();
+}
+
+std::vector<std::string> ListSqliteOrphans() {
+  std::vector<std::string> dead;
+  for (const RunFolderEntry& e : ListRunFolders(TempBase(), "")) {
+    if (!e.live) dead.push_back(e.path);
+  }
+  std::sort(dead.begin(), dead.end());
+  return dead;
 }
 
 int CleanSqliteOrphans() {

@@ -117,6 +117,8 @@ inline bool LooksLikeSqliteDsn(std::string_view dsn) { return dsn.substr(0, 7) =
 bool SqliteDsnMayHoldPassword(std::string_view dsn);
 // Removes the run folders of SQLite runs that are gone (run_folder.h); returns how many.
 int CleanSqliteOrphans();
+// The run folders CleanSqliteOrphans would remove (their run is gone), as paths; nothing is touched.
+std::vector<std::string> ListSqliteOrphans();
 
 // Opens the SQLite engine for `options` (engine "sqlite", or a sqlite: DSN). Errors: kUsage for a
 // bad DSN; kDatabase when the DSN's file is missing or not a SQLite database; kInternal when the
