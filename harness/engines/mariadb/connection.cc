@@ -48,10 +48,21 @@ std::string Verb(const std::string& sql) {
   return verb;
 }
 
+// True when a statement of `sql` (statements separated by ';') starts with START TRANSACTION or BEGIN
+// — e.g. the engine's BeginSql, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; START TRANSACTION".
 bool StartsTransaction(const std::string& sql) {
-  std::string upper;
-  for (char c : sql.substr(0, 64)) upper.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-  return upper.find("START TRANSACTION") != std::string::npos || upper.rfind("BEGIN", 0) == 0;
+  size_t at = 0;
+  while (at < sql.size()) {
+    at = sql.find_first_not_of(" \t\r\n", at);
+    if (at == std::string::npos) break;
+    std::string head;
+    for (char c : sql.substr(at, 17)) head.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    if (head.rfind("START TRANSACTION", 0) == 0 || head.rfind("BEGIN", 0) == 0) return true;
+    at = sql.find(';', at);
+    if (at == std::string::npos) break;
+    ++at;
+  }
+  return false;
 }
 
 }  // namespace
