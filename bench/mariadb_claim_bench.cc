@@ -1,34 +1,47 @@
-// racelab-mariadb-bench: the claim benchmark on MariaDB (InnoDB), through the Engine/Session
-// interface (harness/engine/, the MariaDB engine: docs/mariadb.md), so that its numbers sit beside
-// racelab-bench's PostgreSQL ones and racelab-sqlite-bench's SQLite ones.
+// racelab-mariadb-bench: the claim-strategy suite of racelab-bench (bench/claim_strategies.h) on
+// MariaDB (InnoDB), through the Engine/Session interface (harness/engine/, the MariaDB engine:
+// docs/mariadb.md), so that its figures sit beside PostgreSQL's and bench/plot_strategies.py draws them
+// the same way.
 //
-// mariadb_claim/<strategy>/<level>/iterations:1/manual_time/threads:N — N threads, one connection
-// each to the embedded MariaDB server (innodb_lock_wait_timeout 5 s), claim the head of a queue of
-// kQueueRows InnoDB rows for $RACELAB_BENCH_SECONDS (default 1 s) as pgbench -T would, each on a new
-// database (workspace). Each claim is one transaction at <level> (repeatable_read, InnoDB's default,
-// or read_committed), begun with the engine's BeginSql:
-//   naive_select_then_update  SELECT id … 'queued' ORDER BY id LIMIT 1; UPDATE runs … WHERE id = ?
-//   for_update                the same SELECT … FOR UPDATE
-//   skip_locked               the same SELECT … FOR UPDATE SKIP LOCKED (MariaDB 10.6+)
-//   guarded_cas               plain SELECT, then UPDATE … WHERE id = ? AND status = 'queued'; the
-//                             claim is won when the UPDATE matched 1 row (MariaDB 10.11 has no
-//                             UPDATE … RETURNING; the engine connects with CLIENT_FOUND_ROWS)
-// A deadlock (1213) or lock wait timeout (1205) rolls the transaction back and the thread tries again.
-// Counters: claims, lost (the claim found the row taken: 0 rows), deadlocks, lock_wait_timeouts as
-// rates per second of the timed section; double_claims (rows claimed more than once, checked after
-// the run: 0 except for the naive strategy — InnoDB's UPDATE reads the newest committed row even at
-// repeatable read, docs/mariadb.md) and queue_emptied (1 when the queue ran out before the time did)
-// as plain numbers. items_per_second = claims per s.
-// Thread-safety: benchmark threads are this file's own std::threads, one Session each.
+// strategy/<strategy>/<level>/threads:N/iterations:1/manual_time — N threads, one connection each to
+// the embedded MariaDB server (innodb_lock_wait_timeout 5 s), claim the head of a queue of kQueueRows
+// InnoDB rows for $RACELAB_BENCH_SECONDS (default 1 s) as pgbench -T would, each cell on a new database
+// (workspace). One attempt is one transaction at <level> (read_committed, repeatable_read — InnoDB's
+// default — or serializable), begun with the engine's BeginSql:
+//   naive         SELECT id … 'queued' ORDER BY id LIMIT 1; UPDATE runs … WHERE id = ?
+//   for_update    the SELECT … FOR UPDATE, then the UPDATE
+//   nowait        the SELECT … FOR UPDATE NOWAIT (MariaDB 10.3+: fails at once with 1205 when the head
+//                 is locked, as WAIT 0 — MariaDB docs "WAIT and NOWAIT"), then the UPDATE
+//   skip_locked   the SELECT … FOR UPDATE SKIP LOCKED (MariaDB 10.6+), then the UPDATE
+//   guarded_cas   one UPDATE … WHERE id = (SELECT min(id) … 'queued') AND status = 'queued' (MariaDB
+//                 10.3.2+ lets an UPDATE read its own table in a subquery); won when it matched 1 row
+//                 (10.11 has no UPDATE … RETURNING; the engine connects with CLIENT_FOUND_ROWS)
+//   advisory      SELECT GET_LOCK('racelab_queue', 5) first — one named lock for the queue, held by the
+//                 session, released with RELEASE_LOCK after COMMIT or ROLLBACK (GET_LOCK outlives a
+//                 transaction: docs/mariadb.md) — then naive's SELECT and UPDATE
+// Every UPDATE sets status 'running' and attempts = attempts + 1. A failed attempt (1213 deadlock, 1205
+// lock wait timeout or NOWAIT) is rolled back and retried.
+// Counters, named as racelab-bench's (rates per second of the timed section):
+//   claims                  rows claimed (attempts >= 1 in the table after the run)
+//   double_claims           claims of a row already claimed (sum(attempts) - claims: naive, whose UPDATE
+//                           reads the newest committed row even at repeatable read, docs/mariadb.md)
+//   lost                    attempts that claimed nothing without an error (a 0-row UPDATE)
+//   serialization_failures  1213 deadlocks (InnoDB's answer where PostgreSQL says 40001), retried
+//   lock_not_available      1205 (NOWAIT, or innodb_lock_wait_timeout passed), retried
+//   retries                 serialization_failures + lock_not_available
+//   latency_p50_us / latency_p99_us  first attempt to committed UPDATE of 1 row, over all threads
+//   items_per_second        attempts per second
+// and queue_emptied (1 when the queue ran out before the time did).
+// Thread-safety: benchmark threads are engine_claim_cell.h's own std::threads, one Session each.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "bench/engine_claim_cell.h"
@@ -46,18 +59,16 @@ constexpr const char* kLockWaitTimeoutS = "5";  // innodb_lock_wait_timeout, who
 Engine* g_engine = nullptr;  // set once in main() before any benchmark runs
 std::atomic<int> g_workspaces{0};
 
-enum class Strategy { kNaive, kForUpdate, kSkipLocked, kGuardedCas };
+enum class Strategy { kNaive, kForUpdate, kNowait, kSkipLocked, kGuardedCas, kAdvisory };
 
 const char* StrategyName(Strategy s) {
   switch (s) {
-    case Strategy::kNaive:
-      return "naive_select_then_update";
-    case Strategy::kForUpdate:
-      return "for_update";
-    case Strategy::kSkipLocked:
-      return "skip_locked";
-    case Strategy::kGuardedCas:
-      return "guarded_cas";
+    case Strategy::kNaive: return "naive";
+    case Strategy::kForUpdate: return "for_update";
+    case Strategy::kNowait: return "nowait";
+    case Strategy::kSkipLocked: return "skip_locked";
+    case Strategy::kGuardedCas: return "guarded_cas";
+    case Strategy::kAdvisory: return "advisory";
   }
   return "?";
 }
@@ -77,64 +88,117 @@ long Number(Session* s, const std::string& sql) {
 }
 
 struct Tally {
-  double claims = 0, lost = 0, deadlocks = 0, lock_wait_timeouts = 0;
+  double committed = 0, lost = 0, deadlocks = 0, not_available = 0;
+  int64_t attempts = 0;
+  std::vector<double> latencies_us;  // first attempt to committed claim
   bool emptied = false;
   std::string error;  // the first answer that is neither success nor 1213/1205
 };
 
-std::string HeadSql(Strategy strategy) {
-  std::string sql = "SELECT id FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1";
-  if (strategy == Strategy::kForUpdate) sql += " FOR UPDATE";
-  if (strategy == Strategy::kSkipLocked) sql += " FOR UPDATE SKIP LOCKED";
-  return sql;
+constexpr const char* kSelectHead = "SELECT id FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1";
+constexpr const char* kGuardedCasSql =
+    "UPDATE runs SET status = 'running', attempts = attempts + 1 "
+    "WHERE id = (SELECT min(id) FROM runs WHERE status = 'queued') AND status = 'queued'";
+
+std::string PickSql(Strategy s) {
+  switch (s) {
+    case Strategy::kNaive:
+    case Strategy::kAdvisory: return kSelectHead;
+    case Strategy::kForUpdate: return std::string(kSelectHead) + " FOR UPDATE";
+    case Strategy::kNowait: return std::string(kSelectHead) + " FOR UPDATE NOWAIT";
+    case Strategy::kSkipLocked: return std::string(kSelectHead) + " FOR UPDATE SKIP LOCKED";
+    case Strategy::kGuardedCas: return "";
+  }
+  return "";
 }
 
-// One thread's claims until `until`. Each claim is one transaction; 1213/1205 roll it back.
-void ClaimLoop(Session* s, Strategy strategy, const std::string& begin, SteadyTime until, Tally* t) {
-  const std::string head_sql = HeadSql(strategy);
-  const std::string guard = strategy == Strategy::kGuardedCas ? " AND status = 'queued'" : "";
+enum class Outcome { kClaimed, kLost, kRetry, kEmpty, kError };
+
+// One attempt: BEGIN … COMMIT; an error rolls the transaction back (and releases the named lock).
+Outcome Attempt(Session* s, Strategy strategy, const std::string& begin, Tally* t) {
+  const bool advisory = strategy == Strategy::kAdvisory;
+  auto release = [&] {
+    if (advisory) s->Exec("SELECT RELEASE_LOCK('racelab_queue')", In(30));
+  };
   auto failed = [&](const QueryResult& r) {
-    if (r.ok()) return false;
     s->Exec("ROLLBACK", In(30));  // 1205 rolls back the statement only (docs/mariadb.md)
+    release();
     if (r.error_code == "1213") {
       ++t->deadlocks;
-    } else if (r.error_code == "1205") {
-      ++t->lock_wait_timeouts;
-    } else if (t->error.empty()) {
-      t->error = r.error_code + " " + r.message;
+      return Outcome::kRetry;
     }
-    return true;
+    if (r.error_code == "1205") {
+      ++t->not_available;
+      return Outcome::kRetry;
+    }
+    if (t->error.empty()) t->error = r.error_code + " " + r.message;
+    return Outcome::kError;
   };
-  while (Clock::now() < until && t->error.empty()) {
-    if (failed(s->Exec(begin, In(30)))) continue;
-    QueryResult head = s->Exec(head_sql, In(30));
-    if (failed(head)) continue;
-    if (head.values.empty() || !head.values[0][0]) {
+  QueryResult r = s->Exec(begin, In(30));
+  if (!r.ok()) return failed(r);
+  if (advisory) {
+    r = s->Exec("SELECT GET_LOCK('racelab_queue', " + std::string(kLockWaitTimeoutS) + ")", In(30));
+    if (!r.ok()) return failed(r);
+    if (r.values.empty() || !r.values[0][0] || *r.values[0][0] != "1") {  // 0: timed out
       s->Exec("ROLLBACK", In(30));
-      // SKIP LOCKED finds nothing when every queued row is locked by another claimer.
-      if (Number(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0) {
-        t->emptied = true;
-        break;
-      }
-      ++t->lost;
-      continue;
-    }
-    QueryResult r = s->Exec("UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = " +
-                                *head.values[0][0] + guard,
-                            In(30));
-    if (failed(r)) continue;
-    QueryResult commit = s->Exec("COMMIT", In(30));
-    if (failed(commit)) continue;
-    if (!g_engine->Committed(commit)) {
-      ++t->deadlocks;  // a COMMIT after 1213 commits nothing (docs/mariadb.md); not expected here
-      continue;
-    }
-    if (r.rows == 1) {
-      ++t->claims;
-    } else {
-      ++t->lost;
+      ++t->not_available;
+      return Outcome::kRetry;
     }
   }
+  if (strategy == Strategy::kGuardedCas) {
+    r = s->Exec(kGuardedCasSql, In(30));
+  } else {
+    QueryResult head = s->Exec(PickSql(strategy), In(30));
+    if (!head.ok()) return failed(head);
+    if (head.values.empty() || !head.values[0][0]) {
+      s->Exec("ROLLBACK", In(30));
+      release();
+      // SKIP LOCKED finds nothing when every queued row is locked by another claimer.
+      return Number(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0 ? Outcome::kEmpty : Outcome::kLost;
+    }
+    r = s->Exec("UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = " + *head.values[0][0],
+                In(30));
+  }
+  if (!r.ok()) return failed(r);
+  QueryResult commit = s->Exec("COMMIT", In(30));
+  if (!commit.ok()) return failed(commit);
+  release();
+  if (!g_engine->Committed(commit)) {
+    ++t->deadlocks;  // a COMMIT after 1213 commits nothing (docs/mariadb.md); not expected here
+    return Outcome::kRetry;
+  }
+  if (r.rows == 1) return Outcome::kClaimed;
+  if (strategy == Strategy::kGuardedCas && Number(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0) {
+    return Outcome::kEmpty;
+  }
+  return Outcome::kLost;
+}
+
+// One thread's claims until `until`; a retried attempt keeps the claim's start time.
+void ClaimLoop(Session* s, Strategy strategy, const std::string& begin, SteadyTime until, Tally* t) {
+  auto first_attempt = Clock::now();
+  while (Clock::now() < until && t->error.empty()) {
+    ++t->attempts;
+    const Outcome o = Attempt(s, strategy, begin, t);
+    const auto now = Clock::now();
+    if (o == Outcome::kClaimed) {
+      ++t->committed;
+      t->latencies_us.push_back(std::chrono::duration<double, std::micro>(now - first_attempt).count());
+    } else if (o == Outcome::kLost) {
+      ++t->lost;
+    } else if (o == Outcome::kEmpty) {
+      t->emptied = true;
+      break;
+    }
+    if (o != Outcome::kRetry) first_attempt = now;
+  }
+}
+
+double Percentile(std::vector<double>* v, double p) {
+  if (v->empty()) return 0;
+  const size_t k = std::min(v->size() - 1, static_cast<size_t>(p * static_cast<double>(v->size())));
+  std::nth_element(v->begin(), v->begin() + static_cast<std::ptrdiff_t>(k), v->end());
+  return (*v)[k];
 }
 
 void Claim(benchmark::State& state, Strategy strategy, IsolationLevel level) {
@@ -143,13 +207,13 @@ void Claim(benchmark::State& state, Strategy strategy, IsolationLevel level) {
       {"innodb_lock_wait_timeout", kLockWaitTimeoutS}};
   const std::string begin = g_engine->BeginSql(level);
   Tally total;
-  long double_claims = 0;
+  long claims = 0, double_claims = 0;
   // seq_1_to_N: MariaDB's Sequence engine (built in since 10.1).
   ClaimCellSetup setup{g_engine, &g_workspaces, "mariadb_claim_bench", settings,
-                       "CREATE TABLE runs (id INT PRIMARY KEY, status VARCHAR(16) NOT NULL, attempts INT NOT NULL DEFAULT 0,"
-        " KEY runs_status_id (status, id)) ENGINE = InnoDB;"
-        " INSERT INTO runs (id, status) SELECT seq, 'queued' FROM seq_1_to_" +
-            std::to_string(kQueueRows) + "; ANALYZE TABLE runs",
+                       "CREATE TABLE runs (id INT PRIMARY KEY, status VARCHAR(16) NOT NULL, attempts INT NOT NULL "
+                       "DEFAULT 0, KEY runs_status_id (status, id)) ENGINE = InnoDB;"
+                       " INSERT INTO runs (id, status) SELECT seq, 'queued' FROM seq_1_to_" +
+                           std::to_string(kQueueRows) + "; ANALYZE TABLE runs",
                        RunSeconds()};
   for (auto _ : state) {
     // A new database: a workspace of its own, its queue made by the control session.
@@ -157,21 +221,24 @@ void Claim(benchmark::State& state, Strategy strategy, IsolationLevel level) {
         state, setup, threads,
         [&](Session* s, SteadyTime until, Tally* tally) { ClaimLoop(s, strategy, begin, until, tally); },
         [&](Session* control, const std::vector<Tally>& tallies) {
-      for (const Tally& t : tallies) {
-        total.claims += t.claims;
-        total.lost += t.lost;
-        total.deadlocks += t.deadlocks;
-        total.lock_wait_timeouts += t.lock_wait_timeouts;
-        total.emptied = total.emptied || t.emptied;
-        if (total.error.empty()) total.error = t.error;
-      }
-      double_claims += Number(control, "SELECT count(*) FROM runs WHERE attempts > 1");
-      // Every committed claim added 1 to one row's attempts (a row may be claimed 3 or more times).
-      const long attempts = Number(control, "SELECT coalesce(sum(attempts), 0) FROM runs");
-      if (attempts != static_cast<long>(total.claims) && total.error.empty()) {
-        total.error = "attempts in the table " + std::to_string(attempts) + " differ from claims " +
-                      std::to_string(static_cast<long>(total.claims));
-      }
+          for (const Tally& t : tallies) {
+            total.committed += t.committed;
+            total.lost += t.lost;
+            total.deadlocks += t.deadlocks;
+            total.not_available += t.not_available;
+            total.attempts += t.attempts;
+            total.latencies_us.insert(total.latencies_us.end(), t.latencies_us.begin(), t.latencies_us.end());
+            total.emptied = total.emptied || t.emptied;
+            if (total.error.empty()) total.error = t.error;
+          }
+          claims = Number(control, "SELECT count(*) FROM runs WHERE attempts >= 1");
+          // Every committed UPDATE of one row added 1 to that row's attempts.
+          const long sum = Number(control, "SELECT coalesce(sum(attempts), 0) FROM runs");
+          double_claims = sum - claims;
+          if (sum != static_cast<long>(total.committed) && total.error.empty()) {
+            total.error = "attempts in the table " + std::to_string(sum) + " differ from committed claims " +
+                          std::to_string(static_cast<long>(total.committed));
+          }
         });
     if (!ran) return;
   }
@@ -179,12 +246,16 @@ void Claim(benchmark::State& state, Strategy strategy, IsolationLevel level) {
     state.SkipWithError(total.error.c_str());
     return;
   }
-  state.SetItemsProcessed(static_cast<int64_t>(total.claims));
-  state.counters["claims"] = benchmark::Counter(total.claims, benchmark::Counter::kIsRate);
-  state.counters["lost"] = benchmark::Counter(total.lost, benchmark::Counter::kIsRate);
-  state.counters["deadlocks"] = benchmark::Counter(total.deadlocks, benchmark::Counter::kIsRate);
-  state.counters["lock_wait_timeouts"] = benchmark::Counter(total.lock_wait_timeouts, benchmark::Counter::kIsRate);
-  state.counters["double_claims"] = static_cast<double>(double_claims);
+  using benchmark::Counter;
+  state.SetItemsProcessed(total.attempts);
+  state.counters["claims"] = Counter(static_cast<double>(claims), Counter::kIsRate);
+  state.counters["double_claims"] = Counter(static_cast<double>(double_claims), Counter::kIsRate);
+  state.counters["lost"] = Counter(total.lost, Counter::kIsRate);
+  state.counters["serialization_failures"] = Counter(total.deadlocks, Counter::kIsRate);
+  state.counters["lock_not_available"] = Counter(total.not_available, Counter::kIsRate);
+  state.counters["retries"] = Counter(total.deadlocks + total.not_available, Counter::kIsRate);
+  state.counters["latency_p50_us"] = Percentile(&total.latencies_us, 0.50);
+  state.counters["latency_p99_us"] = Percentile(&total.latencies_us, 0.99);
   state.counters["queue_emptied"] = total.emptied ? 1 : 0;
 }
 
@@ -203,14 +274,18 @@ int main(int argc, char** argv) {
     return 3;
   }
   g_engine = engine->get();
-  benchmark::AddCustomContext("mariadb_version", g_engine->info().server_version);
+  benchmark::AddCustomContext("engine", "mariadb");
+  benchmark::AddCustomContext("server_version", g_engine->info().server_version);
   benchmark::AddCustomContext("innodb_lock_wait_timeout_s", kLockWaitTimeoutS);
-  for (Strategy strategy : {Strategy::kNaive, Strategy::kForUpdate, Strategy::kSkipLocked, Strategy::kGuardedCas}) {
-    for (IsolationLevel level : {IsolationLevel::kRepeatableRead, IsolationLevel::kReadCommitted}) {
-      const std::string name = std::string("mariadb_claim/") + StrategyName(strategy) + "/" +
-                               (level == IsolationLevel::kRepeatableRead ? "repeatable_read" : "read_committed");
+  for (Strategy strategy : {Strategy::kNaive, Strategy::kForUpdate, Strategy::kNowait, Strategy::kSkipLocked,
+                            Strategy::kGuardedCas, Strategy::kAdvisory}) {
+    for (IsolationLevel level :
+         {IsolationLevel::kReadCommitted, IsolationLevel::kRepeatableRead, IsolationLevel::kSerializable}) {
+      std::string slug(IsolationName(level));
+      std::replace(slug.begin(), slug.end(), ' ', '_');
+      const std::string name = std::string("strategy/") + StrategyName(strategy) + "/" + slug;
       benchmark::RegisterBenchmark(name.c_str(), Claim, strategy, level)
-          ->ArgName("threads")->Arg(1)->Arg(2)->Arg(4)->Iterations(1)->UseManualTime();
+          ->ArgName("threads")->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Iterations(1)->UseManualTime();
     }
   }
   benchmark::RunSpecifiedBenchmarks();

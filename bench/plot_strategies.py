@@ -1,11 +1,15 @@
 #!/usr/bin/python3
-"""Turns racelab-bench's claim-strategy results (Google Benchmark JSON) into an SVG plot and a Markdown
+"""Turns racelab-bench's (or racelab-mariadb-bench's) claim-strategy results (Google Benchmark JSON) into an SVG plot and a Markdown
 summary (docs/claim-strategies.md shows one run's).
 
   build/bench/racelab-bench --benchmark_filter='^strategy/' --benchmark_format=json \
       --benchmark_out=strategies.json --benchmark_out_format=json        # RACELAB_BENCH_SECONDS=1 for a quick run
   /usr/bin/python3 bench/plot_strategies.py strategies.json --svg docs/claim-strategies.svg \
       --markdown claim-strategies-table.md
+  RACELAB_BENCH_SECONDS=1 build/bench/racelab-mariadb-bench --benchmark_format=json \
+      --benchmark_out=mariadb.json --benchmark_out_format=json   # the same suite on MariaDB (InnoDB)
+  /usr/bin/python3 bench/plot_strategies.py mariadb.json --svg docs/claim-strategies-mariadb.svg \
+      --markdown mariadb-table.md
 
 The plot: claims per second (rows claimed by exactly one worker) against workers, one panel per
 isolation level, one line per strategy; drawn by gnuplot (Debian package gnuplot-nox, installed by
@@ -21,7 +25,8 @@ import subprocess
 import sys
 import tempfile
 
-NAME = re.compile(r"^strategy/(?P<strategy>[a-z_]+)/(?P<level>[a-z_]+)/.*threads:(?P<threads>\d+)$")
+# racelab-bench ends its names in …/threads:N; racelab-mariadb-bench has …/threads:N/iterations:1/manual_time.
+NAME = re.compile(r"^strategy/(?P<strategy>[a-z_]+)/(?P<level>[a-z_]+)/(.*/)?threads:(?P<threads>\d+)(/|$)")
 STRATEGIES = ["naive", "for_update", "nowait", "skip_locked", "guarded_cas", "advisory"]
 LEVELS = ["read_committed", "repeatable_read", "serializable"]
 
@@ -41,7 +46,16 @@ def load(path):
     return doc.get("context", {}), rows
 
 
-def plot(rows, svg):
+def engine_title(context):
+    """The server the figures are from: racelab-mariadb-bench names its engine and version in the
+    context; racelab-bench (PostgreSQL) does not."""
+    if context.get("engine") == "mariadb":
+        version = context.get("server_version", "").split("-")[0]
+        return f"MariaDB {version} InnoDB".replace("  ", " ")
+    return "PostgreSQL 15"
+
+
+def plot(context, rows, svg):
     threads = sorted({k[2] for k in rows})
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "data.txt")
@@ -57,7 +71,7 @@ def plot(rows, svg):
         script = [
             "set terminal svg size 1200,460 dynamic noenhanced font 'sans,11' background rgb 'white'",
             f"set output '{svg}'",
-            "set multiplot layout 1,3 title 'Claims per second vs workers (PostgreSQL 15, one queue head, racelab-bench strategy/…)'",
+            f"set multiplot layout 1,3 title 'Claims per second vs workers ({engine_title(context)}, one queue head, strategy/…)'",
             "set logscale x 2", f"set xtics ({', '.join(str(t) for t in threads)})",
             f"set xrange [{threads[0] * 0.8}:{threads[-1] * 1.25}]",
             "set xlabel 'workers'", "set ylabel 'claims/s'", "set grid",
@@ -91,7 +105,7 @@ def table(context, rows):
                 out.append(f"| {s} | {level.replace('_', ' ')} | {t} | {b.get('claims', 0):.0f} | "
                            f"{b.get('double_claims', 0):.0f} | {b.get('lost', 0):.0f} | {b.get('retries', 0):.0f} | "
                            f"{b.get('latency_p50_us', 0):.0f} / {b.get('latency_p99_us', 0):.0f} |")
-    head = f"Run {context.get('date', '?')} on {context.get('host_name', '?')} ({context.get('num_cpus', '?')} CPUs)."
+    head = f"{engine_title(context)}: run {context.get('date', '?')} on {context.get('host_name', '?')} ({context.get('num_cpus', '?')} CPUs)."
     return head + "\n\n" + "\n".join(out) + "\n"
 
 
@@ -106,7 +120,7 @@ def main():
     except (OSError, ValueError) as e:
         print(f"plot_strategies: {a.json}: {e}", file=sys.stderr)
         return 2
-    plot(rows, os.path.abspath(a.svg))
+    plot(context, rows, os.path.abspath(a.svg))
     with open(a.markdown, "w", encoding="utf-8") as f:
         f.write(table(context, rows))
     return 0
