@@ -72,7 +72,7 @@ int Main(int argc, char** argv) {
 
   auto* list = app.add_subcommand("list", "List the scenarios in the catalogue (no database needed)");
   std::vector<std::string> list_tags;
-  list->add_option("--tag", list_tags, "Only scenarios with one of these tags")->delimiter(',');
+  list->add_option("--tag", list_tags, "Only scenarios with one of these tags")->delimiter(',')->allow_extra_args(false);
   std::string scenario_dir;
   constexpr const char* kScenariosHelp =
       "Scenario catalogue folder (default: $RACELAB_SCENARIOS, else the installed catalogue, "
@@ -105,25 +105,31 @@ int Main(int argc, char** argv) {
                   "Scenario names, files or folders (default: every scenario in the catalogue)");
   run->add_option("--scenarios", scenario_dir, kScenariosHelp);
   run->add_option("--tag", args.tags, "Only scenarios with one of these tags (comma-separated)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   run->add_option("--isolation", args.isolation,
                   "Levels: all, or a comma list of rc, rr, ser or 'read committed', 'repeatable read', "
                   "'serializable' (default: each scenario's own list; a scenario that lists its own levels runs "
                   "only at those of them asked for here, and is skipped with a note if none)");
   run->add_option("--trials", args.trials, "Trials per scenario and level")
       ->check(CLI::Range(1, 100000))->capture_default_str();
-  run->add_option("--set", args.set, "Override a scenario parameter: --set workers=8 (repeatable)");
+  // allow_extra_args(false): each --set, --tag and --dsn takes one value, so that the scenario names after
+  // it stay positionals (CLI11 lets a vector option take every following word otherwise).
+  run->add_option("--set", args.set, "Override a scenario parameter: --set workers=8 (repeatable)")
+      ->allow_extra_args(false);
   run->add_option("--engine", args.engine,
                   "Engine: postgresql (default), mariadb or sqlite — the embedded throwaway server to start, or "
                   "the one --dsn must name; only scenarios whose engines: list has it run. A comma list "
                   "(postgresql,mariadb) or all runs the plan on each engine in turn, into one report that puts "
-                  "them side by side; a --dsn then serves the engine it names, the others start embedded");
-  run->add_option("--dsn", args.dsn,
+                  "them side by side; each --dsn then serves the engine it names, the others start embedded");
+  run->add_option("--dsn", args.dsns,
                   "An existing server: postgresql:// URI or libpq key=value string (racelab works only in schemas "
                   "it creates and drops), mariadb:// or mysql:// URI (only in databases it creates and drops), or "
                   "sqlite:FILE (each trial works on a copy; the file is never written). Default: an embedded "
                   "throwaway server. A password here is visible in ps: prefer PGPASSWORD, ~/.pgpass or a "
-                  "service file");
+                  "service file. Repeat it for a run of several engines, one server per engine "
+                  "(--dsn postgresql://… --dsn mariadb://…; without --engine the run is on those engines)")
+      ->allow_extra_args(false);
   run->add_flag("--allow-superuser", args.allow_superuser,
                 "Accept a --dsn that connects as a superuser (scenario SQL still runs as a generated role)");
   run->add_flag("--no-confine", args.no_confine,
@@ -182,6 +188,7 @@ int Main(int argc, char** argv) {
               << "\nRun 'racelab --help' for usage.\n";
     return 2;
   }
+  args.dsn = args.dsns.empty() ? "" : args.dsns.front();
   if (run->parsed() && run->count("--isolation") > 0 &&
       args.isolation.find_first_not_of(" ,") == std::string::npos) {
     return UsageError(

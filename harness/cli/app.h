@@ -20,7 +20,8 @@ struct RunArgs {
   std::string isolation;               // "" (scenario defaults) | "all" | "rc,rr,ser" | full names
   int trials = 20;
   std::vector<std::string> set;        // k=v
-  std::string dsn;
+  std::string dsn;                     // the first --dsn ("" for none)
+  std::vector<std::string> dsns;       // every --dsn, in order: at most one per engine
   std::string engine;                  // --engine: "" = the DSN's, else postgresql
   std::string pg_bindir;
   std::string out = "racelab-reports";

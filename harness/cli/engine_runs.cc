@@ -1,5 +1,6 @@
 // Each engine of `racelab run` in turn (engine_runs.h).
 #include "harness/cli/engine_runs.h"
+#include "harness/cli/run_plan.h"
 
 #include <csignal>
 #include <iostream>
@@ -72,7 +73,6 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
   size_t total = 0;
   for (const Plan& p : parts) total += p.items.size();
   const bool several = engines.size() > 1;
-  const std::string of_dsn = args.dsn.empty() ? "" : EngineOfDsn(args.dsn);
   std::string head;
   int failed = 0;
   size_t offset = 0;
@@ -86,8 +86,8 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     }
     EngineOptions eo;
     eo.engine = engines[e];
-    // One --dsn on a run of several engines is the server of the engine it names; the others are embedded.
-    eo.dsn = !several || of_dsn == engines[e] ? args.dsn : "";
+    // Each --dsn on a run of several engines is the server of the engine it names; the others are embedded.
+    eo.dsn = DsnOfEngine(args.dsns, engines[e], several);
     eo.server_bindir = args.pg_bindir;
     eo.connect_timeout_ms = args.connect_timeout_ms;
     eo.stop = stop;

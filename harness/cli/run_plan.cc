@@ -89,9 +89,28 @@ void NoteSkippedLevels(const std::vector<Scenario>& selected, PlannedRun* run) {
 
 }  // namespace
 
-Result<std::vector<std::string>> ParseEngineList(const std::string& engine_arg, const std::string& dsn) {
+Result<std::vector<std::string>> ParseEngineList(const std::string& engine_arg, const std::vector<std::string>& dsns) {
   const std::vector<std::string> known = EngineNames();
   std::vector<std::string> out;
+  for (size_t i = 0; i < dsns.size(); ++i) {
+    for (size_t k = 0; k < i; ++k) {
+      if (EngineOfDsn(dsns[k]) == EngineOfDsn(dsns[i])) {
+        return Status::Usage(fmt::format("--dsn {} and --dsn {} are both servers of {}: give one --dsn per engine",
+                                         RedactDsn(dsns[k]), RedactDsn(dsns[i]), EngineOfDsn(dsns[i])));
+      }
+    }
+  }
+  const std::string dsn = dsns.empty() ? "" : dsns.front();
+  if (engine_arg.empty() && dsns.size() > 1) {
+    for (const std::string& d : dsns) {
+      if (EngineOfDsn(d).empty()) {
+        return Status::Usage(fmt::format("--dsn {}: not a server of an engine racelab knows ({})", RedactDsn(d),
+                                         JoinNames(known)));
+      }
+      out.push_back(EngineOfDsn(d));
+    }
+    return out;
+  }
   if (engine_arg == "all") {
     out = known;
   } else {
@@ -117,19 +136,28 @@ Result<std::vector<std::string>> ParseEngineList(const std::string& engine_arg, 
     }
   }
   if (out.empty()) return Status::Usage("--engine: expected all, or a comma list of " + JoinNames(known));
-  // --dsn points one engine of the run at a server; the others start their embedded one.
-  if (!dsn.empty() && out.size() > 1) {
-    const std::string of_dsn = EngineOfDsn(dsn);
-    if (std::find(out.begin(), out.end(), of_dsn) == out.end()) {
-      return Status::Usage(fmt::format("--dsn {} is not a server of any engine in --engine {}", RedactDsn(dsn),
-                                       JoinNames(out)));
+  // Each --dsn points one engine of the run at a server; the others start their embedded one.
+  if (dsns.size() > 1 || (!dsn.empty() && out.size() > 1)) {
+    for (const std::string& d : dsns) {
+      if (std::find(out.begin(), out.end(), EngineOfDsn(d)) == out.end()) {
+        return Status::Usage(fmt::format("--dsn {} is not a server of any engine in --engine {}", RedactDsn(d),
+                                         JoinNames(out)));
+      }
     }
   }
   return out;
 }
 
+std::string DsnOfEngine(const std::vector<std::string>& dsns, const std::string& engine, bool several_engines) {
+  if (!several_engines && dsns.size() == 1) return dsns.front();
+  for (const std::string& d : dsns) {
+    if (EngineOfDsn(d) == engine) return d;
+  }
+  return "";
+}
+
 Result<PlannedRun> BuildRunPlan(const RunArgs& args, const StopFlag* stop) {
-  auto engines = ParseEngineList(args.engine, args.dsn);
+  auto engines = ParseEngineList(args.engine, args.dsns);
   if (!engines.ok()) return engines.status();
   auto scenarios = LoadScenarios(args.selectors, DefaultScenarioDir(),
                                  [stop] { return stop->stop_requested(); });

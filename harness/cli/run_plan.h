@@ -29,10 +29,15 @@ struct PlannedRun {
   std::vector<SkippedOnEngine> skipped; // only when engines.size() > 1
 };
 
-// `--engine` text (with `dsn`, which may name the engine) -> the engines, each once, in the order
-// given; "all" = every engine built in (EngineNames()). "" = the DSN's engine, else postgresql.
-// kUsage: an unknown name (the message lists the known ones); a DSN whose engine is not in the list.
-Result<std::vector<std::string>> ParseEngineList(const std::string& engine_arg, const std::string& dsn);
+// `--engine` text (with the `--dsn`s, each naming its engine) -> the engines, each once, in the order
+// given; "all" = every engine built in (EngineNames()). "" = the DSNs' engines in their order, else
+// postgresql. kUsage: an unknown name (the message lists the known ones); a DSN whose engine is not in
+// the list; two DSNs of one engine.
+Result<std::vector<std::string>> ParseEngineList(const std::string& engine_arg, const std::vector<std::string>& dsns);
+
+// The --dsn of `engine` among `dsns` ("" when none names it: that engine starts embedded). With one
+// engine in the run and one DSN, that DSN (whatever engine it names: OpenEngine judges the pair).
+std::string DsnOfEngine(const std::vector<std::string>& dsns, const std::string& engine, bool several_engines);
 
 // Loads, selects and expands; loading stops early once `stop` is requested.
 Result<PlannedRun> BuildRunPlan(const RunArgs& args, const StopFlag* stop);

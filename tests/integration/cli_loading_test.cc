@@ -106,6 +106,22 @@ TEST(CliLoading, HostileSetValuesAreUsageErrorsNamingTheFile) {
   }
 }
 
+// --set, --tag and --dsn take one value each: the scenario named after them is a positional (CLI11
+// let a vector option swallow every following word: 'racelab run --set workers=2 guarded-cas-claim'
+// was "--set 'guarded-cas-claim': expected NAME=VALUE").
+TEST(CliLoading, ScenarioNamesAfterSetTagAndDsnArePositionals) {
+  for (const std::vector<std::string>& option :
+       {std::vector<std::string>{"--set", "workers=2"}, {"--tag", "claims"}, {"--dsn", "host=/nonexistent"}}) {
+    std::vector<std::string> argv = {kBin, "run"};
+    argv.insert(argv.end(), option.begin(), option.end());
+    argv.push_back("no-such-scenario");
+    argv.push_back("-q");
+    ProcessResult r = RunProcess(argv, seconds(20));
+    EXPECT_EQ(r.exit_code, 2) << option[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("unknown scenario 'no-such-scenario'"), std::string::npos) << option[0] << ": " << r.err;
+  }
+}
+
 TEST(CliLoading, AStepLongerThanTheTrialDeadlineIsAUsageError) {
   std::string file = kSrc + "/scenarios/lock-hold-wait.yaml";
   ProcessResult r = RunProcess({kBin, "run", file, "--set", "hold_ms=5000", "--trial-timeout-ms",

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -124,6 +125,39 @@ TEST(MultiEngineCli, MergeOfTwoEnginesReportsIsSideBySide) {
   const nlohmann::json j = nlohmann::json::parse(Slurp(merged.path / "racelab.json"));
   ASSERT_EQ(j["targets"].size(), 2u);
   EXPECT_EQ(j["results"][1]["engine"], "sqlite");
+}
+
+// Two --dsn, one per engine, without --engine: the run is on both servers, neither embedded. Two DSNs
+// of one engine are a usage error.
+TEST(MultiEngineCli, OneDsnPerEngineRunsOnBothServers) {
+  TempDir out, base, files;
+  const fs::path db = files.path / "empty.db";
+  { std::ofstream touch(db); }  // a 0-byte file is an empty SQLite database
+  ProcessResult r = RunProcess({kBin, "run", "--dsn", TestConninfo(), "--dsn", "sqlite:" + db.string(),
+                                kSrc + "/tests/fixtures/multi_engine_claim.yaml",
+                                "--isolation", "ser", "--trials", "2", "--allow-superuser", "-q", "--format",
+                                "console,json", "--out", out.path.string()},
+                               seconds(180), {{"RACELAB_TMPDIR", base.path.string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(ConsoleRow(r.out, "multi-engine-claim", "serializable"),
+              ElementsAre("multi-engine-claim", "serializable", "pass · winners 1×2 · 40001×2",
+                          "pass · winners 1×2 · SQLITE_BUSY_SNAPSHOT×2"))
+      << r.out;
+  const nlohmann::json j = nlohmann::json::parse(Slurp(out.path / "racelab.json"));
+  ASSERT_EQ(j["targets"].size(), 2u) << j["targets"];
+  EXPECT_EQ(j["targets"][0]["engine"], "postgresql");
+  EXPECT_EQ(j["targets"][0]["embedded"], false);
+  EXPECT_EQ(j["targets"][1]["engine"], "sqlite");
+  EXPECT_EQ(j["targets"][1]["embedded"], false);
+  EXPECT_EQ(fs::file_size(db), 0u) << "a sqlite: DSN's file is never written";
+  EXPECT_TRUE(fs::is_empty(base.path)) << "nothing embedded was started or left";
+
+  r = RunProcess({kBin, "run", "--dsn", "postgresql://u:Pw-S3cret@127.0.0.1/a", "--dsn", "host=127.0.0.1 dbname=b",
+                  "-q", "--format", "console"},
+                 seconds(30));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("are both servers of postgresql: give one --dsn per engine"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("Pw-S3cret"), std::string::npos) << r.err;
 }
 
 // An engine that is not in --engine cannot be served by --dsn; an unknown engine is named.

@@ -205,20 +205,31 @@ TEST(EngineTable, JunitNamesEachResultWithItsEngineAndServer) {
 }
 
 TEST(EngineList, CommaListsAllAndTheDsnsEngine) {
-  EXPECT_THAT(*cli::ParseEngineList("postgresql,sqlite", ""), ElementsAre("postgresql", "sqlite"));
-  EXPECT_THAT(*cli::ParseEngineList("sqlite, postgresql,sqlite", ""), ElementsAre("sqlite", "postgresql"));
-  EXPECT_EQ(cli::ParseEngineList("all", "")->size(), 3u);
-  EXPECT_THAT(*cli::ParseEngineList("", ""), ElementsAre("postgresql"));
-  EXPECT_THAT(*cli::ParseEngineList("", "sqlite:///tmp/x.db"), ElementsAre("sqlite"));
-  EXPECT_THAT(*cli::ParseEngineList("postgresql,sqlite", "sqlite:///tmp/x.db"), ElementsAre("postgresql", "sqlite"));
-  auto bad = cli::ParseEngineList("postgresql,oracle", "");
+  EXPECT_THAT(*cli::ParseEngineList("postgresql,sqlite", {}), ElementsAre("postgresql", "sqlite"));
+  EXPECT_THAT(*cli::ParseEngineList("sqlite, postgresql,sqlite", {}), ElementsAre("sqlite", "postgresql"));
+  EXPECT_EQ(cli::ParseEngineList("all", {})->size(), 3u);
+  EXPECT_THAT(*cli::ParseEngineList("", {}), ElementsAre("postgresql"));
+  EXPECT_THAT(*cli::ParseEngineList("", {"sqlite:///tmp/x.db"}), ElementsAre("sqlite"));
+  EXPECT_THAT(*cli::ParseEngineList("postgresql,sqlite", {"sqlite:///tmp/x.db"}), ElementsAre("postgresql", "sqlite"));
+  auto bad = cli::ParseEngineList("postgresql,oracle", {});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kUsage);
   EXPECT_NE(bad.status().message().find("unknown engine 'oracle'"), std::string::npos) << bad.status().message();
-  auto other = cli::ParseEngineList("postgresql,sqlite", "mysql://u:Secr3t@h/db");
+  auto other = cli::ParseEngineList("postgresql,sqlite", {"mysql://u:Secr3t@h/db"});
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.status().message().find("Secr3t"), std::string::npos) << "no password in a message";
   EXPECT_NE(other.status().message().find("not a server of any engine in --engine"), std::string::npos);
+  // One --dsn per engine: without --engine, the run is on the DSNs' engines, in their order.
+  EXPECT_THAT(*cli::ParseEngineList("", {"sqlite:/tmp/x.db", "host=/tmp dbname=d"}), ElementsAre("sqlite", "postgresql"));
+  EXPECT_THAT(*cli::ParseEngineList("all", {"sqlite:/tmp/x.db", "mariadb://u@h/"}),
+              ElementsAre("postgresql", "sqlite", "mariadb"));
+  auto twice = cli::ParseEngineList("", {"postgresql://u:Secr3t@h/a", "host=h dbname=b"});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("both servers of postgresql"), std::string::npos) << twice.status().message();
+  EXPECT_EQ(twice.status().message().find("Secr3t"), std::string::npos);
+  EXPECT_EQ(cli::DsnOfEngine({"sqlite:/tmp/x.db", "host=h"}, "postgresql", true), "host=h");
+  EXPECT_EQ(cli::DsnOfEngine({"sqlite:/tmp/x.db"}, "mariadb", true), "");
+  EXPECT_EQ(cli::DsnOfEngine({"sqlite:/tmp/x.db"}, "postgresql", false), "sqlite:/tmp/x.db");
 }
 
 }  // namespace
