@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/claim_strategy.h"
 #include "bench/protocol_claims.h"
 #include "harness/engines/postgresql/connection.h"
 #include "harness/model/isolation.h"
@@ -20,38 +21,10 @@ namespace {
 
 using pg::Connection;
 
-enum class Strategy { kNaive, kForUpdate, kNowait, kSkipLocked, kGuardedCas, kAdvisory };
-
-const char* StrategyName(Strategy s) {
-  switch (s) {
-    case Strategy::kNaive: return "naive";
-    case Strategy::kForUpdate: return "for_update";
-    case Strategy::kNowait: return "nowait";
-    case Strategy::kSkipLocked: return "skip_locked";
-    case Strategy::kGuardedCas: return "guarded_cas";
-    case Strategy::kAdvisory: return "advisory";
-  }
-  return "?";
-}
-
-constexpr const char* kSelectHead = "SELECT id FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1";
 constexpr const char* kAdvisoryLock = "SELECT pg_advisory_xact_lock(20261130)";  // one lock for the queue
 constexpr const char* kGuardedCasSql =
     "UPDATE runs SET status = 'running', attempts = attempts + 1 "
     "WHERE id = (SELECT min(id) FROM runs WHERE status = 'queued') AND status = 'queued' RETURNING attempts";
-
-// The SELECT that picks the row (none for guarded_cas).
-std::string PickSql(Strategy s) {
-  switch (s) {
-    case Strategy::kNaive:
-    case Strategy::kAdvisory: return kSelectHead;
-    case Strategy::kForUpdate: return std::string(kSelectHead) + " FOR UPDATE";
-    case Strategy::kNowait: return std::string(kSelectHead) + " FOR UPDATE NOWAIT";
-    case Strategy::kSkipLocked: return std::string(kSelectHead) + " FOR UPDATE SKIP LOCKED";
-    case Strategy::kGuardedCas: return "";
-  }
-  return "";
-}
 
 std::string UpdateSql(const std::string& id) {
   return "UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = " + id + " RETURNING attempts";
@@ -109,13 +82,6 @@ Outcome Attempt(Connection* c, Strategy s, const std::string& begin, std::string
 // iteration loop ends (State::FinishKeepRunning), so every thread has added its share by then.
 std::mutex g_latency_mu;
 std::vector<double> g_latencies_us;
-
-double Percentile(std::vector<double>* v, double p) {
-  if (v->empty()) return 0;
-  const size_t k = std::min(v->size() - 1, static_cast<size_t>(p * static_cast<double>(v->size())));
-  std::nth_element(v->begin(), v->begin() + static_cast<std::ptrdiff_t>(k), v->end());
-  return (*v)[k];
-}
 
 void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy, IsolationLevel level) {
   auto opened = Connection::Open(*conninfo, "racelab:bench", In(std::chrono::seconds(10)), nullptr);
@@ -188,8 +154,7 @@ void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy
 }  // namespace
 
 void RegisterClaimStrategies(const std::string* conninfo) {
-  for (Strategy s : {Strategy::kNaive, Strategy::kForUpdate, Strategy::kNowait, Strategy::kSkipLocked,
-                     Strategy::kGuardedCas, Strategy::kAdvisory}) {
+  for (Strategy s : kAllStrategies) {
     for (IsolationLevel level : AllIsolationLevels()) {
       std::string slug(IsolationName(level));
       for (char& ch : slug) ch = ch == ' ' ? '_' : ch;

@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/claim_strategy.h"
 #include "bench/engine_claim_cell.h"
 #include "harness/engine/open_engine.h"
 #include "harness/model/isolation.h"
@@ -51,6 +52,11 @@
 namespace racelab {
 namespace {
 
+using bench::kAllStrategies;
+using bench::PickSql;
+using bench::Percentile;
+using bench::Strategy;
+using bench::StrategyName;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kQueueRows = 50000;
@@ -58,20 +64,6 @@ constexpr const char* kLockWaitTimeoutS = "5";  // innodb_lock_wait_timeout, who
 
 Engine* g_engine = nullptr;  // set once in main() before any benchmark runs
 std::atomic<int> g_workspaces{0};
-
-enum class Strategy { kNaive, kForUpdate, kNowait, kSkipLocked, kGuardedCas, kAdvisory };
-
-const char* StrategyName(Strategy s) {
-  switch (s) {
-    case Strategy::kNaive: return "naive";
-    case Strategy::kForUpdate: return "for_update";
-    case Strategy::kNowait: return "nowait";
-    case Strategy::kSkipLocked: return "skip_locked";
-    case Strategy::kGuardedCas: return "guarded_cas";
-    case Strategy::kAdvisory: return "advisory";
-  }
-  return "?";
-}
 
 SteadyTime In(int seconds) { return Clock::now() + std::chrono::seconds(seconds); }
 
@@ -95,22 +87,9 @@ struct Tally {
   std::string error;  // the first answer that is neither success nor 1213/1205
 };
 
-constexpr const char* kSelectHead = "SELECT id FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1";
 constexpr const char* kGuardedCasSql =
     "UPDATE runs SET status = 'running', attempts = attempts + 1 "
     "WHERE id = (SELECT min(id) FROM runs WHERE status = 'queued') AND status = 'queued'";
-
-std::string PickSql(Strategy s) {
-  switch (s) {
-    case Strategy::kNaive:
-    case Strategy::kAdvisory: return kSelectHead;
-    case Strategy::kForUpdate: return std::string(kSelectHead) + " FOR UPDATE";
-    case Strategy::kNowait: return std::string(kSelectHead) + " FOR UPDATE NOWAIT";
-    case Strategy::kSkipLocked: return std::string(kSelectHead) + " FOR UPDATE SKIP LOCKED";
-    case Strategy::kGuardedCas: return "";
-  }
-  return "";
-}
 
 enum class Outcome { kClaimed, kLost, kRetry, kEmpty, kError };
 
@@ -194,13 +173,6 @@ void ClaimLoop(Session* s, Strategy strategy, const std::string& begin, SteadyTi
   }
 }
 
-double Percentile(std::vector<double>* v, double p) {
-  if (v->empty()) return 0;
-  const size_t k = std::min(v->size() - 1, static_cast<size_t>(p * static_cast<double>(v->size())));
-  std::nth_element(v->begin(), v->begin() + static_cast<std::ptrdiff_t>(k), v->end());
-  return (*v)[k];
-}
-
 void Claim(benchmark::State& state, Strategy strategy, IsolationLevel level) {
   const int threads = static_cast<int>(state.range(0));
   const std::vector<std::pair<std::string, std::string>> settings = {
@@ -277,14 +249,13 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("engine", "mariadb");
   benchmark::AddCustomContext("server_version", g_engine->info().server_version);
   benchmark::AddCustomContext("innodb_lock_wait_timeout_s", kLockWaitTimeoutS);
-  for (Strategy strategy : {Strategy::kNaive, Strategy::kForUpdate, Strategy::kNowait, Strategy::kSkipLocked,
-                            Strategy::kGuardedCas, Strategy::kAdvisory}) {
+  for (bench::Strategy strategy : bench::kAllStrategies) {
     for (IsolationLevel level :
          {IsolationLevel::kReadCommitted, IsolationLevel::kRepeatableRead, IsolationLevel::kSerializable}) {
       std::string slug(IsolationName(level));
       std::replace(slug.begin(), slug.end(), ' ', '_');
-      const std::string name = std::string("strategy/") + StrategyName(strategy) + "/" + slug;
-      benchmark::RegisterBenchmark(name.c_str(), Claim, strategy, level)
+      const std::string name = std::string("strategy/") + bench::StrategyName(strategy) + "/" + slug;
+      benchmark::RegisterBenchmark(name.c_str(), racelab::Claim, strategy, level)
           ->ArgName("threads")->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Iterations(1)->UseManualTime();
     }
   }
