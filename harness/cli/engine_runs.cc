@@ -99,9 +99,18 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     auto engine = OpenEngine(eo);
     if (!engine.ok()) {
       std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message()) << "\n";
-      out.open_error = engine.status();
-      NotRunFrom(parts, e, 0, "the run ended before it", &out);
-      return out;
+      if (out.open_error.ok()) out.open_error = engine.status();
+      if (!several || engine.status().code() == StatusCode::kUsage) {
+        NotRunFrom(parts, e, 0, "the run ended before it", &out);
+        return out;
+      }
+      // A server of one engine that does not start (not installed, not answering) leaves the others
+      // worth running: its items are not run, with the reason, and the run goes on (exit 3 at the end).
+      const std::string reason =
+          fmt::format("{} could not start: {}", EngineDisplayName(engines[e]), engine.status().message());
+      for (const PlanItem& item : items) out.not_run.push_back({&item, reason});
+      offset += items.size();
+      continue;
     }
     Engine& db = *engine.value();
     if (!args.quiet && db.ready_ms() >= 0) {

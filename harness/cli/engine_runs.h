@@ -3,8 +3,10 @@
 // stderr. One engine's items, and nothing of its server, reach the next (docs/architecture.md "Stages").
 //
 // - An engine with no item (a --shard part without it) is not started.
-// - An engine that cannot be opened ends the run: its items and those of the engines after it are
-//   not run ("the run ended before it"), `open_error` says why (exit 3; 2 for a usage error).
+// - An engine that cannot be opened: in a run of several engines its items are not run ("MariaDB
+//   could not start: …") and the next engine runs; with one engine, or for a usage error (a bad DSN),
+//   the run ends there and the rest are not run ("the run ended before it"). `open_error` holds the
+//   first such error (exit 3; 2 for a usage error).
 // - A stop request (SIGINT/SIGTERM) ends the run before the next item; the rest are not run.
 // Thread-safety: main thread.
 #pragma once
@@ -27,7 +29,7 @@ struct EngineRuns {
   std::vector<TargetInfo> targets;      // every engine opened, in run order
   bool scenario_error = false;          // a scenario's SQL could not run (exit 2)
   std::string scenario_hint;            // the engines' advice for that error (Engine::ScenarioErrorHint)
-  Status open_error;                    // not OK: an engine could not be opened (the run ended there)
+  Status open_error;                    // not OK: the first engine that could not be opened
   bool close_failed = false;            // an engine's Close() failed (printed)
 };
 

@@ -102,7 +102,8 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   }
   if (!ran.open_error.ok()) {
     report.run_error = ran.open_error.message();
-    WriteReports(report, reporters, args.out, /*files_only=*/true);
+    // The console table too when other engines ran: their results are real.
+    WriteReports(report, reporters, args.out, /*files_only=*/report.results.empty());
     return stop->stop_requested() ? 128 + stop->signal_number() : ExitCodeFor(ran.open_error);
   }
   const bool scenario_error = ran.scenario_error;  // a scenario's SQL cannot run: exit 2, not 1

@@ -160,6 +160,30 @@ TEST(MultiEngineCli, OneDsnPerEngineRunsOnBothServers) {
   EXPECT_EQ(r.err.find("Pw-S3cret"), std::string::npos) << r.err;
 }
 
+// A server of one engine that cannot be opened (here a sqlite: file that does not exist) does not stop
+// the others: its results are not run, with the reason, the next engine runs, and the exit is 3.
+TEST(MultiEngineCli, AnEngineThatCannotStartDoesNotStopTheOthers) {
+  TempDir out, base;
+  ProcessResult r = RunProcess({kBin, "run", "--dsn", "sqlite:" + (out.path / "missing.db").string(), "--dsn",
+                                TestConninfo(), kSrc + "/tests/fixtures/multi_engine_claim.yaml", "--isolation", "ser",
+                                "--trials", "2", "--allow-superuser", "-q", "--format", "console,json,junit", "--out",
+                                out.path.string()},
+                               seconds(180), {{"RACELAB_TMPDIR", base.path.string()}});
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_NE(r.err.find("no such database file"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("pass · winners 1×2 · 40001×2"), std::string::npos) << "PostgreSQL ran: " << r.out;
+  const std::string json_text = Slurp(out.path / "racelab.json");
+  EXPECT_THAT(ValidateJsonText(SchemaPath("racelab-report.schema.json"), json_text), IsEmpty());
+  const nlohmann::json j = nlohmann::json::parse(json_text);
+  ASSERT_EQ(j["results"].size(), 1u) << j["results"];
+  EXPECT_EQ(j["results"][0]["engine"], "postgresql");
+  EXPECT_EQ(j["results"][0]["verdict"], "pass");
+  ASSERT_EQ(j["not_run"].size(), 1u) << j["not_run"];
+  EXPECT_EQ(j["not_run"][0]["engine"], "sqlite");
+  EXPECT_THAT(j["not_run"][0]["reason"].get<std::string>(), StartsWith("SQLite could not start: "));
+  EXPECT_NE(j["run_error"].get<std::string>().find("no such database file"), std::string::npos);
+}
+
 // An engine that is not in --engine cannot be served by --dsn; an unknown engine is named.
 TEST(MultiEngineCli, UsageErrorsNameTheEngine) {
   ProcessResult r = RunProcess({kBin, "run", "--engine", "postgresql,oracle", "-q", "--format", "console"}, seconds(30));
