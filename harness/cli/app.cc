@@ -37,7 +37,8 @@ constexpr const char* kDescription =
     "3 database/connection error or deadline passed, 130/143 interrupted.\n\n"
     "Scenario files are code: their SQL runs on the server. racelab runs it as a role it creates for\n"
     "the run, which owns only the run's schemas (needs CREATEROLE on --dsn; a superuser --dsn is refused\n"
-    "without --allow-superuser; --no-confine runs it with the --dsn role's own rights).\n"
+    "without --allow-superuser); on MariaDB as a user it creates with rights on the run's databases only\n"
+    "(needs CREATE USER and GRANT OPTION on racelab_%.*); --no-confine runs it with the --dsn user's rights.\n"
     "A password on the command line is visible to other users in `ps` and shell history: prefer\n"
     "PGPASSWORD, ~/.pgpass or a service file (PGSERVICE). racelab never prints a password.";
 
@@ -133,8 +134,9 @@ int Main(int argc, char** argv) {
   run->add_flag("--allow-superuser", args.allow_superuser,
                 "Accept a --dsn that connects as a superuser (scenario SQL still runs as a generated role)");
   run->add_flag("--no-confine", args.no_confine,
-                "Run scenario SQL as the --dsn role itself, with all its rights, instead of a generated role "
-                "that owns only racelab's schemas (scenario files are code: use only with files you trust)");
+                "Run scenario SQL as the --dsn role/user itself, with all its rights, instead of a generated one "
+                "that owns only racelab's schemas or databases (scenario files are code: use only with files you "
+                "trust)");
   run->add_option("--pg-bindir", args.pg_bindir, "PostgreSQL binaries for the embedded cluster");
   run->add_option("--out", args.out, "Folder for report files")->capture_default_str();
   run->add_option("--format", args.formats, "Reports: console,json,md,md-summary,junit,html")->capture_default_str();

@@ -59,7 +59,8 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
       if (l.live) ++kept;
       continue;
     }
-    if (l.kind == "role" && failed) break;  // workspaces first: a run's role outlives its workspaces
+    const bool account = l.kind == "role" || l.kind == "user";  // PostgreSQL role, MariaDB user
+    if (account && failed) break;  // workspaces first: a run's role outlives its workspaces
     if (dry_run) {
       std::cout << "would drop " << l.kind << " " << l.name << "\n";
     } else {
@@ -67,12 +68,12 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
       if (!s.ok()) {
         std::cerr << SanitizeForTerminal("racelab: " + s.message() + "\n");
         failed = true;
-        if (l.kind == "role") return 3;
+        if (account) return 3;
         continue;
       }
       std::cout << "dropped " << l.kind << " " << l.name << "\n";
     }
-    ++(l.kind == "role" ? roles : dropped);
+    ++(account ? roles : dropped);
   }
   if (failed) return 3;
   std::cout << fmt::format("{} racelab schema(s) and {} role(s) {}, {} schema(s) of live runs kept, on {}\n",

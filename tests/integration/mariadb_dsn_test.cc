@@ -24,6 +24,7 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using testing::ProcessResult;
 using testing::Subprocess;
+using testing::RunProcess;
 
 constexpr const char* kUser = "rl_app";
 constexpr const char* kPassword = "Pw-7qZ!secret";  // '!' must be %-escaped in the URL
@@ -44,14 +45,17 @@ class MariaDbDsnTest : public ::testing::Test {
     server_ = std::move(*s);
     root_.socket = server_->socket_path();
     root_.user = "root";
-    // The application's user: a password, its own database, the racelab_* databases and PROCESS
-    // (the wait monitor reads information_schema.INNODB_TRX, which needs it).
+    // The application's user: a password, its own database, the racelab_* databases with the GRANT
+    // OPTION and CREATE USER (racelab creates a user for the run's scenario SQL that may use only the
+    // run's databases: docs/mariadb.md "Scenario SQL is confined"), and PROCESS (the wait monitor
+    // reads information_schema.INNODB_TRX, which needs it).
     Exec(std::string("CREATE USER ") + kUser + "@localhost IDENTIFIED BY '" + kPassword + "'");
     Exec("CREATE DATABASE appdb");
     Exec("CREATE TABLE appdb.t (id int PRIMARY KEY) ENGINE=InnoDB");
     Exec("INSERT INTO appdb.t VALUES (1), (2)");
     Exec(std::string("GRANT ALL ON appdb.* TO ") + kUser + "@localhost");
-    Exec(std::string("GRANT ALL ON `racelab\\_%`.* TO ") + kUser + "@localhost");
+    Exec(std::string("GRANT ALL ON `racelab\\_%`.* TO ") + kUser + "@localhost WITH GRANT OPTION");
+    Exec(std::string("GRANT CREATE USER ON *.* TO ") + kUser + "@localhost");
     Exec(std::string("GRANT PROCESS ON *.* TO ") + kUser + "@localhost");
   }
 
@@ -115,10 +119,59 @@ TEST_F(MariaDbDsnTest, RunsOnAServerItDidNotStartShowsNoPasswordAndLeavesNothing
   EXPECT_EQ(Exec(std::string("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = '") +
                  kUser + "'"),
             "0");
+  EXPECT_EQ(Exec("SELECT COUNT(*) FROM mysql.user WHERE User LIKE 'racelab%'"), "0") << "the run's user is dropped";
   EXPECT_EQ(Exec("SELECT COUNT(*) FROM appdb.t"), "2");
   EXPECT_EQ(Exec("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'appdb'"),
             "1");
   fs::remove_all(out);
+}
+
+// Scenario files are code: a scenario that reaches for the application's table is refused (its SQL
+// runs as the run's own user), exit 2 with the advice, and the table is untouched. A --dsn user
+// that cannot create that user gets an error that names what it needs and --no-confine, which then
+// runs.
+TEST_F(MariaDbDsnTest, ScenarioSqlIsConfinedToTheRunsDatabases) {
+  const fs::path dir = fs::temp_directory_path() / ("racelab-mariadb-hostile-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path file = dir / "hostile.yaml";
+  std::ofstream(file) << "name: hostile-drop\n"
+                         "title: A scenario that drops the application's table\n"
+                         "teaches: Scenario SQL may use only the run's own databases.\n"
+                         "engines: [mariadb]\n"
+                         "isolation: [read committed]\n"
+                         "setup: CREATE TABLE x (id int PRIMARY KEY)\n"
+                         "sessions:\n"
+                         "  - name: a\n"
+                         "    steps:\n"
+                         "      - sql: DROP TABLE appdb.t\n"
+                         "expect:\n"
+                         "  sqlstates: {}\n";
+  ProcessResult r = RunProcess({RACELAB_BINARY, "run", "--dsn", Dsn(), file.string(), "--trials", "1", "-q",
+                                "--format", "console", "--out", (dir / "out").string()},
+                               std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--no-confine"), std::string::npos) << r.err;
+  EXPECT_EQ(Exec("SELECT COUNT(*) FROM appdb.t"), "2") << "the application's table is untouched";
+
+  // A user with rights on racelab_* but without CREATE USER.
+  Exec("CREATE USER plain@localhost IDENTIFIED BY 'Plain-pw-1'");
+  Exec("GRANT ALL ON `racelab\\_%`.* TO plain@localhost");
+  Exec("GRANT PROCESS ON *.* TO plain@localhost");
+  const std::string plain = "mariadb://plain:Plain-pw-1@localhost/?socket=" + server_->socket_path();
+  r = RunProcess({RACELAB_BINARY, "run", "--dsn", plain, "guarded-cas-claim", "--isolation", "rc", "--trials", "1",
+                  "-q", "--format", "console", "--out", (dir / "out").string()},
+                 std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("needs CREATE USER"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--no-confine"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("Plain-pw-1"), std::string::npos) << r.err;
+  r = RunProcess({RACELAB_BINARY, "run", "--dsn", plain, "--no-confine", "guarded-cas-claim", "--isolation", "rc",
+                  "--trials", "1", "-q", "--format", "console", "--out", (dir / "out").string()},
+                 std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(Exec("SELECT COUNT(*) FROM mysql.user WHERE User LIKE 'racelab%'"), "0");
+  fs::remove_all(dir);
 }
 
 // A wrong password is a connection error (exit 3) that does not echo the password either.

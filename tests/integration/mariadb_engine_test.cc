@@ -260,7 +260,7 @@ TEST_F(MariaDbEngineTest, LeftoversOfDeadRunsAreListedAndDroppedLiveOnesKept) {
   ASSERT_TRUE(engine_->HoldRunLock(In(10000), In(10000), nullptr).ok());
   auto a = Open("a");
   const std::string dead = "racelab_1_dead00_1";  // pid 1's run lock is never held
-  ASSERT_TRUE(Run(a.get(), "CREATE DATABASE IF NOT EXISTS " + dead).ok());
+  ASSERT_TRUE(engine_->ResetWorkspace(dead, In(10000), nullptr).ok());  // as the admin: a session may not
   Result<std::vector<Leftover>> left = engine_->ListLeftovers(In(10000));
   ASSERT_TRUE(left.ok()) << left.status().message();
   bool saw_dead = false, saw_mine = false;
@@ -274,6 +274,25 @@ TEST_F(MariaDbEngineTest, LeftoversOfDeadRunsAreListedAndDroppedLiveOnesKept) {
   QueryResult r = Run(a.get(), "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN ('" +
                                    dead + "', '" + ws_ + "')");
   EXPECT_EQ(r.values[0][0], "1");  // the dead one is gone, mine is kept
+}
+
+// Sessions run as the run's confined user: its own databases only. Another run's database, a new
+// database outside the run's names and the server's user table are refused with an access error
+// (SQLSTATE 42000), while the session works in its workspace.
+TEST_F(MariaDbEngineTest, SessionsAreConfinedToTheRunsDatabases) {
+  auto a = Open("a");
+  ASSERT_TRUE(Run(a.get(), "CREATE TABLE mine (id int PRIMARY KEY) ENGINE=InnoDB").ok());
+  QueryResult who = Run(a.get(), "SELECT CURRENT_USER()");
+  ASSERT_TRUE(who.ok() && !who.values.empty()) << who.message;
+  EXPECT_EQ(who.values[0][0].value_or("").rfind("racelab_u_", 0), 0u) << who.values[0][0].value_or("");
+  for (const std::string& sql : {std::string("CREATE DATABASE appdb_of_someone_else"),
+                                 std::string("CREATE DATABASE racelab_1_other0_1"),
+                                 std::string("SELECT User FROM mysql.user")}) {
+    QueryResult r = Run(a.get(), sql);
+    EXPECT_FALSE(r.ok()) << sql;
+    EXPECT_EQ(r.sqlstate, "42000") << sql << ": " << r.message;
+  }
+  EXPECT_NE(engine_->ScenarioErrorHint({"42000"}).find("--no-confine"), std::string::npos);
 }
 
 TEST(MariaDbDsnTest, ParsesUrlsAndRedactsPasswords) {

@@ -57,8 +57,8 @@ std::string SettingValue(const std::string& value) {
 class MariaDbEngine : public Engine {
  public:
   MariaDbEngine(ConnectTarget admin, std::unique_ptr<EmbeddedMariaDb> server, std::string dsn_shown,
-                const StopFlag* stop)
-      : admin_target_(std::move(admin)), server_(std::move(server)), stop_(stop) {
+                bool confine, const StopFlag* stop)
+      : admin_target_(std::move(admin)), server_(std::move(server)), stop_(stop), confine_(confine) {
     caps_.levels = {IsolationLevel::kReadUncommitted, IsolationLevel::kReadCommitted,
                     IsolationLevel::kRepeatableRead, IsolationLevel::kSerializable};
     caps_.default_level = IsolationLevel::kRepeatableRead;
@@ -94,7 +94,8 @@ class MariaDbEngine : public Engine {
                            "innodb_deadlock_detect", "tx_isolation",
                            "innodb_flush_log_at_trx_commit", "innodb_rollback_on_timeout"};
     for (size_t i = 1; i < row.size(); ++i) info_.settings.emplace_back(names[i], row[i].value_or(""));
-    return Status::Ok();
+    session_target_ = admin_target_;
+    return confine_ ? CreateConfinedUser(deadline) : Status::Ok();
   }
 
   std::string name() const override { return "mariadb"; }
@@ -107,7 +108,7 @@ class MariaDbEngine : public Engine {
   Result<std::unique_ptr<Session>> OpenSession(const std::string& label, SteadyTime deadline,
                                                const StopFlag* stop) override {
     Result<std::unique_ptr<MariaConnection>> c =
-        MariaConnection::Open(admin_target_, label, deadline, stop);
+        MariaConnection::Open(session_target_, label, deadline, stop);
     if (!c.ok()) return c.status();
     return std::unique_ptr<Session>(std::move(*c));
   }
@@ -178,6 +179,12 @@ class MariaDbEngine : public Engine {
   bool IsScenarioError(const QueryResult& r) const override {
     return r.sqlstate.rfind("42", 0) == 0;  // syntax error or access rule violation (SQL standard)
   }
+  std::string ScenarioErrorHint(const std::set<std::string>& sqlstates) const override {
+    if (confined_user_.empty() || sqlstates.count("42000") == 0) return "";
+    return "42000 (syntax error or access rule violation): scenario SQL runs as a MariaDB user racelab creates "
+           "for the run, with rights on the run's own databases only (docs/mariadb.md \"Scenario SQL is "
+           "confined\"); if it is an access error (1142, 1044, 1227), --no-confine runs it as the --dsn user";
+  }
   bool IsSessionLost(const QueryResult& r) const override {
     if (r.connection_lost) return true;
     int code = std::atoi(r.error_code.c_str());
@@ -230,18 +237,46 @@ class MariaDbEngine : public Engine {
       l.live = row[1] == std::optional<std::string>("1");
       out.push_back(std::move(l));
     }
+    // The confined users of runs (racelab_u_<pid>_<run id>), after the databases. Listing them needs
+    // SELECT on mysql.user; without it they are not listed (a user left behind can log in nowhere but
+    // the dropped databases' names).
+    QueryResult users = admin_->Exec(
+        "SELECT CONCAT(User, '@', Host), IS_USED_LOCK(CONCAT('racelab_run_', SUBSTRING(User, 11))) IS NOT NULL "
+        "FROM mysql.user WHERE User LIKE 'racelab\\_u\\_%' ORDER BY User",
+        deadline, 100000);
+    for (const auto& row : users.values) {
+      Leftover l;
+      l.kind = "user";
+      l.name = row[0].value_or("");
+      l.live = row[1] == std::optional<std::string>("1");
+      out.push_back(std::move(l));
+    }
     return out;
   }
 
   Status DropLeftovers(const std::vector<Leftover>& which, SteadyTime deadline) override {
     for (const Leftover& l : which) {
-      if (l.live || l.kind != "database") continue;
-      if (Status s = DropWorkspace(l.name, deadline); !s.ok()) return s;
+      if (l.live) continue;
+      if (l.kind == "database") {
+        if (Status s = DropWorkspace(l.name, deadline); !s.ok()) return s;
+      } else if (l.kind == "user") {
+        const size_t at = l.name.rfind('@');
+        if (at == std::string::npos) continue;
+        if (Status s = Admin(fmt::format("DROP USER IF EXISTS {}@{}", Literal(l.name.substr(0, at)),
+                                         Literal(l.name.substr(at + 1))),
+                             deadline, "cannot drop user " + l.name);
+            !s.ok())
+          return s;
+      }
     }
     return Status::Ok();
   }
 
   Status Close() override {
+    if (!confined_user_.empty() && ServerAnswers(Clock::now() + kControlTimeout)) {
+      admin_->Exec("DROP USER IF EXISTS " + confined_user_, Clock::now() + kControlTimeout);
+    }
+    confined_user_.clear();
     if (admin_) {
       admin_->Close();  // releases the run lock
       admin_.reset();
@@ -258,6 +293,42 @@ class MariaDbEngine : public Engine {
   EmbeddedMariaDb* server() { return server_.get(); }
 
  private:
+  // Scenario SQL's own user (docs/mariadb.md "Scenario SQL is confined"): racelab_u_<pid>_<run id>,
+  // a random password, ALL PRIVILEGES on this run's databases (racelab_<pid>_<run id>_*) and nothing
+  // else, at the host part of the --dsn user's account (CURRENT_USER()), so it logs in from where that
+  // user does. Sessions connect as it; the admin and monitor connections stay the --dsn user's.
+  Status CreateConfinedUser(SteadyTime deadline) {
+    QueryResult who = admin_->Exec("SELECT CURRENT_USER()", deadline, 1);
+    const std::string account = who.ok() && !who.values.empty() ? who.values[0][0].value_or("") : "";
+    const size_t at = account.rfind('@');
+    if (at == std::string::npos) {
+      return Status::Database("cannot read the --dsn user's account (SELECT CURRENT_USER()): " + who.message);
+    }
+    const std::string user = fmt::format("racelab_u_{}_{}", getpid(), run_id_);
+    static constexpr char kAlphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    std::random_device rd;
+    std::string password;
+    for (int i = 0; i < 24; ++i) password += kAlphabet[rd() % (sizeof(kAlphabet) - 1)];
+    const std::string name = Literal(user) + "@" + Literal(account.substr(at + 1));
+    QueryResult r = admin_->Exec(fmt::format("CREATE USER {} IDENTIFIED BY {}", name, Literal(password)), deadline);
+    if (r.ok()) {
+      confined_user_ = name;
+      r = admin_->Exec(fmt::format("GRANT ALL PRIVILEGES ON `racelab\\_{}\\_{}\\_%`.* TO {}", getpid(), run_id_, name),
+                       deadline);
+    }
+    if (!r.ok()) {
+      // The statements are not in the message: CREATE USER holds the password.
+      return Status::Database(fmt::format(
+          "cannot create the MariaDB user that runs scenario SQL: {} (error {}): the --dsn user needs CREATE USER "
+          "and the GRANT OPTION on `racelab\\_%`.* (docs/mariadb.md \"Scenario SQL is confined\"), or "
+          "--no-confine runs scenario SQL as the --dsn user itself",
+          r.message, r.error_code));
+    }
+    session_target_.user = user;
+    session_target_.password = password;
+    return Status::Ok();
+  }
+
   static std::string LockName(pid_t pid, const std::string& run_id) {
     return fmt::format("racelab_run_{}_{}", pid, run_id);
   }
@@ -271,8 +342,11 @@ class MariaDbEngine : public Engine {
   }
 
   ConnectTarget admin_target_;
+  ConnectTarget session_target_;  // the sessions': the confined user's when confine_, else admin_target_
   std::unique_ptr<EmbeddedMariaDb> server_;
   const StopFlag* stop_;
+  bool confine_ = true;
+  std::string confined_user_;     // 'user'@'host' once created, "" after DROP USER
   std::unique_ptr<MariaConnection> admin_;
   bool lock_held_ = false;
   std::string run_id_;
@@ -304,8 +378,11 @@ Result<std::unique_ptr<Engine>> OpenMariaDbEngine(const EngineOptions& options) 
     target.database.clear();  // racelab works only in the databases it creates
     shown = RedactMariaDbDsn(options.dsn);
   }
-  auto engine = std::make_unique<MariaDbEngine>(target, std::move(server), shown, options.stop);
-  if (Status s = engine->Init(deadline); !s.ok()) return s;
+  auto engine = std::make_unique<MariaDbEngine>(target, std::move(server), shown, options.confine, options.stop);
+  if (Status s = engine->Init(deadline); !s.ok()) {
+    engine->Close();  // drops a confined user created before the error
+    return s;
+  }
   return std::unique_ptr<Engine>(std::move(engine));
 }
 
