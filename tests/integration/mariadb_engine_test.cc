@@ -325,12 +325,17 @@ TEST(MariaDbServerTest, StopRemovesEverythingAndSigkillOrphansAreCleanedNextRun)
   EXPECT_FALSE(std::filesystem::exists(run_dir));
   EXPECT_NE(kill(pid, 0), 0);
 
+  // The killed run's server lives under a base folder of this test's own: another racelab starting
+  // meanwhile (ctest -j2 runs the other MariaDB tests beside this one) cleans the orphans of the
+  // default base on its start, and would take this one before the cleaner under test could.
+  mariadb::ServerOptions own;
+  own.base_dir = "/tmp/rlm-orphan-" + std::to_string(getpid());
   int pipefd[2];
   ASSERT_EQ(pipe(pipefd), 0);
   pid_t child = fork();
   if (child == 0) {  // a racelab that starts a server and is then killed
     close(pipefd[0]);
-    auto started = mariadb::EmbeddedMariaDb::Start({});
+    auto started = mariadb::EmbeddedMariaDb::Start(own);
     std::string dir = started.ok() ? (*started)->run_dir() : "";
     dir += "\n";
     ssize_t unused = write(pipefd[1], dir.data(), dir.size());
@@ -355,6 +360,7 @@ TEST(MariaDbServerTest, StopRemovesEverythingAndSigkillOrphansAreCleanedNextRun)
   }
   EXPECT_FALSE(std::filesystem::exists(orphan));
   EXPECT_GE(removed, 1);
+  std::filesystem::remove_all(own.base_dir);  // its template copy
 }
 
 }  // namespace
