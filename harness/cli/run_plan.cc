@@ -198,8 +198,12 @@ Result<PlannedRun> BuildRunPlan(const RunArgs& args, const StopFlag* stop) {
   PlannedRun run;
   run.engines = *engines;
   const bool several = run.engines.size() > 1;
+  // Scenarios named on the command line get a line each when an engine skips them; the catalogue's
+  // (no name given: all, or --tag) one line per engine — the reasons are in the reports (skipped[]).
+  const bool named = !args.selectors.empty();
   for (const std::string& engine : run.engines) {
     po.engine = engine;
+    size_t not_listed = 0;
     for (const auto& s : selected) {
       // --isolation chooses among the levels a scenario lists: its expectations were written for those
       // only (a retry-on-40001 scenario listed at repeatable read and serializable has no lesson at read
@@ -209,8 +213,11 @@ Result<PlannedRun> BuildRunPlan(const RunArgs& args, const StopFlag* stop) {
       const Scenario* on_engine = s.ForEngine(engine);
       if (on_engine == nullptr) {  // docs/scenario-format.md "Engines and SQL that differs"
         const std::string listed = JoinNames(s.engines);
-        std::cerr << "racelab: " << SanitizeForTerminal(s.name) << " skipped: it runs on " << listed
-                  << " (its engines: list), not on " << engine << "\n";
+        if (named) {
+          std::cerr << "racelab: " << SanitizeForTerminal(s.name) << " skipped: it runs on " << listed
+                    << " (its engines: list), not on " << engine << "\n";
+        }
+        ++not_listed;
         if (several) run.skipped.push_back({s.name, engine, "", fmt::format("not in its engines: list ({})", listed)});
         continue;
       }
@@ -245,6 +252,11 @@ Result<PlannedRun> BuildRunPlan(const RunArgs& args, const StopFlag* stop) {
         }
         run.plan.items.push_back(std::move(it));
       }
+    }
+    if (!named && not_listed > 0) {
+      std::cerr << fmt::format("racelab: {} scenario{} skipped on {}: not in {} engines: list (racelab list shows "
+                               "each scenario's engines)\n",
+                               not_listed, not_listed == 1 ? "" : "s", engine, not_listed == 1 ? "its" : "their");
     }
   }
   if (run.plan.items.empty()) {
