@@ -16,7 +16,7 @@
 //    a trial's sessions clean in parallel); every engine's StartClean touches only its `session`
 //    (SQLite's also its workspace bookkeeping, under a mutex);
 //  - with Capabilities::workspace_reset_in_background, ResetWorkspace (and the OpenSession and
-//    StartClean of the session that runs setup) may run on one helper thread while the runner's
+//    StartClean of the session that runs setup, PrepareWorkspaceChecks and ReadWorkspaceState) may run on one helper thread while the runner's
 //    thread uses other sessions, StartClean and OpenSession; never two ResetWorkspace or a
 //    DropWorkspace at once.
 // The Sessions and WaitMonitor it hands out follow their own rules.
@@ -108,6 +108,23 @@ class Engine {
   virtual Status DropWorkspace(const std::string& name, SteadyTime deadline) = 0;
   // This process's n-th workspace name (unique on a shared server: it carries the run id).
   virtual std::string WorkspaceName(int n) const = 0;
+  // What a scenario's `reset:` is checked against (harness/run/workspace_reset.h). An engine that can
+  // read a workspace's logical state says so with CanCheckWorkspace(); otherwise `reset:` is never used
+  // and every trial gets a fresh workspace. PrepareWorkspaceChecks readies `checker` — a session of
+  // racelab's own that runs nothing else — to read `workspace`; call it again after the workspace was
+  // emptied (ResetWorkspace). ReadWorkspaceState returns one row per object, (object, state), ordered
+  // by object: kFull the definition and contents of every object; kVersion a cheaper digest that
+  // changes whenever kFull may have (equal versions mean equal full states; unequal ones mean
+  // nothing). Errors: kDatabase. Thread-safety: like StartClean (one call per session at a time).
+  // PostgreSQL: harness/engines/postgresql/workspace_state.h.
+  enum class WorkspaceStateKind { kFull, kVersion };
+  virtual bool CanCheckWorkspace() const { return false; }
+  virtual Status PrepareWorkspaceChecks(Session* checker, const std::string& workspace, SteadyTime deadline) {
+    return Status::Internal(name() + " cannot check a workspace");
+  }
+  virtual Result<QueryResult> ReadWorkspaceState(Session* checker, WorkspaceStateKind kind, SteadyTime deadline) {
+    return Status::Internal(name() + " cannot check a workspace");
+  }
 
   // Makes `session` begin a trial as if it had just connected, inside `start.workspace`, with the
   // session's settings. kUsage when the scenario asks for a setting that cannot be; kDatabase

@@ -302,6 +302,7 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine, const P
   base.trials = options.trials;
   base.setup = ev.Text(scenario.setup, "setup");
   base.teardown = ev.Text(scenario.teardown, "teardown");
+  base.reset = ev.Text(scenario.reset, "reset");
   size_t plan_bytes = 0;
   for (size_t i = 0; i < scenario.sessions.size(); ++i) {
     const SessionSpec& role = scenario.sessions[i];

@@ -104,7 +104,7 @@ void ReadScenario(LoadContext& ctx, const YAML::Node& root) {
   std::optional<Fields> fields =
       ctx.reader.Map(top,
                      {"name", "title", "teaches", "tags", "engines", "params", "isolation",
-                      "setup", "teardown", "sessions", "outcome", "expect", "order"},
+                      "setup", "teardown", "reset", "sessions", "outcome", "expect", "order"},
                      {"name", "title", "teaches", "sessions"});
   if (!fields) return;
   Scenario& s = ctx.scenario;
@@ -130,6 +130,7 @@ void ReadScenario(LoadContext& ctx, const YAML::Node& root) {
   if (s.isolation.empty()) s.isolation = AllIsolationLevels();
   if (const Ref* ref = fields->Get("setup")) s.setup = ReadSql(ctx, *ref, true).value_or("");
   if (const Ref* ref = fields->Get("teardown")) s.teardown = ReadSql(ctx, *ref, true).value_or("");
+  if (const Ref* ref = fields->Get("reset")) s.reset = ReadSql(ctx, *ref, true).value_or("");
   if (const Ref* ref = fields->Get("sessions")) {
     ReadSessions(ctx, *ref);
     CheckSessionLinks(ctx);

@@ -121,6 +121,7 @@ struct PlanItem {
   int trials = 20;
   std::string setup;
   std::string teardown;
+  std::string reset;  // Scenario::reset, substituted; "" = a fresh workspace every trial
   std::vector<PlannedSession> sessions;  // expanded, in file order then index order
   PlannedOutcome outcome;
   PlannedExpect expect;

@@ -184,6 +184,9 @@ struct Scenario {
   std::vector<IsolationLevel> isolation;  // default levels (empty in file: all three)
   std::string setup;      // SQL run per trial on the control connection, in the trial's schema
   std::string teardown;   // SQL run per trial after the final checks (the schema is dropped anyway)
+  // SQL that puts the workspace back as `setup` left it, used instead of a fresh workspace where the
+  // engine can verify it (docs/scenario-format.md "reset"); "" = a fresh workspace every trial.
+  std::string reset;
   std::vector<SessionSpec> sessions;
   OutcomeSpec outcome;
   ExpectSpec expect;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/run/workspace_reset.h"
+
 namespace racelab::internal {
 namespace {
 
@@ -14,6 +16,8 @@ constexpr long kDropDeadlineMs = 15000;
 // the cap on every control-connection deadline then (connect, statement), in ms.
 constexpr long kAfterStopDeadlineMs = 3000;
 constexpr const char* kControl = "control";
+// racelab's session that reads a workspace's state for `reset:` (workspace_reset.h).
+constexpr const char* kChecker = "racelab:check";
 
 }  // namespace
 
@@ -28,6 +32,7 @@ ItemSession::~ItemSession() {
   monitor_.reset();
   sessions_.clear();  // closing worker sessions ends them on the server and releases their locks
   DropSchema();
+  for (auto& slot : slots_) slot.checker.reset();
   for (auto& slot : slots_) slot.control.reset();  // before the engine drops what it made (Engine::Close)
 }
 
@@ -46,7 +51,7 @@ Result<std::unique_ptr<Session>> ItemSession::Open(const std::string& label) {
   return engine_.OpenSession(label, In(options_.connect_timeout_ms),
                           // The control connection must finish its cleanup after a stop
                           // request: only its deadlines bound it.
-                          label == kControl ? nullptr : options_.stop);
+                          label == kControl || label == kChecker ? nullptr : options_.stop);
 }
 
 Status ItemSession::EnsureConnections() {
@@ -96,7 +101,7 @@ Status ItemSession::StartSessionsClean(int trial) {
   return Status::Ok();
 }
 
-Status ItemSession::Prepare(Slot* slot) {
+Status ItemSession::CleanControl(Slot* slot) {
   // The control session runs `setup`, `final` and `teardown`: it starts each trial clean too (a
   // temporary table or session lock of the last trial's setup is gone), in the trial's workspace.
   if (!slot->control || !slot->control->healthy()) {
@@ -105,19 +110,86 @@ Status ItemSession::Prepare(Slot* slot) {
     slot->control = std::move(c.value());
   }
   bool lost = false;
-  Status clean = engine_.StartClean(slot->control.get(), SessionStart{kControl, slot->workspace, {}},
-                                    Deadline(), item_.file, &lost);
+  return engine_.StartClean(slot->control.get(), SessionStart{kControl, slot->workspace, {}}, Deadline(),
+                            item_.file, &lost);
+}
+
+Status ItemSession::TryReset(Slot* slot, bool* done) {
+  *done = false;
+  if (!slot->baseline || slot->dirty || slot->resets >= kFreshWorkspaceEvery) return Status::Ok();
+  const auto after = [&] { return fmt::format("after trial {}", slot->used_by + 1); };
+  QueryResult r = slot->control->Exec(item_.reset, Deadline());
+  if (!r.ok()) {
+    if (!engine_.IsScenarioError(r) && !r.refused) return Status::Ok();  // lost, deadline: set up fresh
+    return Status::Usage(fmt::format("{}: reset: {} (SQLSTATE {}), {}", item_.file, r.message, r.sqlstate, after()));
+  }
+  auto version = engine_.ReadWorkspaceState(slot->checker.get(), Engine::WorkspaceStateKind::kVersion, Deadline());
+  if (!version.ok()) return Status::Ok();
+  if (StateDifference(*slot->version, *version).empty()) {
+    ++slot->resets;
+    *done = true;
+    return Status::Ok();
+  }
+  // The catalogue rows or contents moved: compare the state itself.
+  auto state = engine_.ReadWorkspaceState(slot->checker.get(), Engine::WorkspaceStateKind::kFull, Deadline());
+  if (!state.ok()) return Status::Ok();
+  if (std::string diff = StateDifference(*slot->baseline, *state); !diff.empty()) {
+    return Status::Usage(fmt::format(
+        "{}: reset: {} the workspace is not as setup left it: {} (a reset must restore every row, sequence "
+        "and object setup made; docs/scenario-format.md \"reset\")",
+        item_.file, after(), diff));
+  }
+  slot->version = std::move(version.value());
+  ++slot->resets;
+  *done = true;
+  return Status::Ok();
+}
+
+// After a fresh setup: the checker (re)opened and prepared, the baseline's state and version read.
+// Any failure leaves no baseline, so the workspace is set up fresh again next time.
+void ItemSession::ReadBaseline(Slot* slot) {
+  if (!slot->checker || !slot->checker->healthy()) {
+    auto c = Open(kChecker);
+    if (!c.ok()) return;
+    slot->checker = std::move(c.value());
+  }
+  if (!engine_.PrepareWorkspaceChecks(slot->checker.get(), slot->workspace, Deadline()).ok()) return;
+  auto state = engine_.ReadWorkspaceState(slot->checker.get(), Engine::WorkspaceStateKind::kFull, Deadline());
+  if (!state.ok()) return;
+  auto version = engine_.ReadWorkspaceState(slot->checker.get(), Engine::WorkspaceStateKind::kVersion, Deadline());
+  if (!version.ok()) return;
+  slot->baseline = std::move(state.value());
+  slot->version = std::move(version.value());
+}
+
+Status ItemSession::Prepare(Slot* slot) {
+  Status clean = CleanControl(slot);
   if (!clean.ok()) return clean;
+  const bool checked = !item_.reset.empty() && engine_.CanCheckWorkspace();
+  if (checked) {
+    bool done = false;
+    Status reset = TryReset(slot, &done);
+    if (!reset.ok() || done) return reset;
+    if (!slot->control->healthy()) {
+      if (Status again = CleanControl(slot); !again.ok()) return again;
+    }
+  }
+  slot->baseline.reset();
+  slot->version.reset();
+  slot->resets = 0;
+  slot->dirty = false;
   Status reset = engine_.ResetWorkspace(slot->workspace, Deadline(), options_.stop);
   if (!reset.ok()) return reset;
   slot->created = true;
-  if (item_.setup.empty()) return Status::Ok();
-  QueryResult r = slot->control->Exec(item_.setup, Deadline());
-  if (!r.ok()) {
-    std::string msg = fmt::format("{}: setup: {} (SQLSTATE {})", item_.file, r.message, r.sqlstate);
-    // A setup that cannot run is a scenario-file error (exit 2), unless the server failed.
-    return engine_.IsScenarioError(r) || r.refused ? Status::Usage(msg) : Status::Database(msg);
+  if (!item_.setup.empty()) {
+    QueryResult r = slot->control->Exec(item_.setup, Deadline());
+    if (!r.ok()) {
+      std::string msg = fmt::format("{}: setup: {} (SQLSTATE {})", item_.file, r.message, r.sqlstate);
+      // A setup that cannot run is a scenario-file error (exit 2), unless the server failed.
+      return engine_.IsScenarioError(r) || r.refused ? Status::Usage(msg) : Status::Database(msg);
+    }
   }
+  if (checked) ReadBaseline(slot);
   return Status::Ok();
 }
 
@@ -141,10 +213,19 @@ Status ItemSession::AwaitWorkspace(int trial) {
   current_ = static_cast<size_t>(trial) % slots_.size();
   if (slot.helper.joinable()) {
     slot.helper.join();
-    if (slot.prepared_for == trial) return slot.helper_status;
+    if (slot.prepared_for == trial) {
+      slot.used_by = trial;
+      return slot.helper_status;
+    }
   }
   slot.prepared_for = trial;
+  slot.used_by = trial;
   return Prepare(&slot);
+}
+
+void ItemSession::TrialEnded(int trial, bool clean) {
+  Slot& slot = SlotOf(trial);
+  if (!clean && slot.used_by == trial) slot.dirty = true;
 }
 
 void ItemSession::JoinHelpers() {

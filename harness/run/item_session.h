@@ -5,7 +5,8 @@
 // `teardown`. With Capabilities::workspace_reset_in_background the item has two workspaces and two
 // control sessions, used in turn ("slots"): while trial N's server log is read and its final checks
 // run on slot N%2, a helper thread empties slot (N+1)%2 and runs `setup` there, so trial N+1 does not
-// wait for it. The helper never runs while a trial's sessions race: the runner joins it (AwaitWorkspace)
+// wait for it. A scenario's `reset:` may stand in for emptying and setup, checked after every reset
+// (harness/run/workspace_reset.h). The helper never runs while a trial's sessions race: the runner joins it (AwaitWorkspace)
 // before the next trial starts, and starts it (PrepareAhead) only after the trial's workers are joined.
 // Thread-safety: owned and used by the runner thread; worker threads each use only their own Session
 // from `sessions` while a trial runs; the helper thread uses only its slot's control session and the
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,6 +46,9 @@ class ItemSession {
   // Starts preparing `trial`'s workspace on the helper thread; does nothing with one slot or when
   // `trial` is past the item's last. Call only after the current trial's workers are joined.
   void PrepareAhead(int trial);
+  // After `trial` (its final checks and teardown): `clean` false when it ended in an error or past its
+  // deadline — its workspace is then set up fresh, never reset (workspace_reset.h).
+  void TrialEnded(int trial, bool clean);
   // Final checks then teardown on the current control session. RunTeardown returns the error, or "",
   // and sets *scenario_error when its SQL cannot run (Engine::IsScenarioError).
   std::vector<FinalValue> RunFinals();
@@ -62,6 +67,14 @@ class ItemSession {
     std::unique_ptr<Session> control;
     bool created = false;      // ResetWorkspace ran: DropSchema drops it
     int prepared_for = -1;     // the trial whose setup ran here last
+    int used_by = -1;          // the last trial that ran here
+    // `reset:` (workspace_reset.h): the state read right after the last fresh setup, the resets since,
+    // and whether the last trial here ended in an error (then the next one gets a fresh setup).
+    std::unique_ptr<Session> checker;       // reads the state (Engine::ReadWorkspaceState)
+    std::optional<QueryResult> baseline;    // the state after the last fresh setup
+    std::optional<QueryResult> version;     // the version last read with the baseline's state
+    int resets = 0;
+    bool dirty = false;
     std::thread helper;        // preparing it, when joinable
     Status helper_status = Status::Ok();
   };
@@ -71,8 +84,13 @@ class ItemSession {
   // now + `ms`, at most kAfterStopDeadlineMs once a stop is requested.
   SteadyTime In(long ms) const;
   Slot& SlotOf(int trial) { return slots_[static_cast<size_t>(trial) % slots_.size()]; }
-  // Control session (re)opened and started clean in the slot's workspace, workspace emptied, setup.
+  // Control session (re)opened and started clean in the slot's workspace, then the workspace is reset
+  // (`reset:`, verified) or emptied and set up.
   Status Prepare(Slot* slot);
+  Status CleanControl(Slot* slot);
+  // `reset:` and the state check; *done false when a fresh setup is needed instead.
+  Status TryReset(Slot* slot, bool* done);
+  void ReadBaseline(Slot* slot);
   // Starts session i clean in `workspace`; *lost when it turned out to be gone.
   Status StartOne(size_t i, const std::string& workspace, bool* lost);
   void JoinHelpers();

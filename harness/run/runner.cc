@@ -236,6 +236,7 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
       return s;
     }
     TrialResult trial = RunTrial(options_, item, conns, wait_log_.get(), t);
+    conns.TrialEnded(t, trial.error.empty() && !trial.deadline_exceeded);  // an error: set up fresh after it
     if (options_.stop != nullptr && options_.stop->stop_requested()) {
       // Cut short by the stop request: its events say nothing about the race; not evaluated.
       conns.DropSchema();

@@ -13,6 +13,7 @@
 #include "harness/engines/postgresql/monitor.h"
 #include "harness/engines/postgresql/server_log.h"
 #include "harness/engines/postgresql/session_reset.h"
+#include "harness/engines/postgresql/workspace_state.h"
 
 namespace racelab::pg {
 namespace {
@@ -157,6 +158,19 @@ Status PostgresEngine::ResetWorkspace(const std::string& name, SteadyTime deadli
                                  deadline);
   if (!r.ok()) return Status::Database(fmt::format("cannot create schema {}: {} ({})", q, r.message, r.sqlstate));
   return Status::Ok();
+}
+
+Status PostgresEngine::PrepareWorkspaceChecks(Session* checker, const std::string& workspace, SteadyTime deadline) {
+  QueryResult r = checker->Exec(pg::PrepareWorkspaceStateSql(workspace), deadline);
+  if (!r.ok()) return Status::Database(fmt::format("cannot prepare the state query of schema {}: {} ({})", workspace, r.message, r.sqlstate));
+  return Status::Ok();
+}
+
+Result<QueryResult> PostgresEngine::ReadWorkspaceState(Session* checker, WorkspaceStateKind kind, SteadyTime deadline) {
+  QueryResult r = checker->Exec(kind == WorkspaceStateKind::kFull ? pg::kExecuteStateSql : pg::kExecuteVersionSql,
+                                deadline, pg::kMaxStateRows);
+  if (!r.ok()) return Status::Database(fmt::format("cannot read a workspace's state: {} ({})", r.message, r.sqlstate));
+  return r;
 }
 
 Status PostgresEngine::DropWorkspace(const std::string& name, SteadyTime deadline) {

@@ -55,6 +55,9 @@ class PostgresEngine : public Engine {
                                                    const StopFlag* stop) override;
   Status ResetWorkspace(const std::string& name, SteadyTime deadline, const StopFlag* stop) override;
   Status DropWorkspace(const std::string& name, SteadyTime deadline) override;
+  bool CanCheckWorkspace() const override { return true; }
+  Status PrepareWorkspaceChecks(Session* checker, const std::string& workspace, SteadyTime deadline) override;
+  Result<QueryResult> ReadWorkspaceState(Session* checker, WorkspaceStateKind kind, SteadyTime deadline) override;
   std::string WorkspaceName(int n) const override;
   Status StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
                     const std::string& file, bool* connection_lost) override;
