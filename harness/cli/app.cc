@@ -88,7 +88,7 @@ int Main(int argc, char** argv) {
   auto* clean = app.add_subcommand(
       "clean", "Drop racelab schemas left on --dsn by runs that are gone (killed, or cut off from the "
                "server) and the roles of such runs; schemas of runs still connected are kept. Remove "
-               "orphaned embedded clusters");
+               "orphaned embedded clusters and the initdb templates of earlier racelab versions");
   std::string clean_dsn;
   bool clean_dry_run = false;
   long clean_timeout_ms = 5000;

@@ -32,6 +32,15 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
     std::cout << fmt::format("removed {} run folder(s) of dead embedded-server runs (with their servers)\n",
                              CleanEmbeddedOrphans());
   }
+  const std::vector<std::string> obsolete = ListObsoleteEmbeddedFiles();
+  for (const std::string& o : obsolete) {
+    std::cout << SanitizeForTerminal((dry_run ? "would remove " : "removing ") + o) << "\n";
+  }
+  if (!obsolete.empty()) {
+    std::cout << (dry_run ? fmt::format("{} template(s) of earlier racelab versions found\n", obsolete.size())
+                          : fmt::format("removed {} template(s) of earlier racelab versions\n",
+                                        CleanObsoleteEmbeddedFiles()));
+  }
   if (dsn.empty()) return 0;
   EngineOptions eo;
   eo.dsn = dsn;

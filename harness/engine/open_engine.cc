@@ -27,6 +27,9 @@ struct EngineEntry {
   int (*clean_orphans)() = nullptr;
   std::vector<std::string> (*list_orphans)() = nullptr;  // what clean_orphans would remove, as paths
   std::string orphan_kind;                                // "cluster", "server", "run folder"
+  // Cached files of earlier racelab versions that this one never uses (nullptr: none), and their removal.
+  int (*clean_obsolete)() = nullptr;
+  std::vector<std::string> (*list_obsolete)() = nullptr;
 };
 
 Result<std::unique_ptr<Engine>> OpenPostgres(const EngineOptions& o) {
@@ -44,13 +47,17 @@ const std::vector<EngineEntry>& Registry() {
   static const std::vector<EngineEntry> kEngines = {
       {"postgresql", "PostgreSQL", &OpenPostgres, &pg::RedactDsn, &pg::LooksLikeDsn, &pg::MayHoldPassword,
        [] { return pg::CleanOrphans(pg::DefaultBaseDir()); }, [] { return pg::ListOrphans(pg::DefaultBaseDir()); },
-       "cluster"},
+       "cluster",
+       // The initdb templates of earlier racelab versions (16 MB WAL segments): template.h.
+       [] { return pg::CleanObsoleteTemplates(pg::DefaultBaseDir()); },
+       [] { return pg::ListObsoleteTemplates(pg::DefaultBaseDir()); }},
       {"sqlite", "SQLite", &sqlite::OpenSqliteEngine, &sqlite::RedactSqliteDsn, &sqlite::LooksLikeSqliteDsn,
-       &sqlite::SqliteDsnMayHoldPassword, &sqlite::CleanSqliteOrphans, &sqlite::ListSqliteOrphans, "run folder"},
+       &sqlite::SqliteDsnMayHoldPassword, &sqlite::CleanSqliteOrphans, &sqlite::ListSqliteOrphans, "run folder",
+       nullptr, nullptr},
       {"mariadb", "MariaDB", &mariadb::OpenMariaDbEngine, &mariadb::RedactMariaDbDsn,
        &mariadb::LooksLikeMariaDbDsn, &mariadb::MariaDbDsnMayHoldPassword,
        [] { return mariadb::CleanMariaDbOrphans(mariadb::DefaultMariaDbBaseDir()); },
-       [] { return mariadb::ListMariaDbOrphans(mariadb::DefaultMariaDbBaseDir()); }, "server"},
+       [] { return mariadb::ListMariaDbOrphans(mariadb::DefaultMariaDbBaseDir()); }, "server", nullptr, nullptr},
   };
   return kEngines;
 }
@@ -135,6 +142,21 @@ std::vector<std::string> ListEmbeddedOrphans() {
 int CleanEmbeddedOrphans() {
   int n = 0;
   for (const auto& e : Registry()) n += e.clean_orphans();
+  return n;
+}
+
+std::vector<std::string> ListObsoleteEmbeddedFiles() {
+  std::vector<std::string> out;
+  for (const auto& e : Registry()) {
+    if (e.list_obsolete == nullptr) continue;
+    for (const std::string& path : e.list_obsolete()) out.push_back(e.display + " template of an earlier racelab " + path);
+  }
+  return out;
+}
+
+int CleanObsoleteEmbeddedFiles() {
+  int n = 0;
+  for (const auto& e : Registry()) n += e.clean_obsolete == nullptr ? 0 : e.clean_obsolete();
   return n;
 }
 

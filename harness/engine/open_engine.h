@@ -59,6 +59,13 @@ int CleanEmbeddedOrphans();
 // cluster /tmp/racelab-1000/run-4242-0", "SQLite run folder …"); nothing is touched. A folder whose
 // owner dies between this call and a clean is listed by neither.
 std::vector<std::string> ListEmbeddedOrphans();
+// The cached files of earlier racelab versions that this one never uses — today PostgreSQL's initdb
+// templates with 16 MB WAL segments (harness/engines/postgresql/template.h) — one line each,
+// "PostgreSQL template of an earlier racelab <path>"; nothing is touched. CleanObsoleteEmbeddedFiles
+// removes them and returns how many: for `racelab clean` only (a run of an older racelab may be
+// copying one).
+std::vector<std::string> ListObsoleteEmbeddedFiles();
+int CleanObsoleteEmbeddedFiles();
 
 // Starts (embedded) or connects to (DSN) the server and checks it. Errors: kUsage for a bad engine
 // name (the message lists the known ones), an engine not built in yet (e.g. a mysql:// DSN), a DSN

@@ -277,6 +277,27 @@ TEST(Cli, OrphanOfAKilledRunIsCleanedByTheNextRun) {
   EXPECT_EQ(RunDirsUnder(base.path), 0) << "the next run removed the orphan";
 }
 
+// The initdb template of an earlier racelab (template-<major>, 16 MB WAL segments) is never used again:
+// clean --dry-run names it, clean removes it and keeps this version's (template-<major>-wal1).
+TEST(Cli, CleanRemovesTheTemplatesOfEarlierVersionsOnly) {
+  TempDir base;
+  const fs::path dir = base.path / ("racelab-" + std::to_string(getuid()));
+  fs::create_directories(dir / "template-15");
+  fs::create_directories(dir / "template-15-wal1");
+  std::ofstream(dir / "template-15" / "PG_VERSION") << "15\n";
+  ProcessResult dry = RunProcess({kBin, "clean", "--dry-run"}, seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("would remove PostgreSQL template of an earlier racelab " + (dir / "template-15").string() + "\n"),
+            std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("1 template(s) of earlier racelab versions found"), std::string::npos) << dry.out;
+  EXPECT_TRUE(fs::exists(dir / "template-15")) << "--dry-run removes nothing";
+  ProcessResult r = RunProcess({kBin, "clean"}, seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("removed 1 template(s) of earlier racelab versions"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "template-15"));
+  EXPECT_TRUE(fs::exists(dir / "template-15-wal1")) << "this version's template is kept";
+}
+
 TEST(Cli, CleanDropsTheSchemaOfARunKilledWithSigkill) {
   TempDir out;
   {

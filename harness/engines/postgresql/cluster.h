@@ -3,7 +3,7 @@
 //
 // - Binaries: ClusterOptions::pg_bindir, else `pg_config --bindir`, else initdb on PATH, else the
 //   newest /usr/lib/postgresql/*/bin.
-// - initdb once into a cached template (<base_dir>/template-<major>), copied per run into
+// - initdb once into a cached template (<base_dir>/template-<major>-wal1, template.h), copied per run into
 //   <base_dir>/run-<racelab pid>-<n>/data; started with a private Unix socket in the run folder
 //   (listen_addresses=''), fsync, synchronous_commit and full_page_writes off, max_connections=200,
 //   log_lock_waits on with deadlock_timeout 1ms, jsonlog to <run folder>/server.json (see
@@ -112,6 +112,10 @@ class EmbeddedCluster {
 int CleanOrphans(const std::string& base_dir);
 // The run folders CleanOrphans would remove (owner gone), as paths; nothing is touched.
 std::vector<std::string> ListOrphans(const std::string& base_dir);
+// The cached templates of earlier racelab versions under `base_dir`, which this one never uses
+// (template.h: ListObsoleteTemplates): listed, and removed by `racelab clean` only.
+std::vector<std::string> ListObsoleteTemplates(const std::string& base_dir);
+int CleanObsoleteTemplates(const std::string& base_dir);
 
 // The default base folder (see ClusterOptions::base_dir).
 std::string DefaultBaseDir();

@@ -1,5 +1,6 @@
 // CleanOrphans() and what a killed postmaster leaves behind (orphans.h).
 #include "harness/engines/postgresql/orphans.h"
+#include "harness/engines/postgresql/template.h"
 
 #include <signal.h>
 #include <sys/shm.h>
@@ -113,6 +114,11 @@ int SweepIpcRecords(const std::string& base_dir) {
 namespace racelab::pg {
 
 std::vector<std::string> ListOrphans(const std::string& base_dir) { return embedded::DeadRunFolders(base_dir); }
+
+std::vector<std::string> ListObsoleteTemplates(const std::string& base_dir) {
+  return internal::ListObsoleteTemplates(base_dir);
+}
+int CleanObsoleteTemplates(const std::string& base_dir) { return internal::CleanObsoleteTemplates(base_dir); }
 
 int CleanOrphans(const std::string& base_dir) {
   int removed = embedded::CleanRunFolders(base_dir, internal::StopLeftoverPostmaster);
