@@ -39,6 +39,9 @@ struct QueryResult {
   // is (PostgreSQL): "1213" (MariaDB ER_LOCK_DEADLOCK), "SQLITE_BUSY_SNAPSHOT" (SQLite extended code).
   std::string error_code;
   std::string message;                   // primary message
+  // The error's DETAIL, empty when none: PostgreSQL's PG_DIAG_MESSAGE_DETAIL (libpq docs,
+  // PQresultErrorField); MariaDB and SQLite send none.
+  std::string detail;
   bool cancelled_by_deadline = false;    // racelab cancelled the statement after the deadline/stop
   bool connection_lost = false;
   // Run-queue delay of the calling thread during Exec, µs, -1 if unknown (harness/eval/lateness.h).

@@ -35,6 +35,10 @@ struct StepEvent {
   // the SQLSTATE is all there is (PostgreSQL). `expect.sqlstates` and `retry.on` may name either.
   std::string error_code;
   std::string message;       // server's primary message, unstable parts not removed
+  // The server's DETAIL of the error (PostgreSQL's PG_DIAG_MESSAGE_DETAIL, e.g. SSI's "Reason code:
+  // Canceled on identification as a pivot, during commit attempt."); empty when it sent none. MariaDB
+  // and SQLite have none. Only `expect.errors` reads it; reports do not show it (it may hold row values).
+  std::string detail;
   bool cancelled_by_deadline = false;  // racelab sent PQcancel after the statement's deadline
   // Lock waits (docs/lock-waits.md). `lock_wait`: the statement waited on a heavyweight lock, as the
   // source named by `lock_wait_source` saw it:
@@ -107,7 +111,7 @@ struct TrialResult {
   std::vector<StepEvent> events;        // ordered by sent_us
   std::vector<SessionResult> sessions;  // plan order
   std::vector<BarrierRelease> barriers;
-  std::vector<FinalValue> finals;       // in PlannedExpect::final order
+  std::vector<FinalValue> finals;       // in AllFinalQueries(PlanItem::expect) order (plan.h)
   // A harness-level failure: lost connection, setup failed, deadline passed. Makes the trial `error`.
   std::string error;
   bool deadline_exceeded = false;

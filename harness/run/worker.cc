@@ -261,6 +261,7 @@ QueryResult Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::s
     ev->read = std::move(rows);
   }
   ev->message = r.ok() ? r.command_tag : r.message;
+  ev->detail = r.detail;
   if (step.kind != StepKind::kCommit && r.ok()) ev->message.clear();
   ev->cancelled_by_deadline = r.cancelled_by_deadline;
   if (ctx_->engine->IsScenarioError(r) || r.refused) {

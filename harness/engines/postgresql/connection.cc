@@ -101,6 +101,8 @@ void Absorb(PGresult* res, size_t max_rows, QueryResult* out) {
     const char* primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
     out->sqlstate = code != nullptr ? code : kSqlstateConnectionFailure;
     out->message = primary != nullptr ? primary : Trim(PQresultErrorMessage(res));
+    const char* detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
+    if (detail != nullptr) out->detail = detail;
   }
   const char* tag = PQcmdStatus(res);
   if (tag != nullptr && *tag != '\0') out->command_tag = tag;
