@@ -132,7 +132,7 @@ void WriteProblems(const RunReport& report, const ResultSummary& r, std::ostream
   out << fmt::format("{}: {}\n", VerdictName(r.verdict), SanitizeForTerminal(EngineResultLabel(report, ItemOf(r)), false));
   if (!r.error.empty()) out << "  " << IndentLines(SanitizeForTerminal(r.error), "  ") << '\n';
   for (const ExpectationTally& e : r.expectations) {
-    if (e.failed == 0) continue;
+    if (!e.Failing()) continue;
     out << fmt::format("  - {}: failed in {} of {} trials\n", SanitizeForTerminal(e.text), e.failed, r.trials);
     if (!e.first_failure.empty()) {
       out << "    first failure: " << IndentLines(SanitizeForTerminal(e.first_failure), "      ") << '\n';

@@ -281,13 +281,13 @@ void WriteResultSection(const ResultSummary& r, size_t number, bool show_params,
     HeaderRow(xml, {"expectation", "passed", "failed", "first failure"});
     for (const ExpectationTally& e : r.expectations) {
       xml.StartElement("tr");
-      if (e.failed > 0) xml.Attribute("class", "failed");
+      if (e.Failing()) xml.Attribute("class", "failed");
       Leaf(xml, "td", e.max_widened_by_ms > 0 ? fmt::format("{} (widened by at most {} ms in these trials)", e.text,
                                                            FormatMs(e.max_widened_by_ms))
                                               : e.text);
       Leaf(xml, "td", std::to_string(e.passed), "num");
       Leaf(xml, "td", std::to_string(e.failed), "num");
-      Leaf(xml, "td", e.failed > 0 ? e.first_failure : "");
+      Leaf(xml, "td", e.Failing() ? e.first_failure : "");
       xml.EndElement();
     }
     xml.EndElement();

@@ -162,11 +162,22 @@ Json ResultJson(const ResultSummary& r) {
   Json expectations = Json::array();
   for (const ExpectationTally& e : r.expectations) {
     Json ej = {{"text", e.text}, {"passed", e.passed}, {"failed", e.failed}};
-    if (e.failed > 0) ej["first_failure"] = e.first_failure;
+    if (!e.first_failure.empty()) ej["first_failure"] = e.first_failure;
+    if (e.min_fraction) ej["min_fraction"] = *e.min_fraction;
     ej["max_widened_by_ms"] = RoundMs(e.max_widened_by_ms);
     expectations.push_back(std::move(ej));
   }
   j["expectations"] = std::move(expectations);
+  if (!item.expect.one_of.empty()) {  // one_of: per alternative, the trials in which it held
+    Json alts = Json::array();
+    for (size_t i = 0; i < item.expect.one_of.size(); ++i) {
+      const PlannedAlternative& alt = item.expect.one_of[i];
+      Json aj = {{"name", alt.name}, {"trials", i < r.alternative_trials.size() ? r.alternative_trials[i] : 0}};
+      if (alt.min_fraction) aj["min_fraction"] = *alt.min_fraction;
+      alts.push_back(std::move(aj));
+    }
+    j["alternatives"] = std::move(alts);
+  }
 
   j["duration_us"] = r.duration_us;
   if (const TrialVerdict* representative = RepresentativeTrial(r); representative != nullptr) {
@@ -174,7 +185,17 @@ Json ResultJson(const ResultSummary& r) {
   }
   j["trial_details_omitted"] = r.trial_details_omitted;
   Json details = Json::array();
-  for (const TrialVerdict& t : r.trial_details) details.push_back(TrialJson(t));
+  const std::vector<PlannedAlternative>& alternatives = item.expect.one_of;
+  for (const TrialVerdict& t : r.trial_details) {
+    Json tj = TrialJson(t);
+    if (!alternatives.empty()) {  // one_of: which alternatives held (the first is "alternative")
+      Json held = Json::array();
+      for (int i : t.alternatives_held) held.push_back(alternatives.at(static_cast<size_t>(i)).name);
+      if (!held.empty()) tj["alternative"] = held.front();
+      tj["alternatives_held"] = std::move(held);
+    }
+    details.push_back(std::move(tj));
+  }
   j["trial_details"] = std::move(details);
   return j;
 }

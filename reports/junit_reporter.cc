@@ -90,7 +90,7 @@ void WriteResult(const RunReport& report, const ResultSummary& r, XmlWriter& xml
   if (r.verdict != Verdict::kPass) {
     std::string message, body;
     for (const ExpectationTally& e : r.expectations) {
-      if (e.failed == 0) continue;
+      if (!e.Failing()) continue;
       message += (message.empty() ? "" : "; ") + FailureMessage(e, r.trials);
       body += FailureMessage(e, r.trials) + "\n" + e.first_failure + "\n";
     }

@@ -51,7 +51,7 @@ std::string Failures(const RunReport& report, size_t max_value_bytes) {
     out += "\n";
     if (!r.error.empty()) out += "  - error: " + Text(clip(r.error)) + "\n";
     for (const ExpectationTally& e : r.expectations) {
-      if (e.failed == 0) continue;
+      if (!e.Failing()) continue;
       out += fmt::format("  - {}: failed in {} of {} trials; {}\n", Text(clip(e.text)), e.failed, r.trials,
                          Text(clip(e.first_failure)));
     }

@@ -97,7 +97,7 @@ void WriteResultSection(const ResultSummary& r, bool show_params, bool several_e
                                            FormatMs(e.max_widened_by_ms))
                              : e.text;
       out << Row({text, std::to_string(e.passed), std::to_string(e.failed),
-                  e.failed > 0 ? e.first_failure : ""});
+                  e.Failing() ? e.first_failure : ""});
     }
     out << '\n';
   }

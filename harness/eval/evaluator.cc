@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/eval/lateness.h"
+#include "harness/eval/outcome_checks.h"
 #include "harness/model/error_key.h"
 
 namespace racelab {
@@ -46,7 +47,7 @@ void CheckSqlstates(const PlanItem& item, const TrialResult& r, std::vector<Chec
   }
   for (const auto& [code, want] : *item.expect.sqlstates) {
     long got = seen.count(code) ? seen[code] : 0;
-    Add(checks, fmt::format("SQLSTATE {} count = {}", code, want), got == want,
+    Add(checks, fmt::format("SQLSTATE {} count {}", code, want.Text()), want.Holds(got),
         fmt::format("SQLSTATE {} count = {}", code, got));
   }
   std::string others;
@@ -59,6 +60,13 @@ void CheckSqlstates(const PlanItem& item, const TrialResult& r, std::vector<Chec
 }
 
 constexpr const char* kSendToAnswer = "send to answer";
+
+// A final's any_of values as a check text states them: 'a', 'b', NULL (or no row).
+std::string FinalValues(const std::vector<std::string>& values) {
+  std::vector<std::string> quoted;
+  for (const std::string& v : values) quoted.push_back(v == "NULL" ? "NULL (or no row)" : "'" + v + "'");
+  return fmt::format("{}", fmt::join(quoted, ", "));
+}
 
 // `blocked`: each instance of the role ran the step and the monitor saw it in a lock wait (whenever
 // min_ms or by is given, or neither bound is); the statement took, from send to answer, at least
@@ -164,7 +172,7 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
   const auto& ex = item.expect;
   auto& checks = v.checks;
   if (ex.winners) {
-    Add(&checks, fmt::format("winners = {}", *ex.winners), winners == *ex.winners,
+    Add(&checks, fmt::format("winners {}", ex.winners->Text()), ex.winners->Holds(winners),
         fmt::format("winners = {} [{}]", winners, fmt::join(winner_labels, ", ")));
   }
   CheckSqlstates(item, result, &checks);
@@ -185,7 +193,7 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
       if (e.lock_wait) waited.push_back(fmt::format("{}/{} ({})", e.session, e.step, e.wait_event));
     }
     long waits = static_cast<long>(waited.size());
-    Add(&checks, fmt::format("statements seen in a lock wait = {}", *ex.lock_waits), waits == *ex.lock_waits,
+    Add(&checks, fmt::format("statements seen in a lock wait {}", ex.lock_waits->Text()), ex.lock_waits->Holds(waits),
         fmt::format("statements seen in a lock wait = {} [{}]", waits, fmt::join(waited, ", ")));
   }
   for (const auto& sr : ex.step_rows) {
@@ -195,8 +203,8 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
         const StepEvent* ev = LastRun(result, s.label, sr.step);
         if (ev != nullptr && (ev->sqlstate == sr.sqlstate || ev->error_code == sr.sqlstate)) ++failed;
       }
-      Add(&checks, fmt::format("sessions whose {} failed with {} = {}", sr.step, sr.sqlstate, sr.sessions),
-          failed == sr.sessions, fmt::format("sessions whose {} failed with {} = {}", sr.step, sr.sqlstate, failed));
+      Add(&checks, fmt::format("sessions whose {} failed with {} {}", sr.step, sr.sqlstate, sr.sessions.Text()),
+          sr.sessions.Holds(failed), fmt::format("sessions whose {} failed with {} = {}", sr.step, sr.sqlstate, failed));
       continue;
     }
     long n = 0;
@@ -204,8 +212,8 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
       const StepEvent* ev = LastRun(result, s.label, sr.step);
       if (ev != nullptr && ev->sqlstate.empty() && ev->rows == sr.rows) ++n;
     }
-    Add(&checks, fmt::format("sessions whose {} returned {} rows = {}", sr.step, sr.rows, sr.sessions),
-        n == sr.sessions, fmt::format("sessions whose {} returned {} rows = {}", sr.step, sr.rows, n));
+    Add(&checks, fmt::format("sessions whose {} returned {} rows {}", sr.step, sr.rows, sr.sessions.Text()),
+        sr.sessions.Holds(n), fmt::format("sessions whose {} returned {} rows = {}", sr.step, sr.rows, n));
   }
   CheckBlocked(item, result, &checks);
   for (const auto& read : ex.reads) {
@@ -234,13 +242,18 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
     const FinalValue* got = i < result.finals.size() ? &result.finals[i] : nullptr;
     std::string seen = got == nullptr ? "not run" : !got->error.empty() ? "error: " + got->error
                                                   : got->value ? "'" + *got->value + "'" : "NULL";
+    // equals: NULL matches SQL NULL or no row at all (PlannedFinal), not the text 'NULL'; any_of: any
+    // of its values, each as equals.
+    auto matches = [&](const std::string& want) { return want == "NULL" ? !got->value : got->value && *got->value == want; };
     bool ok = got != nullptr && got->error.empty() &&
-              (f.equals == "NULL" ? !got->value : got->value && *got->value == f.equals);
-    // equals: NULL matches SQL NULL or no row at all (PlannedFinal), not the text 'NULL'.
-    Add(&checks, f.equals == "NULL" ? fmt::format("final: {} returns NULL or no row", f.sql)
-                                    : fmt::format("final: {} returns '{}'", f.sql, f.equals), ok,
-        fmt::format("final: {} returned {}", f.sql, seen));
+              (f.any_of.empty() ? matches(f.equals) : std::any_of(f.any_of.begin(), f.any_of.end(), matches));
+    std::string text = !f.any_of.empty() ? fmt::format("final: {} returns one of {}", f.sql, FinalValues(f.any_of))
+                       : f.equals == "NULL" ? fmt::format("final: {} returns NULL or no row", f.sql)
+                                            : fmt::format("final: {} returns '{}'", f.sql, f.equals);
+    Add(&checks, std::move(text), ok, fmt::format("final: {} returned {}", f.sql, seen));
   }
+  CheckErrors(item, ex, result, &checks);
+  CheckOneOf(item, result, &checks, &v.alternatives_held);
   bool all = std::all_of(checks.begin(), checks.end(), [](const Check& c) { return c.passed; });
   v.verdict = !result.error.empty() || result.deadline_exceeded ? Verdict::kError
               : all                                              ? Verdict::kPass

@@ -3,7 +3,9 @@
 //
 // Checks come in a fixed order with texts that do not depend on the trial, so they can be counted
 // across trials: winners, each listed SQLSTATE, "no other SQLSTATE", distinct claims, lock waits,
-// step rows, blocked times, final values. A trial with a harness error is `error` whatever its checks.
+// step rows, blocked times, reads, final values, errors, one_of (harness/eval/outcome_checks.h). Counts
+// may be bounds (CountRange: "winners >= 1 and <= 2"). A trial with a harness error is `error` whatever
+// its checks.
 // Thread-safety: pure functions.
 #pragma once
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/eval/evaluator.h"
+#include "harness/eval/outcome_checks.h"
 #include "harness/model/error_key.h"
 
 namespace racelab {
@@ -44,6 +45,8 @@ void ResultAccumulator::Add(TrialVerdict t) {
     }
   }
   for (const auto& sr : t.result.sessions) s.retries += sr.attempts - 1;
+  s.alternative_trials.resize(item_.expect.one_of.size());
+  for (int held : t.alternatives_held) ++s.alternative_trials.at(static_cast<size_t>(held));
   for (const auto& b : t.result.barriers) {
     skew_us_.push_back(static_cast<double>(b.skew_us));
     if (!b.simultaneous) ++s.releases_not_simultaneous;
@@ -110,6 +113,11 @@ ResultSummary ResultAccumulator::Finish(const std::string& item_error) {
   summary_.item = &item_;
   s.blocked_ms = ComputePercentiles(std::move(blocked_ms_));
   s.skew_us = ComputePercentiles(std::move(skew_us_));
+  // one_of alternatives with a min_fraction: judged over the result, so they are tallies of their own.
+  for (ExpectationTally& tally : AlternativeFractionTallies(item_, s.alternative_trials, s.trials)) {
+    any_fail_ = any_fail_ || tally.Failing();
+    s.expectations.push_back(std::move(tally));
+  }
   if (!item_error.empty()) {
     any_error_ = true;
     if (s.error.empty()) s.error = item_error;

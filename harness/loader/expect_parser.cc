@@ -11,7 +11,6 @@
 #include "harness/loader/loader_context.h"
 
 namespace racelab::internal {
-namespace {
 
 const SessionSpec* FindRole(const Scenario& s, const std::string& role) {
   for (const SessionSpec& session : s.sessions) {
@@ -19,6 +18,8 @@ const SessionSpec* FindRole(const Scenario& s, const std::string& role) {
   }
   return nullptr;
 }
+
+namespace {
 
 const Step* FindStep(const SessionSpec& session, const std::string& step) {
   for (const Step& candidate : session.steps) {
@@ -32,6 +33,8 @@ std::vector<std::string> RoleNames(const Scenario& s) {
   for (const SessionSpec& session : s.sessions) names.push_back(session.name);
   return names;
 }
+
+}  // namespace
 
 // Reads a step name that must exist in `role` (or, when role is null, in any session). An unknown
 // name is reported and still returned, so that checks depending on it do not report it again.
@@ -65,6 +68,8 @@ std::optional<std::string> ReadRoleRef(LoadContext& ctx, const Ref& ref) {
   return name;
 }
 
+namespace {
+
 template <typename Item, typename Fn>
 std::optional<std::vector<Item>> ReadList(LoadContext& ctx, const Ref& ref, Fn read_item) {
   std::optional<std::vector<Ref>> items = ctx.reader.Seq(ref);
@@ -97,9 +102,7 @@ void ReadStepRows(LoadContext& ctx, const Ref& item, StepRowsSpec& out) {
     ctx.reader.Error(item, "a step_rows entry has rows (the step returned that many rows) or sqlstate (it failed "
                            "with that code), exactly one of them");
   }
-  if (const Ref* r = f->Get("sessions")) {
-    out.sessions = ReadExpr(ctx, *r, NumberRule::kCount).value_or("");
-  }
+  if (const Ref* r = f->Get("sessions")) out.sessions = ReadCount(ctx, *r).value_or(CountExpr(""));
 }
 
 void ReadBlocked(LoadContext& ctx, const Ref& item, BlockedSpec& out) {
@@ -152,8 +155,13 @@ void ReadRead(LoadContext& ctx, const Ref& item, ReadSpec& out) {
 }
 
 void ReadFinal(LoadContext& ctx, const Ref& item, FinalCheck& out) {
-  std::optional<Fields> f = ctx.reader.Map(item, {"sql", "equals"}, {"sql", "equals"});
+  std::optional<Fields> f = ctx.reader.Map(item, {"sql", "equals", "any_of"}, {"sql"});
   if (!f) return;
+  if ((f->Get("equals") != nullptr) == (f->Get("any_of") != nullptr)) {
+    ctx.reader.Error(item, "a final entry has equals (one value) or any_of (a list of values, any of which "
+                           "passes), exactly one of them");
+  }
+  if (const Ref* r = f->Get("any_of")) ReadFinalAnyOf(ctx, *r, out);
   if (const Ref* r = f->Get("sql")) {
     RememberLoc(ctx, *r);
     std::optional<std::string> sql = ctx.reader.Text(*r, false, limits::kMaxTextBytes);
@@ -171,7 +179,7 @@ void ReadFinal(LoadContext& ctx, const Ref& item, FinalCheck& out) {
 void ReadSqlStates(LoadContext& ctx, const Ref& ref, ExpectSpec& spec) {
   std::optional<Fields> f = ctx.reader.Map(ref, {});
   if (!f) return;
-  std::map<std::string, Expr> counts;
+  std::map<std::string, CountExpr> counts;
   for (const Fields::Entry& entry : f->entries) {
     if (!IsErrorKey(entry.key, ctx.scenario.engines)) {
       ctx.reader.Error(entry.key_mark, entry.value.path,
@@ -182,18 +190,18 @@ void ReadSqlStates(LoadContext& ctx, const Ref& ref, ExpectSpec& spec) {
                                    entry.key));
       continue;
     }
-    if (std::optional<Expr> n = ReadExpr(ctx, entry.value, NumberRule::kCount)) {
-      counts[entry.key] = *n;
-    }
+    if (std::optional<CountExpr> n = ReadCount(ctx, entry.value)) counts[entry.key] = *n;
   }
   spec.sqlstates = std::move(counts);
 }
+
+}  // namespace
 
 ExpectSpec ReadExpectFields(LoadContext& ctx, const Fields& f) {
   ExpectSpec spec;
   const OutcomeSpec& outcome = ctx.scenario.outcome;
   if (const Ref* r = f.Get("winners")) {
-    spec.winners = ReadExpr(ctx, *r, NumberRule::kCount);
+    spec.winners = ReadCount(ctx, *r);
     if (outcome.win_step.empty()) {
       ctx.reader.Error(*r, "counting winners needs outcome.win (what makes a session a winner)");
     }
@@ -205,7 +213,7 @@ ExpectSpec ReadExpectFields(LoadContext& ctx, const Fields& f) {
       ctx.reader.Error(*r, "distinct_claims needs outcome.claim (what a session claimed)");
     }
   }
-  if (const Ref* r = f.Get("lock_waits")) spec.lock_waits = ReadExpr(ctx, *r, NumberRule::kCount);
+  if (const Ref* r = f.Get("lock_waits")) spec.lock_waits = ReadCount(ctx, *r);
   if (const Ref* r = f.Get("step_rows")) {
     spec.step_rows = ReadList<StepRowsSpec>(
         ctx, *r, [&](const Ref& item, StepRowsSpec& out) { ReadStepRows(ctx, item, out); });
@@ -221,15 +229,18 @@ ExpectSpec ReadExpectFields(LoadContext& ctx, const Fields& f) {
     spec.final = ReadList<FinalCheck>(
         ctx, *r, [&](const Ref& item, FinalCheck& out) { ReadFinal(ctx, item, out); });
   }
+  if (const Ref* r = f.Get("errors")) {
+    spec.errors = ReadList<ErrorSpec>(ctx, *r, [&](const Ref& item, ErrorSpec& out) { ReadError(ctx, item, out); });
+  }
+  if (const Ref* r = f.Get("one_of")) spec.one_of = ReadOneOf(ctx, *r);
   return spec;
 }
 
 // The keys of `expect` and of each `expect.at.<level>`.
 std::vector<std::string_view> ExpectKeys() {
-  return {"winners", "sqlstates", "distinct_claims", "lock_waits", "step_rows", "blocked", "reads", "final"};
+  return {"winners", "sqlstates", "distinct_claims", "lock_waits", "step_rows", "blocked",
+          "reads",   "final",     "errors",          "one_of"};
 }
-
-}  // namespace
 
 void ReadOutcome(LoadContext& ctx, const Ref& ref) {
   std::optional<Fields> f = ctx.reader.Map(ref, {"win", "claim"});
@@ -272,15 +283,16 @@ void ReadOutcome(LoadContext& ctx, const Ref& ref) {
   }
 }
 
-namespace {
-
 // True when the evaluator checks something for `e` (harness/eval/evaluator.cc): an empty `sqlstates`
 // still checks "no other SQLSTATE"; `distinct_claims: false` and empty lists check nothing.
 bool HasCheck(const ExpectSpec& e) {
   return e.winners || e.sqlstates || e.distinct_claims.value_or(false) || e.lock_waits ||
          (e.step_rows && !e.step_rows->empty()) || (e.blocked && !e.blocked->empty()) ||
-         (e.reads && !e.reads->empty()) || (e.final && !e.final->empty());
+         (e.reads && !e.reads->empty()) || (e.final && !e.final->empty()) || (e.errors && !e.errors->empty()) ||
+         (e.one_of && !e.one_of->empty());
 }
+
+namespace {
 
 // The base with `over`'s fields replacing it where set — the planner's rule (planner.cc PlanExpect).
 ExpectSpec Merged(ExpectSpec base, const ExpectSpec& over) {
@@ -292,11 +304,13 @@ ExpectSpec Merged(ExpectSpec base, const ExpectSpec& over) {
   if (over.blocked) base.blocked = over.blocked;
   if (over.reads) base.reads = over.reads;
   if (over.final) base.final = over.final;
+  if (over.errors) base.errors = over.errors;
+  if (over.one_of) base.one_of = over.one_of;
   return base;
 }
 
 constexpr const char* kCheckKeys =
-    "winners, sqlstates, distinct_claims: true, lock_waits, step_rows, blocked, reads or final";
+    "winners, sqlstates, distinct_claims: true, lock_waits, step_rows, blocked, reads, final, errors or one_of";
 
 // Every level the scenario runs checks something: a trial with no check would pass whatever happened.
 void CheckEveryLevel(LoadContext& ctx, const Ref& expect, const std::map<IsolationLevel, Ref>& at) {

@@ -36,6 +36,10 @@ Result<double> EvalWithRule(const std::string& text, const ParamMap& params, Num
       range = {false, 1, limits::kMaxRetryFactor};
       what = fmt::format("a number from 1 to {}", limits::kMaxRetryFactor);
       break;
+    case NumberRule::kFraction:
+      range = {false, 0, 1};
+      what = "a fraction from 0 to 1 (0.9 = 90 % of the trials)";
+      break;
     case NumberRule::kCount:
       range = {true, 0, limits::kMaxInteger};
       what = "an integer >= 0";

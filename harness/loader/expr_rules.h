@@ -19,6 +19,7 @@ enum class NumberRule {
   kCount,          // integer 0..kMaxInteger (winners, SQLSTATE counts, rows, lock_waits)
   kAttempts,       // integer 1..kMaxRetryAttempts (retry attempts)
   kSessionCount,   // integer 1..kMaxSessionInstances (a session's count)
+  kFraction,       // 0..1 (one_of min_fraction)
 };
 
 // EvalNumber(text, params), then checks `rule`. The error message has no location, e.g.

@@ -83,6 +83,25 @@ void ReportNoExpect(LoadContext& ctx, const Ref& top);
 bool ReadExpectAndAt(LoadContext& ctx, const Ref& ref, ExpectSpec* expect,
                      std::map<IsolationLevel, ExpectSpec>* expect_at, std::map<IsolationLevel, Ref>* at_refs);
 
+// expect_parser.cc, for the expect readers in other files: one expect mapping's keys (no `at`), the
+// keys it allows, whether it checks anything, and references to roles and steps (an unknown one is
+// reported at `ref`; ReadStepRef still returns it so that dependent checks do not report it again).
+ExpectSpec ReadExpectFields(LoadContext& ctx, const Fields& f);
+std::vector<std::string_view> ExpectKeys();
+bool HasCheck(const ExpectSpec& e);
+const SessionSpec* FindRole(const Scenario& s, const std::string& role);
+std::optional<std::string> ReadStepRef(LoadContext& ctx, const Ref& ref, const SessionSpec* role);
+std::optional<std::string> ReadRoleRef(LoadContext& ctx, const Ref& ref);
+
+// expect_values.cc: a count an expectation checks — an expression, or {at_least, at_most} — one
+// `errors` entry, and a final entry's `any_of` values (issue 11 items 3, 4a, 10).
+std::optional<CountExpr> ReadCount(LoadContext& ctx, const Ref& ref);
+void ReadError(LoadContext& ctx, const Ref& item, ErrorSpec& out);
+void ReadFinalAnyOf(LoadContext& ctx, const Ref& ref, FinalCheck& out);
+
+// expect_alternatives.cc: `one_of`, a list of at least two alternatives (issue 11 item 4b/c).
+std::optional<std::vector<ExpectAlternative>> ReadOneOf(LoadContext& ctx, const Ref& ref);
+
 // order_parser.cc: `order` into ctx.scenario.order; REQUIRES: sessions, outcome and params are read.
 void ReadOrder(LoadContext& ctx, const Ref& ref);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -167,56 +168,54 @@ void Merge(std::optional<T>& field, const std::optional<T>& over, std::string& p
   path = over_path;
 }
 
-// The expectations at `level`: the file's, its `at:` for the level, then (an ordered scenario) the
-// permutation's `expect` and its `at:` (written at `perm_path`, e.g. "order[1]").
-PlannedExpect PlanExpect(ParamResolver& ev, const Scenario& s, IsolationLevel level, const Permutation* perm = nullptr,
-                         const std::string& perm_path = "") {
-  ExpectSpec spec = s.expect;
-  struct Paths {
-    std::string winners = "expect.winners", sqlstates = "expect.sqlstates",
-                lock_waits = "expect.lock_waits", step_rows = "expect.step_rows",
-                blocked = "expect.blocked", reads = "expect.reads", final = "expect.final";
-  } paths;
-  std::vector<std::pair<const ExpectSpec*, std::string>> overrides;  // in the order they apply
-  if (auto it = s.expect_at.find(level); it != s.expect_at.end()) {
-    overrides.emplace_back(&it->second, fmt::format("expect.at.{}.", IsolationName(level)));
+// Where each expectation field was written ("expect.winners", "expect.at.serializable.winners"):
+// the planner's errors point there.
+struct ExpectPaths {
+  std::string winners = "expect.winners", sqlstates = "expect.sqlstates", lock_waits = "expect.lock_waits",
+              step_rows = "expect.step_rows", blocked = "expect.blocked", reads = "expect.reads",
+              final = "expect.final", errors = "expect.errors", one_of = "expect.one_of";
+  // Every path under `prefix` (an alternative of one_of: "expect.one_of[1]").
+  static ExpectPaths Under(const std::string& prefix) {
+    return {prefix + ".winners", prefix + ".sqlstates", prefix + ".lock_waits", prefix + ".step_rows",
+            prefix + ".blocked", prefix + ".reads",     prefix + ".final",      prefix + ".errors",
+            prefix + ".one_of"};
   }
-  if (perm != nullptr && perm->expect) overrides.emplace_back(&*perm->expect, perm_path + ".expect.");
-  if (perm != nullptr) {
-    if (auto it = perm->expect_at.find(level); it != perm->expect_at.end()) {
-      overrides.emplace_back(&it->second, fmt::format("{}.expect.at.{}.", perm_path, IsolationName(level)));
-    }
+};
+
+// A count: exactly n, or {at_least, at_most} (written at `path`.at_least / .at_most).
+CountRange PlanCount(ParamResolver& ev, const CountExpr& count, const std::string& path) {
+  if (count.exact) return CountRange(ev.Integer(count.at_least, path, NumberRule::kCount));
+  long low = count.at_least.empty() ? 0 : ev.Integer(count.at_least, path + ".at_least", NumberRule::kCount);
+  std::optional<long> high;
+  if (!count.at_most.empty()) high = ev.Integer(count.at_most, path + ".at_most", NumberRule::kCount);
+  if (ev.ok() && high && low > *high) {
+    ev.Fail(count.at_least + " " + count.at_most, path + ".at_least",
+            fmt::format("at_least '{}' = {} is greater than at_most '{}' = {}: no count could pass", count.at_least,
+                        low, count.at_most, *high));
   }
-  for (const auto& [over_ptr, at] : overrides) {
-    const ExpectSpec& over = *over_ptr;
-    Merge(spec.winners, over.winners, paths.winners, at + "winners");
-    Merge(spec.sqlstates, over.sqlstates, paths.sqlstates, at + "sqlstates");
-    if (over.distinct_claims) spec.distinct_claims = over.distinct_claims;
-    Merge(spec.lock_waits, over.lock_waits, paths.lock_waits, at + "lock_waits");
-    Merge(spec.step_rows, over.step_rows, paths.step_rows, at + "step_rows");
-    Merge(spec.blocked, over.blocked, paths.blocked, at + "blocked");
-    Merge(spec.reads, over.reads, paths.reads, at + "reads");
-    Merge(spec.final, over.final, paths.final, at + "final");
-  }
+  return CountRange::Between(low, high);
+}
+
+// `spec` (already merged for the level) planned; `sessions` give each role's instance count (the
+// default of errors[].sessions).
+PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const ExpectPaths& paths,
+                         const std::vector<PlannedSession>& sessions) {
   PlannedExpect out;
-  if (spec.winners) out.winners = ev.Integer(*spec.winners, paths.winners, NumberRule::kCount);
+  if (spec.winners) out.winners = PlanCount(ev, *spec.winners, paths.winners);
   if (spec.sqlstates) {
     out.sqlstates.emplace();
     for (const auto& [code, count] : *spec.sqlstates) {
-      (*out.sqlstates)[code] =
-          ev.Integer(count, fmt::format("{}.{}", paths.sqlstates, code), NumberRule::kCount);
+      (*out.sqlstates)[code] = PlanCount(ev, count, fmt::format("{}.{}", paths.sqlstates, code));
     }
   }
   out.distinct_claims = spec.distinct_claims;
-  if (spec.lock_waits) {
-    out.lock_waits = ev.Integer(*spec.lock_waits, paths.lock_waits, NumberRule::kCount);
-  }
+  if (spec.lock_waits) out.lock_waits = PlanCount(ev, *spec.lock_waits, paths.lock_waits);
   for (size_t i = 0; spec.step_rows && i < spec.step_rows->size(); ++i) {
     const StepRowsSpec& rows = (*spec.step_rows)[i];
     std::string path = fmt::format("{}[{}]", paths.step_rows, i);
     out.step_rows.push_back({rows.step,
                              rows.sqlstate.empty() ? ev.Integer(rows.rows, path + ".rows", NumberRule::kCount) : 0,
-                             ev.Integer(rows.sessions, path + ".sessions", NumberRule::kCount), rows.sqlstate});
+                             PlanCount(ev, rows.sessions, path + ".sessions"), rows.sqlstate});
   }
   for (size_t i = 0; spec.blocked && i < spec.blocked->size(); ++i) {
     const BlockedSpec& b = (*spec.blocked)[i];
@@ -242,10 +241,59 @@ PlannedExpect PlanExpect(ParamResolver& ev, const Scenario& s, IsolationLevel le
   for (size_t i = 0; spec.final && i < spec.final->size(); ++i) {
     const FinalCheck& f = (*spec.final)[i];
     std::string path = fmt::format("{}[{}]", paths.final, i);
-    out.final.push_back(
-        {ev.Text(f.sql, path + ".sql", &f.loc), ev.Text(f.equals, path + ".equals", &f.loc)});
+    PlannedFinal planned{ev.Text(f.sql, path + ".sql", &f.loc), ev.Text(f.equals, path + ".equals", &f.loc), {}};
+    for (const std::string& value : f.any_of) planned.any_of.push_back(ev.Text(value, path + ".any_of", &f.loc));
+    out.final.push_back(std::move(planned));
+  }
+  for (size_t i = 0; spec.errors && i < spec.errors->size(); ++i) {
+    const ErrorSpec& e = (*spec.errors)[i];
+    long instances = std::count_if(sessions.begin(), sessions.end(),
+                                   [&](const PlannedSession& s) { return s.role == e.session; });
+    out.errors.push_back({e.session, e.step, e.sqlstate, e.message, e.detail,
+                          e.sessions ? PlanCount(ev, *e.sessions, fmt::format("{}[{}].sessions", paths.errors, i))
+                                     : CountRange(instances)});
+  }
+  for (size_t i = 0; spec.one_of && i < spec.one_of->size(); ++i) {
+    const ExpectAlternative& alt = (*spec.one_of)[i];
+    std::string path = fmt::format("{}[{}]", paths.one_of, i);
+    PlannedAlternative planned{alt.name, PlanFields(ev, *alt.checks, ExpectPaths::Under(path), sessions), {}};
+    if (alt.min_fraction) planned.min_fraction = ev.Number(*alt.min_fraction, path + ".min_fraction", NumberRule::kFraction);
+    out.one_of.push_back(std::move(planned));
   }
   return out;
+}
+
+// The expectations at `level`: the file's, its `at:` for the level, then (an ordered scenario) the
+// permutation's `expect` and its `at:` (written at `perm_path`, e.g. "order[1]").
+PlannedExpect PlanExpect(ParamResolver& ev, const Scenario& s, IsolationLevel level,
+                         const std::vector<PlannedSession>& sessions, const Permutation* perm = nullptr,
+                         const std::string& perm_path = "") {
+  ExpectSpec spec = s.expect;
+  ExpectPaths paths;
+  std::vector<std::pair<const ExpectSpec*, std::string>> overrides;  // in the order they apply
+  if (auto it = s.expect_at.find(level); it != s.expect_at.end()) {
+    overrides.emplace_back(&it->second, fmt::format("expect.at.{}.", IsolationName(level)));
+  }
+  if (perm != nullptr && perm->expect) overrides.emplace_back(&*perm->expect, perm_path + ".expect.");
+  if (perm != nullptr) {
+    if (auto it = perm->expect_at.find(level); it != perm->expect_at.end()) {
+      overrides.emplace_back(&it->second, fmt::format("{}.expect.at.{}.", perm_path, IsolationName(level)));
+    }
+  }
+  for (const auto& [over_ptr, at] : overrides) {
+    const ExpectSpec& over = *over_ptr;
+    Merge(spec.winners, over.winners, paths.winners, at + "winners");
+    Merge(spec.sqlstates, over.sqlstates, paths.sqlstates, at + "sqlstates");
+    if (over.distinct_claims) spec.distinct_claims = over.distinct_claims;
+    Merge(spec.lock_waits, over.lock_waits, paths.lock_waits, at + "lock_waits");
+    Merge(spec.step_rows, over.step_rows, paths.step_rows, at + "step_rows");
+    Merge(spec.blocked, over.blocked, paths.blocked, at + "blocked");
+    Merge(spec.reads, over.reads, paths.reads, at + "reads");
+    Merge(spec.final, over.final, paths.final, at + "final");
+    Merge(spec.errors, over.errors, paths.errors, at + "errors");
+    Merge(spec.one_of, over.one_of, paths.one_of, at + "one_of");
+  }
+  return PlanFields(ev, spec, paths, sessions);
 }
 
 }  // namespace
@@ -353,12 +401,16 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine, const P
     const Permutation* perm = scenario.order ? &scenario.order->permutations[k % perms] : nullptr;
     PlanItem item = base;
     item.isolation = level;
-    item.expect = PlanExpect(ev, scenario, level, perm, fmt::format("order[{}]", k % perms));
+    item.expect = PlanExpect(ev, scenario, level, item.sessions, perm, fmt::format("order[{}]", k % perms));
     if (perm != nullptr) {
       if (Status s = ApplyPermutation(*perm, &item); !s.ok()) return s;
     }
     // A step an `expect.reads` names keeps its rows (one more than expected: a longer result shows).
-    for (const PlannedRead& read : item.expect.reads) {
+    std::vector<PlannedRead> all_reads = item.expect.reads;
+    for (const PlannedAlternative& alt : item.expect.one_of) {
+      all_reads.insert(all_reads.end(), alt.checks.reads.begin(), alt.checks.reads.end());
+    }
+    for (const PlannedRead& read : all_reads) {
       for (PlannedSession& session : item.sessions) {
         if (!read.session.empty() && session.role != read.session) continue;
         for (PlannedStep& step : session.steps) {
@@ -370,7 +422,8 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine, const P
     }
     const PlannedExpect& e = item.expect;
     if (ev.ok() && !e.winners && !e.sqlstates && !e.distinct_claims.value_or(false) &&
-        !e.lock_waits && e.step_rows.empty() && e.blocked.empty() && e.reads.empty() && e.final.empty()) {
+        !e.lock_waits && e.step_rows.empty() && e.blocked.empty() && e.reads.empty() && e.final.empty() &&
+        e.errors.empty() && e.one_of.empty()) {
       // The loader refuses this for the file's own levels; --isolation can ask for another one.
       ev.Fail("", "expect",
               fmt::format("nothing to check at {}: a trial there would pass whatever happened",

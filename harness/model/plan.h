@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/model/count_range.h"
 #include "harness/model/isolation.h"
 #include "harness/model/scenario.h"
 
@@ -82,7 +83,7 @@ struct PlannedBlocked {
 struct PlannedStepRows {
   std::string step;
   long rows = 0;
-  long sessions = 0;
+  CountRange sessions;
   std::string sqlstate;  // set: count the sessions whose step failed with it, not rows
 };
 
@@ -95,18 +96,51 @@ struct PlannedRead {
 struct PlannedFinal {
   std::string sql;
   std::string equals;
+  std::vector<std::string> any_of;  // non-empty: any of these passes instead of `equals`
 };
 
+// `errors` (ErrorSpec, harness/model/scenario.h): the sessions whose step (or session) failed so.
+struct PlannedError {
+  std::string session;  // role; empty: any
+  std::string step;     // empty: any step of the session's last attempt
+  std::string sqlstate;
+  std::string message;  // ECMAScript regex, searched; empty: any
+  std::string detail;
+  CountRange sessions;
+};
+
+struct PlannedAlternative;
+
 struct PlannedExpect {
-  std::optional<long> winners;
-  std::optional<std::map<std::string, long>> sqlstates;
+  std::optional<CountRange> winners;
+  std::optional<std::map<std::string, CountRange>> sqlstates;
   std::optional<bool> distinct_claims;
-  std::optional<long> lock_waits;
+  std::optional<CountRange> lock_waits;
   std::vector<PlannedStepRows> step_rows;
   std::vector<PlannedBlocked> blocked;
   std::vector<PlannedRead> reads;
   std::vector<PlannedFinal> final;
+  std::vector<PlannedError> errors;
+  std::vector<PlannedAlternative> one_of;  // a trial passes when any holds (and every check above)
 };
+
+// One `one_of` alternative: its checks (no one_of of its own) and its least fraction of trials.
+struct PlannedAlternative {
+  std::string name;
+  PlannedExpect checks;
+  std::optional<double> min_fraction;  // 0..1; the result fails when it held in fewer trials
+};
+
+// Every final query a trial runs, in TrialResult::finals order: `expect.final`, then each one_of
+// alternative's `final` in turn (an alternative's values are judged only within that alternative).
+inline std::vector<const PlannedFinal*> AllFinalQueries(const PlannedExpect& expect) {
+  std::vector<const PlannedFinal*> out;
+  for (const PlannedFinal& f : expect.final) out.push_back(&f);
+  for (const PlannedAlternative& alt : expect.one_of) {
+    for (const PlannedFinal& f : alt.checks.final) out.push_back(&f);
+  }
+  return out;
+}
 
 // One scenario at one isolation level with one parameter set: run `trials` times.
 struct PlanItem {

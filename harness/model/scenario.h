@@ -22,6 +22,20 @@ namespace racelab {
 // Text as written in the file that evaluates to a number once ${params} are substituted.
 using Expr = std::string;
 
+// A count an expectation checks, as written (issue 11 item 4a): one expression — exactly that many —
+// or `{at_least: E, at_most: E}` with one or both bounds. The planner makes it a CountRange
+// (harness/model/count_range.h).
+struct CountExpr {
+  Expr at_least;       // exact: the count; else the lower bound ("" = 0)
+  Expr at_most;        // exact: same as at_least; else the upper bound ("" = none)
+  bool exact = true;
+  CountExpr() = default;
+  CountExpr(Expr n) : at_least(n), at_most(std::move(n)) {}  // NOLINT(google-explicit-constructor): exactly n
+  // An exact count written as `text`.
+  friend bool operator==(const CountExpr& c, const std::string& text) { return c.exact && c.at_least == text; }
+  friend bool operator==(const CountExpr& c, const char* text) { return c.exact && c.at_least == text; }
+};
+
 // Where something was written: file, 1-based line and column (0 when unknown).
 struct SourceLoc {
   std::string file;
@@ -107,7 +121,7 @@ struct BlockedSpec {
 struct StepRowsSpec {
   std::string step;  // step name (any role that has it)
   Expr rows;         // row count
-  Expr sessions;     // exactly this many sessions got `rows` rows from `step`
+  CountExpr sessions;  // this many sessions got `rows` rows from `step`
   // Instead of rows (issue 11 item 3): exactly `sessions` sessions' last run of `step` failed with this
   // SQLSTATE or engine error code ("40001" at the UPDATE, not at COMMIT).
   std::string sqlstate;
@@ -126,22 +140,49 @@ struct ReadSpec {
 struct FinalCheck {
   std::string sql;     // run on the control connection after every session ended; first column of first row
   std::string equals;  // expected text value (${param} substituted); "NULL" matches SQL NULL
+  // Instead of `equals` (issue 11 item 10): any of these values passes (each as `equals` would).
+  std::vector<std::string> any_of;
+  SourceLoc loc;
+};
+
+// A step's or a session's error (issue 11 item 3): its SQLSTATE (or engine code), primary message and
+// DETAIL. `message` and `detail` are ECMAScript regular expressions searched in the server's text
+// (harness/eval/outcome_checks.h).
+struct ErrorSpec {
+  std::string session;   // role; empty: every session that has `step`
+  std::string step;      // step name; empty: any step of the session's last attempt
+  std::string sqlstate;  // empty: any error
+  std::string message;   // regex; empty: not checked
+  std::string detail;    // regex; empty: not checked
+  std::optional<CountExpr> sessions;  // how many sessions failed so; default: every instance of `session`
+  SourceLoc loc;
+};
+
+struct ExpectSpec;
+// One outcome of `one_of` (issue 11 item 4b/c): its checks (an ExpectSpec without `at` and `one_of`),
+// a name for the reports, and the least fraction of trials in which it must hold (0: none asked).
+struct ExpectAlternative {
+  std::string name;    // default "alternative N" (1-based)
+  std::shared_ptr<const ExpectSpec> checks;
+  std::optional<Expr> min_fraction;  // 0..1
   SourceLoc loc;
 };
 
 // Assertions checked on every trial. Unset optionals are not checked. A per-level override replaces
 // the fields it sets (field by field; lists are replaced whole).
 struct ExpectSpec {
-  std::optional<Expr> winners;
-  // SQLSTATE -> exact count over all sessions in a trial. When set, a SQLSTATE that is not listed must
+  std::optional<CountExpr> winners;
+  // SQLSTATE -> count over all sessions in a trial. When set, a SQLSTATE that is not listed must
   // not occur (count 0): surprises fail the trial.
-  std::optional<std::map<std::string, Expr>> sqlstates;
+  std::optional<std::map<std::string, CountExpr>> sqlstates;
   std::optional<bool> distinct_claims;
-  std::optional<Expr> lock_waits;  // number of statements the monitor saw in a lock wait
+  std::optional<CountExpr> lock_waits;  // number of statements the monitor saw in a lock wait
   std::optional<std::vector<StepRowsSpec>> step_rows;
   std::optional<std::vector<BlockedSpec>> blocked;
   std::optional<std::vector<ReadSpec>> reads;
   std::optional<std::vector<FinalCheck>> final;
+  std::optional<std::vector<ErrorSpec>> errors;           // issue 11 item 3
+  std::optional<std::vector<ExpectAlternative>> one_of;   // issue 11 item 4b
 };
 
 // One entry of a permutation (`order:`): a session's step, written SESSION.STEP.

@@ -35,6 +35,9 @@ struct TrialVerdict {
   TrialResult result;          // with SessionResult::won/claim filled
   std::vector<Check> checks;   // same order and texts in every trial of a PlanItem
   Verdict verdict = Verdict::kPass;
+  // `one_of`: 0-based indexes (PlannedExpect::one_of) of the alternatives that held in this trial, in
+  // order; the first is the one the reports name. Empty without one_of or when none held.
+  std::vector<int> alternatives_held;
 };
 
 // p50/p95/max of a sample; all zero when the sample is empty (count says so).
@@ -49,6 +52,14 @@ struct ExpectationTally {
   int failed = 0;  // trials in which it did not
   std::string first_failure;  // detail of the first failing trial, with its trial number
   double max_widened_by_ms = 0;  // largest Check::widened_by_ms over the trials
+  // Set on a result-level tally (a one_of alternative's min_fraction, harness/eval/outcome_checks.h):
+  // it holds when passed >= min_fraction × (passed + failed), so some failed trials are allowed.
+  std::optional<double> min_fraction;
+  // Whether the expectation failed over the result: failed > 0, or too few passes for min_fraction.
+  bool Failing() const {
+    if (!min_fraction) return failed > 0;
+    return static_cast<double>(passed) + 1e-9 < *min_fraction * static_cast<double>(passed + failed);
+  }
 };
 
 // One PlanItem after all its trials: the "results" entries of the JSON report (docs/report-schema.md).
@@ -66,6 +77,8 @@ struct ResultSummary {
   Percentiles skew_us;                        // over barrier releases
   int releases_not_simultaneous = 0;          // barrier releases not simultaneous (harness/run/release_check.h)
   std::vector<ExpectationTally> expectations;
+  // `one_of`: per alternative (PlannedExpect::one_of order), the trials in which it held.
+  std::vector<int> alternative_trials;
   // The trials kept for the reports (harness/eval/result_accumulator.h, `--details`), by trial number:
   // every trial (all), the failing ones (at most kMaxFailedTrialsKept) plus the representative (failed),
   // or none. trial_details_omitted counts the trials run but not kept.

@@ -236,13 +236,13 @@ void ItemSession::JoinHelpers() {
 
 std::vector<FinalValue> ItemSession::RunFinals() {
   std::vector<FinalValue> out;
-  for (const auto& f : item_.expect.final) {
+  for (const PlannedFinal* f : AllFinalQueries(item_.expect)) {  // expect.final, then one_of's
     FinalValue v;
-    v.sql = f.sql;
+    v.sql = f->sql;
     if (!control() || !control()->healthy()) {
       v.error = "control connection lost";
     } else {
-      QueryResult r = control()->Exec(f.sql, Deadline());
+      QueryResult r = control()->Exec(f->sql, Deadline());
       if (!r.ok()) {
         v.error = r.sqlstate + ": " + r.message;
       } else if (!r.values.empty() && !r.values[0].empty()) {

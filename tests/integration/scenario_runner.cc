@@ -83,7 +83,7 @@ void ExpectAllPass(const ScenarioRun& run, int trials, size_t levels) {
 std::string Failures(const ResultSummary& summary) {
   std::string out = summary.error.empty() ? "" : "error: " + summary.error + "; ";
   for (const auto& e : summary.expectations) {
-    if (e.failed > 0) out += fmt::format("[{}] failed in {} trial(s), first {}; ", e.text, e.failed, e.first_failure);
+    if (e.Failing()) out += fmt::format("[{}] failed in {} trial(s), first {}; ", e.text, e.failed, e.first_failure);
   }
   return out;
 }

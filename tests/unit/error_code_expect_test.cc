@@ -8,7 +8,7 @@
 namespace racelab {
 namespace {
 
-PlanItem Item(std::map<std::string, long> sqlstates) {
+PlanItem Item(std::map<std::string, CountRange> sqlstates) {
   PlanItem item;
   item.scenario = "codes";
   for (int i = 1; i <= 2; ++i) {

@@ -53,7 +53,7 @@ TrialResult Trial(long rows1, long rows2, std::string state2 = "") {
 TEST(Evaluator, OneWinnerPasses) {
   PlanItem item = TwoWorkerClaim();
   item.expect.winners = 1;
-  item.expect.sqlstates = std::map<std::string, long>{};
+  item.expect.sqlstates = std::map<std::string, CountRange>{};
   TrialVerdict v = EvaluateTrial(item, Trial(1, 0));
   EXPECT_EQ(v.verdict, Verdict::kPass);
   ASSERT_EQ(v.checks.size(), 2u);
@@ -77,7 +77,7 @@ TEST(Evaluator, DoubleExecutionFailsWinnersAndDistinctClaims) {
 
 TEST(Evaluator, UnexpectedSqlstateFailsEvenWhenListedOnesMatch) {
   PlanItem item = TwoWorkerClaim();
-  item.expect.sqlstates = std::map<std::string, long>{{"40001", 0}};
+  item.expect.sqlstates = std::map<std::string, CountRange>{{"40001", 0}};
   TrialVerdict v = EvaluateTrial(item, Trial(1, 0, "40P01"));
   EXPECT_EQ(v.verdict, Verdict::kFail);
   ASSERT_EQ(v.checks.size(), 2u);

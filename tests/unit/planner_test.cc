@@ -199,7 +199,7 @@ TEST(PlannerTest, SetWithNonNumberIsAnError) {
 
 TEST(PlannerTest, ErrorInAnOverrideNamesItsPath) {
   Scenario s = Load();
-  s.expect_at[IsolationLevel::kSerializable].winners = "${workers} - 3";
+  s.expect_at[IsolationLevel::kSerializable].winners = CountExpr("${workers} - 3");
   Result<std::vector<PlanItem>> items = ExpandScenario(s, {});
   ASSERT_FALSE(items.ok());
   EXPECT_EQ(items.status().message(),

@@ -149,16 +149,18 @@ TEST(ScenarioLoaderTest, GuardedCasLoadsEveryField) {
   EXPECT_EQ(s.outcome.claim_column, "id");
 
   const ExpectSpec& e = s.expect;
-  EXPECT_EQ(e.winners, "1");
+  EXPECT_EQ(e.winners->at_least, "1");
   ASSERT_TRUE(e.sqlstates.has_value());
-  EXPECT_THAT(*e.sqlstates, ElementsAre(Pair("40001", "${workers} - 1")));
+  ASSERT_EQ(e.sqlstates->size(), 1u);
+  EXPECT_EQ(e.sqlstates->at("40001").at_least, "${workers} - 1");
   EXPECT_EQ(e.distinct_claims, true);
-  EXPECT_EQ(e.lock_waits, "0");
+  EXPECT_EQ(e.lock_waits->at_least, "0");
   ASSERT_TRUE(e.step_rows.has_value());
   ASSERT_EQ(e.step_rows->size(), 1u);
   EXPECT_EQ((*e.step_rows)[0].step, "claim");
   EXPECT_EQ((*e.step_rows)[0].rows, "0");
-  EXPECT_EQ((*e.step_rows)[0].sessions, "${workers} - 1");
+  EXPECT_EQ((*e.step_rows)[0].sessions.at_least, "${workers} - 1");
+  EXPECT_TRUE((*e.step_rows)[0].sessions.exact);
   EXPECT_EQ((*e.step_rows)[0].loc.line, 47);
   ASSERT_TRUE(e.blocked.has_value());
   ASSERT_EQ(e.blocked->size(), 1u);
