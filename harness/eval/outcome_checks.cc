@@ -1,12 +1,14 @@
 #include "harness/eval/outcome_checks.h"
 
 #include <algorithm>
+#include <optional>
 #include <regex>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "harness/eval/evaluator.h"
+#include "harness/model/error_pattern.h"
 
 namespace racelab {
 namespace {
@@ -15,22 +17,25 @@ namespace {
 class Pattern {
  public:
   explicit Pattern(const std::string& text) : text_(text) {
-    if (!text.empty()) regex_.emplace(text, std::regex::ECMAScript);  // the loader compiled it already
-  }
-  bool Matches(const std::string& subject) const {
-    if (!regex_) return true;
+    if (text.empty()) return;
     try {
-      return std::regex_search(subject, *regex_);
-    } catch (const std::regex_error&) {  // error_complexity / error_stack on a pathological pattern
-      return false;
+      regex_ = CompileErrorPattern(text);
+    } catch (const std::regex_error&) {  // the loader refuses such a pattern; a hand-made plan may not
+      regex_.reset();
+      broken_ = true;
     }
   }
-  bool empty() const { return !regex_.has_value(); }
+  bool Matches(const std::string& subject) const {
+    if (broken_) return false;
+    return !regex_ || SearchErrorPattern(*regex_, subject);
+  }
+  bool empty() const { return text_.empty(); }
   const std::string& text() const { return text_; }
 
  private:
   std::string text_;
   std::optional<std::regex> regex_;
+  bool broken_ = false;
 };
 
 // The session's events of its last transaction attempt (`retry`), skipped ones left out.

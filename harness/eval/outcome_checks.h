@@ -8,8 +8,9 @@
 // docs/scenario-format.md "Errors of a step or a session" and "Outcomes that vary between trials".
 //
 // Patterns: `message` and `detail` are ECMAScript regular expressions (std::regex), searched anywhere in
-// the server's text (std::regex_search), case-sensitive: `pivot` matches "… as a pivot, during commit
-// attempt."; anchor with ^ and $ for the whole text. A message or DETAIL is never copied into a check's
+// the first 1024 bytes of the server's text, case-sensitive: `pivot` matches "… as a pivot, during commit
+// attempt."; anchor with ^ and $ for the whole text (harness/model/error_pattern.h: compiled so that no
+// pattern takes exponential time). A message or DETAIL is never copied into a check's
 // text or detail beyond what the reports already show: the primary message (events[].message) may
 // appear in a failure's detail, the DETAIL never (it may hold row values: "Key (id)=(1) already exists").
 // Thread-safety: pure functions.

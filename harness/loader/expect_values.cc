@@ -3,16 +3,12 @@
 // entry's `any_of` (item 10). Every problem is reported at its node: file:line:col and field path.
 #include <fmt/format.h>
 
-#include <regex>
-
 #include "harness/loader/limits.h"
 #include "harness/loader/loader_context.h"
+#include "harness/model/error_pattern.h"
 
 namespace racelab::internal {
 namespace {
-
-// The longest `message` or `detail` pattern (a one-line text).
-constexpr size_t kMaxPatternBytes = 256;
 
 // A bound of `{at_least, at_most}`, evaluated with the param defaults (nullopt when it does not
 // evaluate: ReadExpr reported that already).
@@ -22,13 +18,13 @@ std::optional<long> DefaultValue(LoadContext& ctx, const Expr& text) {
   return static_cast<long>(*value);
 }
 
-// A `message` or `detail` pattern: an ECMAScript regular expression that std::regex compiles
-// (libstdc++ refuses one whose automaton would pass its state limit with error_space).
+// A `message` or `detail` pattern: an ECMAScript regular expression that CompileErrorPattern accepts
+// (harness/model/error_pattern.h: no back-reference; libstdc++ refuses an automaton over its state limit).
 std::string ReadPattern(LoadContext& ctx, const Ref& ref) {
-  std::optional<std::string> text = ctx.reader.Text(ref, false, kMaxPatternBytes);
+  std::optional<std::string> text = ctx.reader.Text(ref, false, kMaxErrorPatternBytes);
   if (!text) return "";
   try {
-    std::regex compiled(*text, std::regex::ECMAScript);
+    CompileErrorPattern(*text);
   } catch (const std::regex_error& e) {
     ctx.reader.Error(ref, fmt::format("'{}' is not an ECMAScript regular expression ({}); a pattern is searched "
                                       "anywhere in the text: write a plain word such as pivot, or escape "

@@ -80,6 +80,19 @@ TEST(OutcomeChecksTest, AnErrorThatDoesNotMatchFailsWithoutShowingTheDetail) {
   EXPECT_FALSE(v.checks[2].passed);
 }
 
+TEST(OutcomeChecksTest, APatternSearchesTheFirst1024BytesAndCannotBacktrackForever) {
+  PlanItem item = TwoSessions();
+  TrialResult r = PivotAtT2Commit();
+  r.events[1].message = std::string(1100, 'a') + " pivot";  // the word past the searched part
+  item.expect.errors = {Error("t2", "commit", "40001", "pivot"), Error("t2", "commit", "40001", "(a|aa)*c", "", 0),
+                        Error("t2", "commit", "40001", "^a{1000}", "", 1)};
+  TrialVerdict v = EvaluateTrial(item, r);  // a backtracking matcher would take ~2^1000 steps on (a|aa)*c
+  ASSERT_EQ(v.checks.size(), 3u);
+  EXPECT_FALSE(v.checks[0].passed);
+  EXPECT_TRUE(v.checks[1].passed);
+  EXPECT_TRUE(v.checks[2].passed);
+}
+
 TEST(OutcomeChecksTest, CountsWithBoundsHoldInsideThemOnly) {
   PlanItem item = TwoSessions();
   item.outcome.win_step = "commit";

@@ -71,6 +71,10 @@ TEST(OutcomeLoaderTest, ErrorsEntryLoadsAndPlansWithEveryInstanceAsDefault) {
 TEST(OutcomeLoaderTest, ErrorsEntryBadInputNamesLineColumnAndField) {
   EXPECT_THAT(ErrorOf("  errors: [ { session: worker, message: 'pivot (' } ]\n"),
               StartsWith("o.yaml:15:41: expect.errors[0].message: 'pivot (' is not an ECMAScript regular expression"));
+  EXPECT_THAT(ErrorOf("  errors: [ { session: worker, message: '(a)\\1' } ]\n"),
+              StartsWith("o.yaml:15:41: expect.errors[0].message: '(a)\\1' is not an ECMAScript regular expression"));
+  EXPECT_THAT(ErrorOf("  errors: [ { session: worker, message: 'a{1000}{1000}' } ]\n"),
+              StartsWith("o.yaml:15:41: expect.errors[0].message: 'a{1000}{1000}' is not an ECMAScript regular"));
   EXPECT_THAT(ErrorOf("  errors: [ { step: claim, sqlstate: \"40001\" } ]\n"),
               StartsWith("o.yaml:15:13: expect.errors[0]: an errors entry without session needs sessions"));
   EXPECT_THAT(ErrorOf("  errors: [ { session: worker } ]\n"),
