@@ -22,24 +22,11 @@ inline constexpr size_t kMaxErrorPatternBytes = 256;
 inline constexpr size_t kMaxErrorTextBytes = 1024;
 
 // Throws std::regex_error when `pattern` is not an ECMAScript regular expression this build accepts
-// (syntax, a back-reference, an automaton over libstdc++'s state limit).
-inline std::regex CompileErrorPattern(const std::string& pattern) {
-#if defined(__GLIBCXX__)
-  return std::regex(pattern, std::regex::ECMAScript | std::regex_constants::__polynomial);
-#else
-  return std::regex(pattern, std::regex::ECMAScript);
-#endif
-}
+// (syntax, a back-reference, an automaton over libstdc++'s state limit). Defined in error_pattern.cc.
+std::regex CompileErrorPattern(const std::string& pattern);
 
 // True when `pattern` occurs anywhere in the first kMaxErrorTextBytes of `text`. A search the library
 // gives up on (std::regex_error: error_complexity, error_stack) is no match.
-inline bool SearchErrorPattern(const std::regex& pattern, std::string_view text) {
-  text = text.substr(0, kMaxErrorTextBytes);
-  try {
-    return std::regex_search(text.begin(), text.end(), pattern);
-  } catch (const std::regex_error&) {
-    return false;
-  }
-}
+bool SearchErrorPattern(const std::regex& pattern, std::string_view text);
 
 }  // namespace racelab
