@@ -122,6 +122,44 @@ TEST(OutcomeLoaderTest, BadBoundsNameLineColumnAndField) {
                                                   "greater than at_most '${workers} - 1' = 1"));
 }
 
+// The other shapes a new key can be written wrong in: each error names its line, column and field.
+TEST(OutcomeLoaderTest, EveryNewKeyWrittenWrongNamesLineColumnAndField) {
+  const std::string long_pattern(257, 'a');
+  const std::string long_name(64, 'n');
+  for (const auto& [expect, want] : std::vector<std::pair<std::string, std::string>>{
+           {"  errors: { session: worker, sqlstate: \"40001\" }\n", "o.yaml:15:11: expect.errors: expected a list, found a mapping"},
+           {"  errors: [ { session: worker, step: comit, sqlstate: \"40001\" } ]\n",
+            "o.yaml:15:38: expect.errors[0].step: unknown step 'comit' in session 'worker' (did you mean 'commit'?"},
+           {"  errors: [ { session: worker, sqlstate: \"40001\", sesions: 1 } ]\n",
+            "o.yaml:15:51: expect.errors[0].sesions: unknown key 'sesions' (did you mean 'sessions'?"},
+           {"  errors: [ { step: claim, sqlstate: \"40001\", sessions: -1 } ]\n",
+            "o.yaml:15:57: expect.errors[0].sessions: '-1' must be an integer >= 0"},
+           {"  errors: [ { session: worker, message: " + long_pattern + " } ]\n",
+            "o.yaml:15:41: expect.errors[0].message: '" + std::string(80, 'a') + "…' is 257 bytes long; at most 256"},
+           {"  errors: [ { session: worker, sqlstate: [\"40001\"] } ]\n",
+            "o.yaml:15:42: expect.errors[0].sqlstate: expected text, found a list"},
+           {"  one_of: { winners: 1 }\n", "o.yaml:15:11: expect.one_of: expected a list, found a mapping"},
+           {"  one_of: [ { winners: 1, min_fraction: most }, { winners: 0 } ]\n",
+            "o.yaml:15:41: expect.one_of[0].min_fraction: 'most' is not a number"},
+           {"  one_of: [ { winners: 1, name: " + long_name + " }, { winners: 0 } ]\n",
+            "o.yaml:15:33: expect.one_of[0].name: '" + long_name + "' is 64 bytes long; at most 63"},
+           {"  one_of: [ { winners: { at_most: x } }, { winners: 0 } ]\n",
+            "o.yaml:15:35: expect.one_of[0].winners.at_most: 'x' is not a number"},
+           {"  final: [ { sql: SELECT 1, any_of: running } ]\n",
+            "o.yaml:15:37: expect.final[0].any_of: expected a list, found text"},
+           {"  final: [ { sql: SELECT 1, any_of: [\"1\", { value: 2 }] } ]\n",
+            "o.yaml:15:43: expect.final[0].any_of[1]: expected text, found a mapping"},
+           {"  sqlstates: { \"40001\": { at_most: 1, exactly: 1 } }\n",
+            "o.yaml:15:39: expect.sqlstates.40001.exactly: unknown key 'exactly' (expected one of: at_least, at_most)"},
+           {"  winners: 1\n  at:\n    serializable: { errors: [ { session: wrker, sqlstate: \"40001\" } ] }\n",
+            "o.yaml:17:42: expect.at.serializable.errors[0].session: unknown session 'wrker'"},
+           {"  step_rows: [ { step: claim, rows: 0, sessions: { at_least: \"${nope}\" } } ]\n",
+            "o.yaml:15:62: expect.step_rows[0].sessions.at_least: unknown reference ${nope}"},
+       }) {
+    EXPECT_THAT(ErrorOf(expect), StartsWith(want)) << expect;
+  }
+}
+
 constexpr char kOneOf[] =
     "  winners: 1\n"
     "  one_of:\n"

@@ -131,6 +131,32 @@ TEST(ScenarioSchemaTest, EveryCatalogueFileMatches) {
   EXPECT_GE(files, 30);
 }
 
+// The complete scenarios of docs/scenario-format.md (```yaml blocks starting "name:") match the schema
+// too: each key the reference documents — errors, counts with bounds, one_of, final any_of — is in it.
+TEST(ScenarioSchemaTest, EveryDocsExampleMatches) {
+  std::ifstream docs(std::string(RACELAB_SOURCE_DIR) + "/docs/scenario-format.md");
+  ASSERT_TRUE(docs);
+  const std::string dir = ::testing::TempDir();
+  std::string line, block;
+  bool inside = false;
+  int examples = 0;
+  while (std::getline(docs, line)) {
+    if (!inside && line == "```yaml") {
+      inside = true;
+      block.clear();
+    } else if (inside && line == "```") {
+      inside = false;
+      if (block.rfind("name:", 0) != 0) continue;  // a fragment
+      std::string path = dir + "docs-example-" + std::to_string(++examples) + ".yaml";
+      std::ofstream(path) << block;
+      EXPECT_THAT(ValidateYamlFile(kScenarioSchema, path), IsEmpty()) << block.substr(0, block.find('\n'));
+    } else if (inside) {
+      block += line + "\n";
+    }
+  }
+  EXPECT_GE(examples, 8);
+}
+
 TEST(ScenarioSchemaTest, RejectsAMisspelledKeyAndAStepWithTwoKinds) {
   const std::string dir = ::testing::TempDir();
   const std::string good = std::string(RACELAB_SOURCE_DIR) + "/scenarios/guarded-cas-claim.yaml";
@@ -150,6 +176,24 @@ TEST(ScenarioSchemaTest, RejectsAMisspelledKeyAndAStepWithTwoKinds) {
   EXPECT_THAT(ValidateYamlFile(kScenarioSchema,
                                write("d.yaml", head + "sessions:\n  - name: w\n    steps: [begin, { sql: SELECT 1, name: s }, commit]\n")),
               IsEmpty());
+}
+
+TEST(ScenarioSchemaTest, RejectsAMisspelledKeyOfErrorsBoundsOneOfAndAnyOf) {
+  const std::string dir = ::testing::TempDir();
+  const std::string head = "name: x\ntitle: t\nteaches: l\nsessions:\n  - name: w\n    steps: [begin, { commit: , name: c }]\n";
+  auto check = [&](const std::string& name, const std::string& expect) {
+    std::ofstream(dir + name) << head + "expect:\n" + expect;
+    return ValidateYamlFile(kScenarioSchema, dir + name);
+  };
+  EXPECT_THAT(check("g.yaml", "  errors: [ { session: w, step: c, sqlstate: \"40001\", detail: pivot } ]\n"
+                              "  winners: { at_least: 1 }\n"
+                              "  one_of: [ { name: a, min_fraction: 0.5, sqlstates: {} }, { winners: 0 } ]\n"
+                              "  final: [ { sql: SELECT 1, any_of: [\"1\", null] } ]\n"),
+              IsEmpty());
+  EXPECT_THAT(check("h.yaml", "  errors: [ { sesion: w, sqlstate: \"40001\" } ]\n"), Not(IsEmpty()));
+  EXPECT_THAT(check("i.yaml", "  winners: { at_leest: 1 }\n"), Not(IsEmpty()));
+  EXPECT_THAT(check("j.yaml", "  one_of: [ { min_fration: 0.5, winners: 1 }, { winners: 0 } ]\n"), Not(IsEmpty()));
+  EXPECT_THAT(check("k.yaml", "  final: [ { sql: SELECT 1, any_off: [\"1\", \"2\"] } ]\n"), Not(IsEmpty()));
 }
 
 TEST(ScenarioSchemaTest, EngineMapsMayStandForAnyValue) {
