@@ -17,6 +17,21 @@ int64_t UsSince(SteadyTime origin) {
       .count();
 }
 
+// The poll, prepared once per monitor connection: planning it (the pg_stat_activity view's joins) was
+// ~90% of its cost — 0.23 of 0.25 ms server CPU, 0.5 of 0.6 ms per poll, measured on the embedded
+// cluster (docs/performance.md "Trials per second with reset:") — and it runs while the workers race.
+constexpr const char* kPreparePoll =
+    // A wait on another session: a heavyweight lock (wait_event_type Lock: row, transaction, tuple,
+    // advisory, relation, …) or, not a lock, a SERIALIZABLE READ ONLY DEFERRABLE transaction waiting
+    // for a safe snapshot (IPC / SafeSnapshot; its holders from pg_safe_snapshot_blocking_pids) — the
+    // waits PostgreSQL's own pg_isolation_test_session_is_blocked() counts (PostgreSQL docs §9.26,
+    // Table 28.4).
+    "PREPARE racelab_poll(int[]) AS SELECT pid, wait_event_type, wait_event, "
+    "CASE WHEN wait_event_type = 'Lock' THEN pg_blocking_pids(pid) "
+    "WHEN wait_event = 'SafeSnapshot' THEN pg_safe_snapshot_blocking_pids(pid) END, "
+    "CASE WHEN wait_event_type = 'Lock' OR wait_event = 'SafeSnapshot' THEN query END "
+    "FROM pg_stat_activity WHERE pid = ANY($1)";
+
 std::string PidList(const std::vector<int64_t>& pids) {
   std::ostringstream q;
   for (size_t i = 0; i < pids.size(); ++i) q << (i ? "," : "") << pids[i];
@@ -31,21 +46,21 @@ Monitor::Monitor(std::unique_ptr<Connection> conn, std::chrono::microseconds pol
 Monitor::~Monitor() { End(); }
 
 PolledWaitMonitor::PollResult Monitor::Poll(const std::vector<int64_t>& pids, SteadyTime origin) {
-  // A wait on another session: a heavyweight lock (wait_event_type Lock: row, transaction, tuple,
-  // advisory, relation, …) or, not a lock, a SERIALIZABLE READ ONLY DEFERRABLE transaction waiting for a
-  // safe snapshot (IPC / SafeSnapshot; its holders from pg_safe_snapshot_blocking_pids) — the waits
-  // PostgreSQL's own pg_isolation_test_session_is_blocked() counts (PostgreSQL docs §9.26, Table 28.4).
-  const std::string sql =
-      "SELECT pid, wait_event_type, wait_event, "
-      "CASE WHEN wait_event_type = 'Lock' THEN pg_blocking_pids(pid) "
-      "WHEN wait_event = 'SafeSnapshot' THEN pg_safe_snapshot_blocking_pids(pid) END, "
-      "CASE WHEN wait_event_type = 'Lock' OR wait_event = 'SafeSnapshot' THEN query END "
-      "FROM pg_stat_activity WHERE pid IN (" + PidList(pids) + ")";
+  const std::string sql = "EXECUTE racelab_poll('{" + (pids.empty() ? "" : PidList(pids)) + "}')";
   PollResult out;
-  const int64_t sent = UsSince(origin);
   QueryResult res;
+  int64_t sent = 0;
   {
     std::lock_guard<std::mutex> conn_lock(conn_mu_);
+    if (!poll_prepared_) {
+      QueryResult p = conn_->Exec(kPreparePoll, std::chrono::steady_clock::now() + kPollDeadline);
+      if (!p.ok()) {
+        out.error = "monitor connection: " + p.message;
+        return out;
+      }
+      poll_prepared_ = true;
+    }
+    sent = UsSince(origin);
     res = conn_->Exec(sql, std::chrono::steady_clock::now() + kPollDeadline, kMaxPolledRows);
   }
   const int64_t received = UsSince(origin);

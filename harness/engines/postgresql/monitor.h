@@ -5,6 +5,7 @@
 // pg_stat_activity `poll_interval` (default 2 ms) after the end of the previous poll:
 //   SELECT pid, wait_event_type, wait_event, pg_blocking_pids(pid), query FROM pg_stat_activity
 //   WHERE pid = ANY(<worker pids>)
+// prepared once on the connection (PREPARE racelab_poll), so a poll is not planned again each time.
 // (PostgreSQL docs §28.2.3 pg_stat_activity; §9.26 pg_blocking_pids: "the process IDs of the sessions
 // that are blocking the server process with the specified process ID from acquiring a lock").
 // Only lock waits (wait_event_type = 'Lock') are kept as observations. Workers call AwaitBlocked() to
@@ -50,6 +51,7 @@ class Monitor : public PolledWaitMonitor {
  private:
   std::mutex conn_mu_;
   std::unique_ptr<Connection> conn_;  // used under conn_mu_ only
+  bool poll_prepared_ = false;        // racelab_poll exists on conn_ (under conn_mu_)
 };
 
 }  // namespace racelab::pg
