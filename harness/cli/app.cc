@@ -208,6 +208,7 @@ int Main(int argc, char** argv) {
   if (merge->parsed()) return compare::MergeCommand(merge_args);
   args.command_line = CommandLine(argc, argv);
   if (IsSpecRun(args)) return SpecRunCommand(args, spec_run_args, &stop);  // PostgreSQL isolation spec files
+  args.permutations = spec_run_args.permutations;  // of ordered scenarios (`order:`)
   return RunCommand(args, &stop);
 }
 

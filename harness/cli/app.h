@@ -36,6 +36,7 @@ struct RunArgs {
   bool allow_superuser = false;        // accept a --dsn that connects as a superuser
   std::string command_line;            // for the report, password redacted
   compare::RunGateArgs gate;           // --shard, --baseline, --alpha, --timing (docs/compare.md)
+  std::vector<std::string> permutations;  // --permutation: of ordered scenarios, only these (number or name)
 };
 
 int Main(int argc, char** argv);

@@ -10,6 +10,7 @@
 
 #include "harness/engine/open_engine.h"
 #include "harness/loader/catalogue.h"
+#include "harness/loader/order_planner.h"
 #include "harness/loader/planner.h"
 #include "harness/model/terminal_text.h"
 
@@ -259,6 +260,7 @@ Result<PlannedRun> BuildRunPlan(const RunArgs& args, const StopFlag* stop) {
                                not_listed, not_listed == 1 ? "" : "s", engine, not_listed == 1 ? "its" : "their");
     }
   }
+  if (Status kept = KeepPermutations(args.permutations, &run.plan.items); !kept.ok()) return kept;
   if (run.plan.items.empty()) {
     return Status::Usage(fmt::format("no selected scenario runs on {} at the levels --isolation asks for",
                                      JoinNames(run.engines)));

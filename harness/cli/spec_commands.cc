@@ -58,61 +58,44 @@ int ConvertCommand(const ConvertArgs& args) {
   if (!spec.ok()) return UsageError(spec.status().message());
   auto orders = ExpandSpecPermutations(*spec);
   if (!orders.ok()) return UsageError(orders.status().message());
-  std::vector<std::set<std::string>> blocking(orders->size());
-  if (!args.expected.empty()) {
-    std::string text;
-    if (!ReadFile(args.expected, &text)) return UsageError(args.expected + ": cannot read the expected output");
-    auto b = BlockingStepsFromExpected(*spec, *orders, text, args.expected);
-    if (!b.ok()) return UsageError(b.status().message());
-    blocking = std::move(*b);
-  }
-  std::vector<ConvertedScenario> out;
+  std::vector<NumberedOrder> selected;
   for (size_t i = 0; i < orders->size(); ++i) {
-    if (Selected(args.permutations, i + 1, (*orders)[i])) {
-      out.push_back(ConvertSpecPermutation(*spec, (*orders)[i], i + 1, blocking[i]));
-    }
+    if (Selected(args.permutations, i + 1, (*orders)[i])) selected.push_back(NumberedOrder{i + 1, &(*orders)[i]});
   }
-  if (out.empty()) {
+  if (selected.empty()) {
     return UsageError(fmt::format("{}: no permutation matches --permutation (it has {}, numbered from 1)", args.spec,
                                   orders->size()));
   }
+  for (const std::string& w : spec->warnings) std::cerr << "racelab: " << args.spec << ": " << w << "\n";
+  ConvertedScenario c = ConvertSpec(*spec, selected);
   if (args.out_dir.empty()) {
-    if (out.size() > 1) {
-      return UsageError(fmt::format("{} runs {} permutations, one scenario file each: pass --out FOLDER, or choose "
-                                    "one with --permutation N",
-                                    args.spec, out.size()));
-    }
-    std::cout << out[0].yaml;
+    std::cout << c.yaml;
     return 0;
   }
   std::error_code ec;
   std::filesystem::create_directories(args.out_dir, ec);
-  for (const ConvertedScenario& c : out) {
-    std::string path = (std::filesystem::path(args.out_dir) / (c.name + ".yaml")).string();
-    std::ofstream f(path, std::ios::binary);
-    if (!(f << c.yaml) || !f.flush()) return UsageError(path + ": cannot write");
-    std::cerr << "racelab: wrote " << path << "\n";
-  }
+  std::string path = (std::filesystem::path(args.out_dir) / (c.name + ".yaml")).string();
+  std::ofstream f(path, std::ios::binary);
+  if (!(f << c.yaml) || !f.flush()) return UsageError(path + ": cannot write");
+  std::cerr << "racelab: wrote " << path << "\n";
   return 0;
 }
 
 CLI::App* AddConvertSubcommand(CLI::App& app, ConvertArgs* args) {
   auto* convert = app.add_subcommand(
-      "convert", "Write the scenario YAML equivalent to each permutation of a PostgreSQL isolation spec file "
-                 "(as far as the scenario format can say it; the file's comments list what it cannot)");
+      "convert", "Write the scenario YAML equivalent to a PostgreSQL isolation spec file, its permutations as "
+                 "order: (as far as the scenario format can say it; the file's comments list what it cannot)");
   convert->add_option("spec", args->spec, "The .spec file")->required();
   convert->add_option("--permutation", args->permutations,
                       "Only these permutations: 1-based numbers, or the step list \"s1a s2a s1c\" (repeatable)");
-  convert->add_option("--expected", args->expected,
-                      "The spec's expected output (expected/X.out): its <waiting ...> lines say which steps block");
-  convert->add_option("--out", args->out_dir, "Folder for one NAME-N.yaml per permutation (default: stdout, "
-                                              "one permutation)");
+  convert->add_option("--out", args->out_dir, "Folder for the scenario file NAME.yaml (default: stdout)");
   return convert;
 }
 
 void AddSpecRunOptions(CLI::App* run, SpecRunArgs* args) {
   run->add_option("--permutation", args->permutations,
-                  "Spec files: only these permutations, by 1-based number or step list \"s1a s2a s1c\" (repeatable)");
+                  "Spec files and scenarios with order: only these permutations, by 1-based number or step list "
+                  "\"s1a s2a s1c\" (a scenario's: \"a.begin b.begin …\" as its order param says; repeatable)");
   run->add_option("--expected", args->expected,
                   "Spec files: compare the transcript with this file (e.g. expected/X.out): exit 1 when it differs");
   run->add_option("--step-timeout-ms", args->step_timeout_ms,

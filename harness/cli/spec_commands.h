@@ -16,15 +16,14 @@ namespace racelab::cli {
 struct ConvertArgs {
   std::string spec;                       // the .spec file
   std::vector<std::string> permutations;  // 1-based numbers or names ("s1a s2a s1c"); empty: all
-  std::string expected;                   // isolationtester output (expected/X.out): which steps block
-  std::string out_dir;                    // one <name>.yaml per permutation; empty: stdout (one permutation)
+  std::string out_dir;                    // where <name>.yaml goes; empty: stdout
 };
 
 // Adds `racelab convert` to `app`.
 CLI::App* AddConvertSubcommand(CLI::App& app, ConvertArgs* args);
 
-// Writes the scenario YAML of each selected permutation. 0 on success, 2 on a bad spec, expected file,
-// selection or output folder.
+// Writes the scenario YAML of the selected permutations (one file, `order:`). 0 on success, 2 on a bad
+// spec, selection or output folder.
 int ConvertCommand(const ConvertArgs& args);
 
 // The options `racelab run` takes for spec files only.

@@ -21,63 +21,129 @@ std::vector<std::string> StepNames(const SessionSpec& role) {
   return names;
 }
 
-// One entry "SESSION.STEP"; false (error reported) when it names nothing.
-bool ReadEntry(LoadContext& ctx, const Ref& ref, OrderEntry& entry, int* role_index, int* step_index) {
-  std::optional<std::string> text = ctx.reader.Name(ref);
-  if (!text) return false;
-  entry.loc = ctx.reader.Loc(ref.mark);
-  const size_t dot = text->find('.');
-  if (dot == std::string::npos || dot == 0 || dot + 1 == text->size()) {
-    ctx.reader.Error(ref, fmt::format("'{}' is not SESSION.STEP (e.g. a.claim)", *text));
+// Resolves "SESSION.STEP" (`what` names it in messages: "'a.x'", "marker 'a.x'"); false (error
+// reported at `ref`) when it names nothing.
+bool Resolve(LoadContext& ctx, const Ref& ref, const std::string& text, std::string* session, std::string* step,
+             int* role_index) {
+  const size_t dot = text.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == text.size()) {
+    ctx.reader.Error(ref, fmt::format("'{}' is not SESSION.STEP (e.g. a.claim)", text));
     return false;
   }
-  entry.session = text->substr(0, dot);
-  entry.step = text->substr(dot + 1);
+  *session = text.substr(0, dot);
+  *step = text.substr(dot + 1);
   const auto& roles = ctx.scenario.sessions;
-  auto role = std::find_if(roles.begin(), roles.end(), [&](const SessionSpec& s) { return s.name == entry.session; });
+  auto role = std::find_if(roles.begin(), roles.end(), [&](const SessionSpec& s) { return s.name == *session; });
   if (role == roles.end()) {
     std::vector<std::string> names;
     for (const SessionSpec& s : roles) names.push_back(s.name);
-    std::string hint = Suggest(entry.session, names);
-    ctx.reader.Error(ref, fmt::format("unknown session '{}' in '{}' ({}sessions: {})", entry.session, *text,
+    std::string hint = Suggest(*session, names);
+    ctx.reader.Error(ref, fmt::format("unknown session '{}' in '{}' ({}sessions: {})", *session, text,
                                       hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
                                       JoinNames(names)));
     return false;
   }
-  auto step = std::find_if(role->steps.begin(), role->steps.end(),
-                           [&](const Step& s) { return s.name == entry.step; });
-  if (step == role->steps.end()) {
-    std::string hint = Suggest(entry.step, StepNames(*role));
-    ctx.reader.Error(ref, fmt::format("unknown step '{}' in session '{}' ({}steps: {})", entry.step,
-                                      entry.session, hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
+  auto found = std::find_if(role->steps.begin(), role->steps.end(), [&](const Step& s) { return s.name == *step; });
+  if (found == role->steps.end()) {
+    std::string hint = Suggest(*step, StepNames(*role));
+    ctx.reader.Error(ref, fmt::format("unknown step '{}' in session '{}' ({}steps: {})", *step, *session,
+                                      hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
                                       JoinNames(StepNames(*role))));
     return false;
   }
   *role_index = static_cast<int>(role - roles.begin());
-  *step_index = static_cast<int>(step - role->steps.begin());
   return true;
 }
 
-// One permutation's entries: each session's steps in its own order, each at most once.
+std::string Trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// The markers in "(…)" of an entry: `*`, `SESSION.STEP`; false (error reported) on bad input.
+bool ReadMarkers(LoadContext& ctx, const Ref& ref, const std::string& text, int role, OrderEntry& entry) {
+  size_t from = 0;
+  for (;;) {
+    const size_t comma = text.find(',', from);
+    const std::string marker = Trim(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (marker == "*") {
+      entry.once = true;
+    } else if (marker.empty()) {
+      ctx.reader.Error(ref, "an empty marker: write (*), (SESSION.STEP) or several separated by commas");
+      return false;
+    } else if (marker.find(' ') != std::string::npos) {
+      const bool notices = marker.find(" notices ") != std::string::npos;
+      ctx.reader.Error(ref, notices ? fmt::format("marker '{}': 'notices N' is not supported in a scenario's order "
+                                                  "(the runner does not count NOTICE messages; use racelab run "
+                                                  "X.spec for a spec that needs it)",
+                                                  marker)
+                                    : fmt::format("marker '{}' is not *, SESSION.STEP", marker));
+      return false;
+    } else {
+      std::string session, step;
+      int other = -1;
+      if (!Resolve(ctx, ref, marker, &session, &step, &other)) return false;
+      if (other == role) {
+        ctx.reader.Error(ref, fmt::format("marker '{}' names a step of the entry's own session: a marker names "
+                                          "another session's step",
+                                          marker));
+        return false;
+      }
+      entry.after.emplace_back(session, step);
+    }
+    if (comma == std::string::npos) return true;
+    from = comma + 1;
+  }
+}
+
+// One entry "SESSION.STEP" with optional markers "(*)", "(b.commit)", "(*, b.commit)"; false (error
+// reported) when it names nothing or its markers are bad.
+bool ReadEntry(LoadContext& ctx, const Ref& ref, OrderEntry& entry) {
+  std::optional<std::string> text = ctx.reader.Text(ref, false, limits::kMaxLineBytes);
+  if (!text) return false;
+  entry.loc = ctx.reader.Loc(ref.mark);
+  const size_t open = text->find('(');
+  const std::string name = Trim(text->substr(0, open));
+  int role = -1;
+  if (open != std::string::npos && (text->back() != ')' || text->find(')') != text->size() - 1)) {
+    ctx.reader.Error(ref, fmt::format("'{}': markers are (…) at the end of the entry; inside [ … ] quote an entry "
+                                      "with several markers, e.g. \"a.write(*, b.commit)\"",
+                                      *text));
+    return false;
+  }
+  if (open == std::string::npos && text->find(')') != std::string::npos) {
+    ctx.reader.Error(ref, fmt::format("'{}' has a ')' without '(': inside [ … ] quote an entry with several "
+                                      "markers, e.g. \"a.write(*, b.commit)\"",
+                                      *text));
+    return false;
+  }
+  if (!Resolve(ctx, ref, name, &entry.session, &entry.step, &role)) return false;
+  if (open == std::string::npos) return true;
+  return ReadMarkers(ctx, ref, text->substr(open + 1, text->size() - open - 2), role, entry);
+}
+
+// One permutation's entries, in the order they run: any step of any session, any number of times
+// (as isolationtester's permutation lines); a marker names a step the permutation runs.
 void ReadEntries(LoadContext& ctx, const Ref& ref, Permutation& perm) {
   std::optional<std::vector<Ref>> items = ctx.reader.Seq(ref, limits::kMaxListItems);
   if (!items) return;
   if (items->empty()) ctx.reader.Error(ref, "list at least one SESSION.STEP");
-  std::map<int, std::pair<int, std::string>> last;  // role -> (step index, entry text) of its last entry
+  std::vector<const Ref*> refs;
   for (const Ref& item : *items) {
     OrderEntry entry;
-    int role = -1, step = -1;
-    if (!ReadEntry(ctx, item, entry, &role, &step)) continue;
-    auto it = last.find(role);
-    if (it != last.end() && it->second.first >= step) {
-      ctx.reader.Error(item, fmt::format("'{}.{}' {} '{}': a permutation runs each session's steps at most "
-                                         "once, in the order the session lists them",
-                                         entry.session, entry.step,
-                                         it->second.first == step ? "repeats" : "comes after",
-                                         it->second.second));
-    }
-    last[role] = {step, entry.session + "." + entry.step};
+    if (!ReadEntry(ctx, item, entry)) continue;
     perm.steps.push_back(std::move(entry));
+    refs.push_back(&item);
+  }
+  for (size_t i = 0; i < perm.steps.size(); ++i) {
+    for (const auto& [session, step] : perm.steps[i].after) {
+      bool runs = std::any_of(perm.steps.begin(), perm.steps.end(),
+                              [&](const OrderEntry& e) { return e.session == session && e.step == step; });
+      if (!runs) {
+        ctx.reader.Error(*refs[i], fmt::format("marker '{}.{}' names a step this permutation does not run",
+                                               session, step));
+      }
+    }
   }
 }
 
@@ -103,7 +169,11 @@ void ExpandAll(LoadContext& ctx, const Ref& ref, OrderSpec& order) {
     perm.loc = ctx.reader.Loc(ref.mark);
     for (const OrderedStep& st : o.steps) {
       const SessionSpec& role = ctx.scenario.sessions[static_cast<size_t>(st.session)];
-      perm.steps.push_back(OrderEntry{role.name, role.steps[static_cast<size_t>(st.step)].name, perm.loc});
+      OrderEntry entry;
+      entry.session = role.name;
+      entry.step = role.steps[static_cast<size_t>(st.step)].name;
+      entry.loc = perm.loc;
+      perm.steps.push_back(std::move(entry));
     }
     order.permutations.push_back(std::move(perm));
   }

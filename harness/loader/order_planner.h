@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "harness/model/plan.h"
 #include "harness/model/scenario.h"
@@ -16,13 +17,23 @@ namespace racelab {
 // PermutationName); a scenario may not declare a param of that name.
 inline constexpr const char* kOrderParam = "order";
 
-// "a.claim b.claim a.commit b.commit".
+// One entry as written: "a.write", "a.write(*)", "a.write(*, b.commit)".
+std::string EntryName(const OrderEntry& entry);
+// The entries joined by spaces: "a.claim b.claim(*) a.commit b.commit".
 std::string PermutationName(const Permutation& perm);
 
 // Rewrites `item` (planned from an ordered scenario, every session's steps as in the file) to run
-// `perm`: each session keeps the steps `perm` names, in its order; PlanItem::handovers and the steps'
-// await_handover/signal_handover say who waits for whom; params gain order=<PermutationName>.
+// `perm`: each session runs the steps `perm` names, in its order, each as often as it is named;
+// PlanItem::order_entries and the steps' order_entry/await_entry/await_ended say who waits for whom
+// (isolationtester's rule, markers included); params gain order=<PermutationName>.
 // Errors: kUsage when a session the permutation names has more than one instance (count from --set).
 Status ApplyPermutation(const Permutation& perm, PlanItem* item);
+
+// `--permutation` on a run of scenario files: keeps, of each ordered scenario's items, the
+// permutations `only` names — by 1-based number in the file's `order:` or by PermutationName
+// ("a.begin b.begin(*) …", with its markers as written) — and leaves items of unordered scenarios alone.
+// `only` empty: nothing changes. kUsage when no ordered item matches (the message lists the names of
+// the first ordered scenario's permutations, or says no selected scenario has `order:`).
+Status KeepPermutations(const std::vector<std::string>& only, std::vector<PlanItem>* items);
 
 }  // namespace racelab

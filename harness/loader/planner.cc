@@ -149,7 +149,7 @@ PlannedSession PlanRole(ParamResolver& ev, const SessionSpec& role, const std::s
       CheckFitsTrial(ev, step.sleep_ms, step_path + ".sleep_ms", p.sleep_ms, trial_timeout_ms,
                      &step.loc, "a sleep");
     }
-    if (step.kind == StepKind::kAwaitBlocked && !step.timeout_ms.empty()) {
+    if (!step.timeout_ms.empty()) {  // await_blocked, and a statement's own deadline
       p.timeout_ms = ev.Integer(step.timeout_ms, step_path + ".timeout_ms", NumberRule::kTimeoutMs);
       CheckFitsTrial(ev, step.timeout_ms, step_path + ".timeout_ms", p.timeout_ms, trial_timeout_ms,
                      &step.loc, "a wait (timeout_ms)");

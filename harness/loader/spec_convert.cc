@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <map>
+#include <fmt/ranges.h>
+
+#include <set>
 #include <sstream>
 
 namespace racelab {
@@ -101,113 +103,100 @@ std::string Quoted(const std::string& s) {
   return out + "\"";
 }
 
-struct Item {          // one entry of a session's converted step list
-  std::string yaml;    // its lines, indented for a step list under `steps:`
-};
-
 }  // namespace
 
-ConvertedScenario ConvertSpecPermutation(const IsolationSpec& spec, const StepOrder& order, size_t number,
-                                         const std::set<std::string>& blocking) {
+ConvertedScenario ConvertSpec(const IsolationSpec& spec, const std::vector<NumberedOrder>& orders) {
   ConvertedScenario out;
-  out.name = fmt::format("{}-{}", FileStem(spec.loc.file), number);
+  out.name = FileStem(spec.loc.file);
   const size_t n_sessions = spec.sessions.size();
 
-  // Role names, and which sessions take part (a step in the order, or a setup/teardown of their own).
+  // Role names, step names per session, and each spec step's name in the YAML.
   std::vector<std::string> role(n_sessions);
   std::set<std::string> roles_taken;
-  std::vector<bool> active(n_sessions, false);
-  for (const OrderedStep& s : order.steps) active[s.session] = true;
+  std::vector<std::vector<std::string>> step_name(n_sessions);
+  std::vector<std::string> setup_name(n_sessions), teardown_name(n_sessions);
+  std::string sessions_yaml;
   for (size_t i = 0; i < n_sessions; ++i) {
-    role[i] = Unique(Sanitize(spec.sessions[i].name, true, "s"), &roles_taken);
-    if (spec.sessions[i].setup || spec.sessions[i].teardown) active[i] = true;
-  }
-  size_t n_active = 0;
-  bool any_teardown = false, any_setup = false;
-  for (size_t i = 0; i < n_sessions; ++i) {
-    n_active += active[i];
-    any_setup |= active[i] && spec.sessions[i].setup.has_value();
-    any_teardown |= active[i] && spec.sessions[i].teardown.has_value();
+    const SpecSession& session = spec.sessions[i];
+    role[i] = Unique(Sanitize(session.name, true, "s"), &roles_taken);
+    // The spec's steps keep their names; setup and teardown take names none of them has.
+    std::set<std::string> taken;
+    for (const SpecStep& st : session.steps) step_name[i].push_back(Unique(Sanitize(st.name, false, "s"), &taken));
+    if (session.setup) setup_name[i] = Unique("setup", &taken);
+    if (session.teardown) teardown_name[i] = Unique("teardown", &taken);
+    std::string steps;
+    auto add = [&](const std::string& name, const std::string& sql) {
+      // An empty block is an empty query to the server; a comment alone is one too.
+      const bool empty = sql.find_first_not_of(" \t\r\n") == std::string::npos;
+      steps += fmt::format("      - sql: {}        name: {}\n        on_error: continue\n",
+                           empty ? "\"-- empty step\"\n" : Block(sql, 10), name);
+    };
+    if (session.setup) add(setup_name[i], session.setup->text);
+    for (size_t k = 0; k < session.steps.size(); ++k) add(step_name[i][k], session.steps[k].sql.text);
+    if (session.teardown) add(teardown_name[i], session.teardown->text);
+    sessions_yaml += fmt::format("  - name: {}\n    steps:\n{}", role[i], steps);
   }
 
-  std::vector<std::vector<std::string>> steps(n_sessions);  // YAML lines per session
-  std::vector<std::set<std::string>> names_taken(n_sessions);
-  auto add_sql = [&](size_t session, const std::string& name, const std::string& sql) {
-    std::string step_name = Unique(Sanitize(name, false, "s"), &names_taken[session]);
-    steps[session].push_back(fmt::format("      - sql: {}        name: {}\n        on_error: continue\n",
-                                         Block(sql, 10), step_name));
-  };
-  auto add_barrier = [&](size_t session, const std::string& barrier) {
-    steps[session].push_back(fmt::format("      - barrier: {}\n", barrier));
-  };
-
+  // order: one entry per permutation.
   std::vector<std::string> notes;
-  for (size_t i = 0; i < n_sessions; ++i) {
-    if (active[i] && spec.sessions[i].setup) add_sql(i, "setup", spec.sessions[i].setup->text);
-    if (active[i] && any_setup && n_active >= 2) add_barrier(i, "setup_done");
-  }
-  int handover = 0;
-  bool any_marker = false;
-  for (size_t k = 0; k < order.steps.size(); ++k) {
-    const OrderedStep& s = order.steps[k];
-    const SpecStep& step = spec.sessions[s.session].steps[s.step];
-    bool once = false, waits_for_other = false;
-    for (const OrderedBlocker& b : s.blockers) {
-      once |= b.kind == SpecBlocker::Kind::kOnce;
-      waits_for_other |= b.kind != SpecBlocker::Kind::kOnce;
-      any_marker = true;
-      if (b.kind == SpecBlocker::Kind::kNotices) {
-        notes.push_back(fmt::format("step {}: the marker '{} notices {}' has no equivalent (notices are not "
-                                    "counted)", step.name, spec.sessions[b.session].steps[b.step].name, b.notices));
-      }
+  std::string order_yaml = "order:\n";
+  for (const NumberedOrder& o : orders) {
+    std::vector<std::string> entries;
+    for (size_t i = 0; i < n_sessions; ++i) {
+      if (!setup_name[i].empty()) entries.push_back(role[i] + "." + setup_name[i]);
     }
-    bool blocks = blocking.count(step.name) > 0 || waits_for_other;
-    bool next_other = k + 1 < order.steps.size() && order.steps[k + 1].session != s.session;
-    std::string barrier = next_other ? fmt::format("h{}", ++handover) : "";
-    if (next_other && (blocks || once)) add_barrier(s.session, barrier);  // met before a blocking step
-    add_sql(s.session, step.name, step.sql.text);
-    if (next_other && !(blocks || once)) add_barrier(s.session, barrier);
-    if (next_other) {
-      size_t next = order.steps[k + 1].session;
-      add_barrier(next, barrier);
-      if (blocks && !once) {
-        steps[next].push_back(fmt::format("      - await_blocked: {}\n        timeout_ms: 10000\n", role[s.session]));
+    for (const OrderedStep& st : o.order->steps) {
+      std::vector<std::string> markers;
+      for (const OrderedBlocker& b : st.blockers) {
+        if (b.kind == SpecBlocker::Kind::kOnce) {
+          markers.push_back("*");
+        } else if (b.kind == SpecBlocker::Kind::kStep) {
+          markers.push_back(role[static_cast<size_t>(b.session)] + "." +
+                            step_name[static_cast<size_t>(b.session)][static_cast<size_t>(b.step)]);
+        } else {
+          notes.push_back(fmt::format("permutation {}: the marker '{} notices {}' of step {} is dropped (the runner "
+                                      "counts no NOTICE messages)",
+                                      o.number, spec.sessions[static_cast<size_t>(b.session)].steps[static_cast<size_t>(b.step)].name,
+                                      b.notices, spec.sessions[static_cast<size_t>(st.session)].steps[static_cast<size_t>(st.step)].name));
+        }
       }
+      std::string entry = role[static_cast<size_t>(st.session)] + "." +
+                          step_name[static_cast<size_t>(st.session)][static_cast<size_t>(st.step)];
+      if (!markers.empty()) entry += fmt::format("({})", fmt::join(markers, ", "));
+      entries.push_back(entry);
     }
-  }
-  for (size_t i = 0; i < n_sessions; ++i) {
-    if (!active[i]) continue;
-    if (any_teardown && n_active >= 2) add_barrier(i, "steps_done");
-    if (spec.sessions[i].teardown) add_sql(i, "teardown", spec.sessions[i].teardown->text);
+    for (size_t i = 0; i < n_sessions; ++i) {
+      if (!teardown_name[i].empty()) entries.push_back(role[i] + "." + teardown_name[i]);
+    }
+    std::vector<std::string> quoted;
+    for (const std::string& e : entries) quoted.push_back(Quoted(e));
+    order_yaml += fmt::format("  # permutation {}: {}\n  - [{}]\n", o.number, o.order->name, fmt::join(quoted, ", "));
   }
 
   // What could not be carried over.
   notes.push_back("the rows each step returns are not compared (isolationtester prints them): state what must "
-                  "hold under expect (final, step_rows, sqlstates)");
+                  "hold under expect (final, reads, step_rows, sqlstates)");
   if (spec.setup.size() > 1) {
     notes.push_back(fmt::format("the {} setup blocks are joined into one setup text, sent as one string "
                                 "(a statement that cannot run inside a multi-statement string, such as "
                                 "VACUUM, fails there)", spec.setup.size()));
   }
-  if (any_marker) notes.push_back("markers are approximated: (*) starts the next step as soon as this one "
-                                  "was sent; (STEP) makes the next session await this one blocked");
-  if (blocking.empty()) notes.push_back("which steps block was not given (--expected): only steps with markers "
-                                        "are taken as blocking; a step that blocks otherwise stalls its session "
-                                        "at the next barrier until the trial deadline");
   notes.push_back("the SQL runs in a schema of its own as racelab's generated role, not in a database's "
                   "public schema: SQL that names public or needs more rights fails (use racelab run X.spec)");
   notes.push_back("NOTICE and NOTIFY messages are not recorded");
+  notes.push_back("session teardowns are order entries: each starts once the step before it ended or is seen "
+                  "waiting (isolationtester first waits for every step to end)");
 
   std::string y;
-  y += fmt::format("# Converted by `racelab convert` from {}, permutation {}: {}\n", spec.loc.file, number, order.name);
+  y += fmt::format("# Converted by `racelab convert` from {}: {} permutation(s) in order:\n", spec.loc.file,
+                   orders.size());
   y += "# Not carried over:\n";
   for (const std::string& n : notes) y += "#  - " + n + "\n";
   y += fmt::format("name: {}\n", out.name);
-  y += fmt::format("title: {}\n", Quoted(fmt::format("{} (isolation spec), permutation {}", FileStem(spec.loc.file),
-                                                      number)));
-  y += fmt::format("teaches: {}\n", Quoted(fmt::format("The steps of {} in the order {}, one at a time: each "
-                                                        "starts when the one before it ended or blocked.",
-                                                        spec.loc.file, order.name)));
+  y += fmt::format("title: {}\n", Quoted(fmt::format("{} (isolation spec)", out.name)));
+  y += fmt::format("teaches: {}\n", Quoted(fmt::format("The steps of {} in the orders of its permutations: each "
+                                                        "starts when the one before it ended or is seen waiting.",
+                                                        spec.loc.file)));
   y += "tags: [isolation-spec]\n";
   y += "isolation: read committed   # the spec's SQL sets its own levels (BEGIN ISOLATION LEVEL …)\n";
   if (!spec.setup.empty()) {
@@ -219,53 +208,12 @@ ConvertedScenario ConvertSpecPermutation(const IsolationSpec& spec, const StepOr
     y += "setup: " + Block(joined, 2);
   }
   if (spec.teardown) y += "teardown: " + Block(spec.teardown->text, 2);
-  y += "sessions:\n";
-  for (size_t i = 0; i < n_sessions; ++i) {
-    if (!active[i]) continue;
-    y += fmt::format("  - name: {}\n    steps:\n", role[i]);
-    for (const std::string& line : steps[i]) y += line;
-  }
+  y += "sessions:\n" + sessions_yaml;
+  y += order_yaml;
   y += "expect:\n";
   y += "  # convert cannot know what must hold: replace this placeholder with the real checks\n";
   y += "  final: [ { sql: \"SELECT 'converted'\", equals: \"converted\" } ]\n";
   out.yaml = y;
-  return out;
-}
-
-Result<std::vector<std::set<std::string>>> BlockingStepsFromExpected(const IsolationSpec& spec,
-                                                                     const std::vector<StepOrder>& orders,
-                                                                     const std::string& expected_text,
-                                                                     const std::string& expected_file) {
-  std::map<std::string, std::string> sql_of;
-  for (const SpecSession& s : spec.sessions) {
-    for (const SpecStep& st : s.steps) sql_of[st.name] = st.sql.text;
-  }
-  const std::string kStart = "\nstarting permutation: ";
-  std::vector<std::set<std::string>> out;
-  size_t pos = expected_text.find(kStart);
-  while (pos != std::string::npos) {
-    size_t line_end = expected_text.find('\n', pos + 1);
-    std::string name = expected_text.substr(pos + kStart.size(), line_end - pos - kStart.size());
-    size_t next = expected_text.find(kStart, line_end);
-    std::string block = expected_text.substr(line_end, next == std::string::npos ? std::string::npos : next - line_end);
-    size_t index = out.size();
-    if (index >= orders.size() || orders[index].name != name) {
-      return Status::Usage(fmt::format("{}: permutation {} is '{}', not '{}' of the spec: the output of another "
-                                       "spec, or of another version of it",
-                                       expected_file, index + 1, name,
-                                       index < orders.size() ? orders[index].name : "(none)"));
-    }
-    std::set<std::string> waits;
-    for (const auto& [step, sql] : sql_of) {
-      if (block.find(fmt::format("\nstep {}: {} <waiting ...>\n", step, sql)) != std::string::npos) waits.insert(step);
-    }
-    out.push_back(std::move(waits));
-    pos = next;
-  }
-  if (out.size() != orders.size()) {
-    return Status::Usage(fmt::format("{}: has {} permutations, the spec runs {}", expected_file, out.size(),
-                                     orders.size()));
-  }
   return out;
 }
 

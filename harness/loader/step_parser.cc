@@ -29,12 +29,12 @@ struct KindInfo {
 std::vector<std::string> ModifiersOf(StepKind kind) {
   switch (kind) {
     case StepKind::kSql:
-      return {"name", "capture", "when", "on_error"};
+      return {"name", "capture", "when", "on_error", "timeout_ms"};
     case StepKind::kBegin:
-      return {"name", "on_error", "isolation", "read_only", "deferrable"};
+      return {"name", "on_error", "isolation", "read_only", "deferrable", "timeout_ms"};
     case StepKind::kCommit:
     case StepKind::kRollback:
-      return {"name", "on_error"};
+      return {"name", "on_error", "timeout_ms"};
     case StepKind::kAwaitBlocked:
       return {"name", "timeout_ms"};
     case StepKind::kBarrier:
@@ -252,7 +252,8 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
     ReadCapture(ctx, *r, step);
   }
   if (info->kind == StepKind::kBegin) ReadBeginModes(ctx, *fields, step);
-  if (const Ref* r = fields->Get("timeout_ms"); r && info->kind == StepKind::kAwaitBlocked) {
+  if (const Ref* r = fields->Get("timeout_ms"); r && info->kind != StepKind::kBarrier &&
+                                                 info->kind != StepKind::kSleep && info->kind != StepKind::kTerminate) {
     step.timeout_ms = ReadExpr(ctx, *r, NumberRule::kTimeoutMs).value_or("");
   }
   if (const Ref* r = fields->Get("on_error");

@@ -34,17 +34,21 @@ struct PlannedStep {
   std::optional<IsolationLevel> isolation;
   bool read_only = false;
   bool deferrable = false;
-  // Ordered items (PlanItem::handovers): before this step, wait for hand-over `await_handover` (the
-  // step before it in the permutation, another session's, ended or is seen waiting); this step is the
-  // one before hand-over `signal_handover`. -1: none.
-  int await_handover = -1;
-  int signal_handover = -1;
+  // Ordered items (PlanItem::order_entries, harness/run/order_gate.h): this step is permutation entry
+  // `order_entry`; before it starts, entry `await_entry` (the one before it in the permutation, when
+  // another session's) must have ended or be seen waiting (or only started, when it is marked `(*)`),
+  // and every entry in `await_ended` must have ended (markers `(other)` of its session's previous
+  // entry). -1 / empty: none.
+  int order_entry = -1;
+  int await_entry = -1;
+  std::vector<int> await_ended;
 };
 
-// A hand-over of an ordered item: where its permutation passes from one session to the next.
-struct PlannedHandover {
-  std::string session;  // role (one instance) of the step before the hand-over
+// One entry of an ordered item's permutation.
+struct PlannedOrderEntry {
+  std::string session;  // role (one instance) of the step
   std::string step;     // that step's name
+  bool once = false;    // `(*)`: the step after it may start once it started
 };
 
 struct PlannedRetry {
@@ -160,8 +164,8 @@ struct PlanItem {
   PlannedOutcome outcome;
   PlannedExpect expect;
   // An ordered scenario's permutation (harness/loader/order_planner.h; params then hold
-  // order=<its steps>): its hand-overs, indexed by PlannedStep::await_handover/signal_handover.
-  std::vector<PlannedHandover> handovers;
+  // order=<its steps>): its entries, indexed by PlannedStep::order_entry/await_entry/await_ended.
+  std::vector<PlannedOrderEntry> order_entries;
 };
 
 struct Plan {

@@ -73,7 +73,7 @@ struct Step {
   std::string barrier;    // kBarrier: its name
   Expr sleep_ms;          // kSleep: milliseconds
   std::string target;     // kAwaitBlocked, kTerminate: a session role name
-  Expr timeout_ms;        // kAwaitBlocked: deadline in ms (empty: the run's statement deadline)
+  Expr timeout_ms;        // deadline in ms: kAwaitBlocked its wait, sql/begin/commit/rollback the statement (empty: the run's)
   // kBegin: the session's own level (instead of the trial's) and transaction modes (issue 11 item 5).
   std::optional<IsolationLevel> isolation;
   bool read_only = false;
@@ -185,11 +185,16 @@ struct ExpectSpec {
   std::optional<std::vector<ExpectAlternative>> one_of;   // issue 11 item 4b
 };
 
-// One entry of a permutation (`order:`): a session's step, written SESSION.STEP.
+// One entry of a permutation (`order:`): a session's step, written SESSION.STEP, with
+// isolationtester's markers `SESSION.STEP(*)`, `SESSION.STEP(other.step, …)` (PostgreSQL's
+// src/test/isolation/README "Dealing with race conditions"; docs/scenario-format.md).
 struct OrderEntry {
   std::string session;  // role name (a role with one instance)
   std::string step;     // step name in that role
   SourceLoc loc;
+  bool once = false;    // `(*)`: deemed waiting as soon as it started; the next step need not wait
+  // `(other.step)`: its session's next step waits until every earlier entry of that step ended.
+  std::vector<std::pair<std::string, std::string>> after;  // (session, step)
 };
 
 // One permutation of an ordered scenario: a total order of steps across sessions, run as

@@ -33,7 +33,28 @@ void OrderGates::Abandon() {
   cv_.notify_all();
 }
 
-OrderGates::Result OrderGates::AwaitHandover(int i, int64_t session_id, WaitMonitor* monitor,
+OrderGates::Result OrderGates::AwaitEnded(const std::vector<int>& entries, SteadyTime deadline,
+                                          const StopFlag* stop, int* late) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto first_not_done = [&] {
+    for (int e : entries) {
+      if (!gates_.at(static_cast<size_t>(e)).done) return e;
+    }
+    return -1;
+  };
+  for (;;) {
+    // Slices, so that a stop request is seen within one.
+    cv_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() + kMonitorSlice),
+                   [&] { return abandoned_ || first_not_done() < 0; });
+    *late = first_not_done();
+    if (abandoned_) return Result::kAbandoned;
+    if (*late < 0) return Result::kDone;
+    if (stop != nullptr && stop->stop_requested()) return Result::kAbandoned;
+    if (std::chrono::steady_clock::now() >= deadline) return Result::kTimedOut;
+  }
+}
+
+OrderGates::Result OrderGates::AwaitHandover(int i, bool once, int64_t session_id, WaitMonitor* monitor,
                                              SteadyTime deadline, const StopFlag* stop) {
   const size_t index = static_cast<size_t>(i);
   for (;;) {
@@ -42,10 +63,11 @@ OrderGates::Result OrderGates::AwaitHandover(int i, int64_t session_id, WaitMoni
       std::unique_lock<std::mutex> lock(mu_);
       // First the cheap case: the step before ends in well under a slice.
       cv_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() + kLatchSlice),
-                     [&] { return gates_[index].done || abandoned_; });
+                     [&] { return gates_[index].done || abandoned_ || (once && gates_[index].started); });
       if (abandoned_) return Result::kAbandoned;
       if (gates_[index].done) return Result::kDone;
       started = gates_[index].started;
+      if (started && once) return Result::kWaiting;  // `(*)`: deemed waiting once it started
     }
     if (stop != nullptr && stop->stop_requested()) return Result::kAbandoned;
     if (std::chrono::steady_clock::now() >= deadline) return Result::kTimedOut;

@@ -1,12 +1,15 @@
-// OrderGates: the hand-overs of an ordered scenario (`order:`, docs/scenario-format.md "Ordered steps
-// and permutations") — isolationtester's rule in the normal runner: the next step of a permutation
-// starts once the step before it is done or its session is seen waiting.
+// OrderGates: the entries of an ordered scenario's permutation (`order:`, docs/scenario-format.md
+// "Ordered steps and permutations") — isolationtester's rule in the normal runner: the next step of a
+// permutation starts once the step before it is done or its session is seen waiting, and a session's
+// step starts once its previous step is reported complete (PostgreSQL's src/test/isolation/README).
 //
-// The planner marks, in each session's planned steps, where a step of another session must come first
-// (PlannedStep::await_handover) and which step ends a hand-over (PlannedStep::signal_handover). Per
-// trial the runner makes one gate per hand-over (PlanItem::handovers). The step before a hand-over marks
-// it started when it begins and done when it ends (run, skipped or failed); the step after it waits
-// until it is done, or started and its session seen waiting by the engine's WaitMonitor (a lock wait;
+// The planner numbers the permutation's entries (PlanItem::order_entries) and marks, in each
+// session's planned steps, which entry it is (PlannedStep::order_entry), which entry of another
+// session must come first (await_entry) and which entries must have ended first (await_ended: the
+// markers `(other)` of its session's previous entry). Per trial the runner makes one gate per entry.
+// Each step marks its entry started when it begins and done when it ends (run, skipped or failed).
+// A step with an await_entry waits until that entry is done, or started and — unless the entry is
+// marked `(*)`, which is enough — its session seen waiting by the engine's WaitMonitor (a lock wait;
 // on PostgreSQL also a DEFERRABLE transaction waiting for a safe snapshot) by a poll that began after
 // it started.
 // Every wait has a deadline (the step's timeout_ms, else the run's statement deadline, never past the
@@ -30,23 +33,26 @@ class OrderGates {
  public:
   explicit OrderGates(size_t count) : gates_(count) {}
 
-  // The step before hand-over `i` begins (before it sends anything) / has ended.
+  // The step of entry `i` begins (before it sends anything) / has ended.
   void Started(int i);
   void Done(int i);
-  // Wakes every waiter; their AwaitHandover answers kAbandoned.
+  // Wakes every waiter; their waits answer kAbandoned.
   void Abandon();
 
   enum class Result {
-    kDone,       // the step before it ended
-    kWaiting,    // it started, and its session was seen waiting
-    kTimedOut,   // neither by `deadline`
-    kAbandoned,  // the trial was abandoned or racelab was stopped
+    kDone,           // the entry's step ended
+    kWaiting,        // it started, and its session was seen waiting (or it is marked `(*)`)
+    kTimedOut,       // neither by `deadline`
+    kAbandoned,      // the trial was abandoned or racelab was stopped
     kMonitorFailed,  // the wait monitor failed (monitor->error())
   };
-  // Waits until hand-over `i` is done, or started with `session_id` (the session of the step before
-  // it) seen waiting by `monitor`.
-  Result AwaitHandover(int i, int64_t session_id, WaitMonitor* monitor, SteadyTime deadline,
+  // Waits until entry `i` is done, or started and — when `once`, nothing more — `session_id` (the
+  // session of entry `i`) seen waiting by `monitor`.
+  Result AwaitHandover(int i, bool once, int64_t session_id, WaitMonitor* monitor, SteadyTime deadline,
                        const StopFlag* stop);
+  // Waits until every entry in `entries` is done (kDone, kTimedOut or kAbandoned); `*late` is then
+  // the first one not done.
+  Result AwaitEnded(const std::vector<int>& entries, SteadyTime deadline, const StopFlag* stop, int* late);
 
  private:
   struct Gate {

@@ -90,7 +90,7 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
     for (const auto& b : listed) ++parties[b];
   }
   for (const auto& [name, n] : parties) ctx.barriers[name] = std::make_unique<Barrier>(n);
-  if (!item.handovers.empty()) ctx.order = std::make_unique<OrderGates>(item.handovers.size());
+  if (!item.order_entries.empty()) ctx.order = std::make_unique<OrderGates>(item.order_entries.size());
 
   ctx.origin = std::chrono::steady_clock::now();
   const int64_t origin_wall_us = std::chrono::duration_cast<std::chrono::microseconds>(

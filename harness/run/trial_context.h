@@ -35,7 +35,7 @@ struct TrialContext {
   const Engine* engine = nullptr;    // only its const classification methods (thread-safe)
   std::map<std::string, std::unique_ptr<Barrier>> barriers;  // by name; Barrier is thread-safe
   std::map<std::string, std::vector<int64_t>> role_pids;     // role -> session ids of its instances
-  std::unique_ptr<OrderGates> order;  // an ordered item's hand-overs (PlanItem::handovers), else null
+  std::unique_ptr<OrderGates> order;  // an ordered item's entries (PlanItem::order_entries), else null
   std::atomic<bool> abort{false};    // set by the runner when the trial is abandoned; workers stop
 
   // Stops the trial: workers see `abort`, every barrier wakes its waiters. Safe from any thread.

@@ -27,10 +27,10 @@ WorkerOutput Worker::Run() {
   const auto& steps = session_->steps;
   while (next_index_ < steps.size()) {
     size_t i = next_index_++;
-    if (steps[i].await_handover >= 0) AwaitHandover(steps[i]);
-    if (steps[i].signal_handover >= 0) ctx_->order->Started(steps[i].signal_handover);
+    if (steps[i].order_entry >= 0) AwaitOrder(steps[i]);
+    if (steps[i].order_entry >= 0) ctx_->order->Started(steps[i].order_entry);
     RunStep(i, steps[i]);
-    if (steps[i].signal_handover >= 0) ctx_->order->Done(steps[i].signal_handover);
+    if (steps[i].order_entry >= 0) ctx_->order->Done(steps[i].order_entry);
   }
   if (in_txn_ && conn_->in_transaction()) {
     // A session that ends inside a transaction is rolled back (not recorded as a step).
@@ -42,23 +42,37 @@ WorkerOutput Worker::Run() {
   return std::move(out_);
 }
 
-void Worker::AwaitHandover(const PlannedStep& step) {
-  const PlannedHandover& h = ctx_->item->handovers.at(static_cast<size_t>(step.await_handover));
+void Worker::AwaitOrder(const PlannedStep& step) {
   const long ms = step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
-  const int64_t waiter = ctx_->role_pids.at(h.session).at(0);
-  OrderGates::Result r = ctx_->order->AwaitHandover(step.await_handover, waiter, ctx_->monitor, ctx_->DeadlineIn(ms),
-                                                    ctx_->stop);
+  const SteadyTime deadline = ctx_->DeadlineIn(ms);
+  OrderGates::Result r = OrderGates::Result::kDone;
+  const PlannedOrderEntry* late = nullptr;
+  std::string why;
+  if (!step.await_ended.empty()) {  // markers (other) of this session's previous entry
+    int e = -1;
+    r = ctx_->order->AwaitEnded(step.await_ended, deadline, ctx_->stop, &e);
+    if (e >= 0) late = &ctx_->item->order_entries.at(static_cast<size_t>(e));
+    why = "did not end {} (a marker of this session's previous step waits for it)";
+  }
+  if (r == OrderGates::Result::kDone && step.await_entry >= 0) {
+    late = &ctx_->item->order_entries.at(static_cast<size_t>(step.await_entry));
+    const int64_t waiter = ctx_->role_pids.at(late->session).at(0);
+    r = ctx_->order->AwaitHandover(step.await_entry, late->once, waiter, ctx_->monitor, deadline, ctx_->stop);
+    why = "neither ended nor was seen waiting {}";
+  }
   if (r == OrderGates::Result::kDone || r == OrderGates::Result::kWaiting) return;
   if (failed_ || r == OrderGates::Result::kAbandoned) return;  // its steps are skipped anyway
   StepEvent ev = NewEvent(step);
   ev.completed_us = ev.sent_us;
   const bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
+  const std::string who = late != nullptr ? late->session + "/" + late->step : "?";
   ev.message = r == OrderGates::Result::kMonitorFailed
-                   ? fmt::format("order: the wait monitor failed before {}/{} ended or was seen waiting ({})",
-                                 h.session, h.step, ctx_->monitor->error())
-                   : fmt::format("order: {}/{} neither ended nor was seen waiting {}", h.session, h.step,
-                                 trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
-                                       : fmt::format("within {} ms", ms));
+                   ? fmt::format("order: the wait monitor failed before {} ended or was seen waiting ({})", who,
+                                 ctx_->monitor->error())
+                   : fmt::format("order: {} ", who) +
+                         fmt::format(fmt::runtime(why),
+                                     trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
+                                           : fmt::format("within {} ms", ms));
   out_.deadline_exceeded = r == OrderGates::Result::kTimedOut;
   if (out_.error.empty()) out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);
   Fail(ev);

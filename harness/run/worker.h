@@ -35,9 +35,10 @@ class Worker {
 
  private:
   void RunStep(size_t index, const PlannedStep& step);
-  // An ordered item: waits until the step before `step` in the permutation ended or is seen waiting
-  // (harness/run/order_gate.h); a wait past its deadline fails the session.
-  void AwaitHandover(const PlannedStep& step);
+  // An ordered item: waits until the markers of this session's previous entry allow `step`, then until
+  // the step before it in the permutation ended or is seen waiting (harness/run/order_gate.h); a wait
+  // past its deadline fails the session.
+  void AwaitOrder(const PlannedStep& step);
   QueryResult ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql);
   void Fail(const StepEvent& ev);
   void HandleError(const PlannedStep& step, const StepEvent& ev);

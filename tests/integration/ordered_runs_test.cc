@@ -4,6 +4,7 @@
 // own level, READ ONLY and DEFERRABLE.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "tests/integration/scenario_runner.h"
@@ -40,6 +41,34 @@ TEST(Order, EachPermutationRunsInItsOrderAndChecksItsOwnExpectations) {
 TEST(Order, ADeferrableReadWaitsForASafeSnapshotAndTheOrderSeesIt) {
   ScenarioRun run = RunScenario(Fixture("deferrable-waits"), kOrderTrials, {}, {kRc});
   ExpectAllPass(run, kOrderTrials, 1);
+}
+
+// The markers change which step waits for which, so each permutation writes its rows in its own
+// order: unmarked the next step waits for b's 0.5 s sleep to end; (*) lets it start at once;
+// a.one(b.slow) holds a.two until b.slow ended; a step listed twice runs twice.
+TEST(Order, MarkersAndARepeatedStepDecideTheOrderRowsAreWritten) {
+  ScenarioRun run = RunScenario(Fixture("markers"), 3, {}, {kRc});
+  ASSERT_TRUE(run.error.empty()) << run.error;
+  ASSERT_EQ(run.results.size(), 4u);
+  for (const ResultSummary& r : run.results) {
+    EXPECT_EQ(r.trials, 3);
+    EXPECT_EQ(r.verdict, Verdict::kPass) << OrderOf(r) << ": " << Failures(r);
+  }
+  EXPECT_EQ(OrderOf(run.results[2]), "b.slow(*) a.one(b.slow) a.two");
+}
+
+// A timeout per step (isolationtester users' ask, issue 11): `timeout_ms` on a statement cancels it at
+// that deadline — the trial is an error naming the step, in well under the 30 s run deadline.
+TEST(Order, AStepPastItsOwnTimeoutIsCancelledAndTheTrialIsAnError) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ScenarioRun run = RunScenario(Fixture("step-timeout"), 1, {}, {kRc});
+  ASSERT_TRUE(run.error.empty()) << run.error;
+  ASSERT_EQ(run.results.size(), 1u);
+  EXPECT_EQ(run.results[0].verdict, Verdict::kError);
+  EXPECT_NE(run.results[0].error.find("b: step 'slow' passed its deadline (300 ms) and was cancelled"),
+            std::string::npos)
+      << run.results[0].error;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(4));
 }
 
 }  // namespace

@@ -64,16 +64,24 @@ TEST(OrderTest, EachPermutationIsAnItemWithItsHandOvers) {
   ASSERT_EQ(items->size(), 4u);  // 2 levels x 2 permutations
   const PlanItem& serial = (*items)[0];
   EXPECT_THAT(serial.params.back(), Pair("order", "a.begin a.write a.commit b.begin b.write b.commit"));
-  ASSERT_EQ(serial.handovers.size(), 1u);  // a's three steps, then b's
-  EXPECT_EQ(serial.handovers[0].session, "a");
-  EXPECT_EQ(serial.handovers[0].step, "commit");
-  EXPECT_EQ(serial.sessions[0].steps[2].signal_handover, 0);
-  EXPECT_EQ(serial.sessions[1].steps[0].await_handover, 0);
-  EXPECT_EQ(serial.sessions[1].steps[1].await_handover, -1);
+  ASSERT_EQ(serial.order_entries.size(), 6u);
+  EXPECT_EQ(serial.order_entries[2].session, "a");
+  EXPECT_EQ(serial.order_entries[2].step, "commit");
+  EXPECT_EQ(serial.sessions[0].steps[2].order_entry, 2);
+  EXPECT_EQ(serial.sessions[1].steps[0].order_entry, 3);
+  EXPECT_EQ(serial.sessions[1].steps[0].await_entry, 2);  // the one hand-over: a's three steps, then b's
+  EXPECT_EQ(serial.sessions[1].steps[1].await_entry, -1);
+  EXPECT_EQ(serial.sessions[0].steps[1].await_entry, -1);
   const PlanItem& interleaved = (*items)[1];
-  EXPECT_EQ(interleaved.handovers.size(), 5u);  // every step hands over to the other session
-  EXPECT_EQ(interleaved.sessions[1].steps[1].await_handover, 2);  // b.write waits for a.write
-  EXPECT_EQ(interleaved.sessions[0].steps[1].signal_handover, 2);
+  for (const PlannedSession& s : interleaved.sessions) {
+    for (const PlannedStep& st : s.steps) {
+      if (st.order_entry > 0) {
+        EXPECT_EQ(st.await_entry, st.order_entry - 1);  // every step hands over
+      }
+      EXPECT_TRUE(st.await_ended.empty());
+    }
+  }
+  EXPECT_EQ(interleaved.sessions[1].steps[1].await_entry, 2);  // b.write waits for a.write
   // The permutation's expect overrides the file's, level by level, as at: does.
   EXPECT_EQ(interleaved.expect.sqlstates->size(), 0u);
   const PlanItem& interleaved_rr = (*items)[3];
@@ -98,10 +106,6 @@ TEST(OrderTest, BadOrdersNameLineColumnAndField) {
               HasSubstr("o.yaml:18:15: order[0][1]: unknown step 'wrte' in session 'a' (did you mean 'write'?"));
   EXPECT_THAT(ErrorOf("order:\n  - [c.begin]\nexpect: { sqlstates: {} }\n"),
               HasSubstr("o.yaml:18:6: order[0][0]: unknown session 'c' in 'c.begin'"));
-  EXPECT_THAT(ErrorOf("order:\n  - [a.write, a.begin]\nexpect: { sqlstates: {} }\n"),
-              HasSubstr("o.yaml:18:15: order[0][1]: 'a.begin' comes after 'a.write'"));
-  EXPECT_THAT(ErrorOf("order:\n  - [a.begin, a.begin]\nexpect: { sqlstates: {} }\n"),
-              HasSubstr("'a.begin' repeats 'a.begin'"));
   EXPECT_THAT(ErrorOf("order:\n  - [begin]\nexpect: { sqlstates: {} }\n"),
               HasSubstr("order[0][0]: 'begin' is not SESSION.STEP"));
   EXPECT_THAT(ErrorOf("order: some\nexpect: { sqlstates: {} }\n"),
@@ -109,6 +113,104 @@ TEST(OrderTest, BadOrdersNameLineColumnAndField) {
   EXPECT_THAT(ErrorOf("order: []\nexpect: { sqlstates: {} }\n"), HasSubstr("list at least one permutation"));
   EXPECT_THAT(ErrorOf("order:\n  - { steps: [a.begin], expct: {} }\nexpect: { sqlstates: {} }\n"),
               HasSubstr("order[0]"));
+}
+
+// isolationtester's markers and a step listed twice (PostgreSQL's src/test/isolation/README: a
+// permutation may repeat steps; `(*)` makes the next step start once this one started; `(other)` holds
+// the session's next step until `other` ended).
+TEST(OrderTest, MarkersAndARepeatedStepArePlanned) {
+  auto s = LoadWith(
+      "order:\n"
+      "  - [a.begin, b.begin, a.write(*), b.write, a.commit, \"b.commit(a.commit)\", b.begin, b.write, b.commit]\n"
+      "  - - a.begin\n    - a.write(*, b.write)\n    - b.begin\n    - b.write\n    - a.commit\n"
+      "    - b.commit\n"
+      "expect: { sqlstates: {} }\n");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->order->permutations.size(), 2u);
+  EXPECT_EQ(PermutationName(s->order->permutations[0]),
+            "a.begin b.begin a.write(*) b.write a.commit b.commit(a.commit) b.begin b.write b.commit");
+  EXPECT_EQ(PermutationName(s->order->permutations[1]), "a.begin a.write(*, b.write) b.begin b.write a.commit b.commit");
+  auto items = ExpandScenario(*s, PlanOptions{});
+  ASSERT_TRUE(items.ok()) << items.status().message();
+  const PlanItem& twice = (*items)[0];
+  ASSERT_EQ(twice.order_entries.size(), 9u);
+  EXPECT_TRUE(twice.order_entries[2].once);
+  const auto& b = twice.sessions[1].steps;
+  ASSERT_EQ(b.size(), 6u);  // b.begin, b.write, b.commit, then b.begin, b.write, b.commit again
+  EXPECT_EQ(b[3].name, "begin");
+  EXPECT_EQ(b[3].order_entry, 6);
+  EXPECT_EQ(b[1].await_entry, 2);  // b.write after a.write(*): started is enough (order_entries[2].once)
+  EXPECT_EQ(b[3].await_entry, -1);  // b.commit(a.commit) then b.begin: the same session
+  EXPECT_EQ(b[3].await_ended, std::vector<int>{4});  // ... once a.commit (entry 4) ended
+  EXPECT_TRUE(b[4].await_ended.empty());
+  const PlanItem& marked = (*items)[1];
+  EXPECT_EQ(marked.sessions[0].steps[2].name, "commit");
+  EXPECT_EQ(marked.sessions[0].steps[2].await_ended, std::vector<int>{3});  // a.commit once b.write ended
+  EXPECT_EQ(marked.sessions[0].steps[2].await_entry, 3);
+  EXPECT_EQ(marked.sessions[1].steps[0].await_entry, 1);  // b.begin after a.write(*): once it started
+}
+
+TEST(OrderTest, BadMarkersNameLineColumnAndField) {
+  EXPECT_THAT(ErrorOf("order:\n  - [a.begin, a.write(b.wrte), b.write]\nexpect: { sqlstates: {} }\n"),
+              HasSubstr("o.yaml:18:15: order[0][1]: unknown step 'wrte' in session 'b' (did you mean 'write'?"));
+  EXPECT_THAT(ErrorOf("order:\n  - [a.begin, a.write(a.begin)]\nexpect: { sqlstates: {} }\n"),
+              HasSubstr("o.yaml:18:15: order[0][1]: marker 'a.begin' names a step of the entry's own session"));
+  EXPECT_THAT(ErrorOf("order:\n  - [a.begin, a.write(b.write notices 1), b.write]\nexpect: { sqlstates: {} }\n"),
+              HasSubstr("order[0][1]: marker 'b.write notices 1': 'notices N' is not supported"));
+  EXPECT_THAT(ErrorOf("order:\n  - [a.begin, a.write(b.write, b.begin), b.write]\nexpect: { sqlstates: {} }\n"),
+              HasSubstr("o.yaml:18:15: order[0][1]: 'a.write(b.write': markers are (…) at the end of the entry; "
+                        "inside [ … ] quote an entry with several markers"));
+  EXPECT_THAT(ErrorOf("order:\n  - [a.begin, a.write(b.commit)]\nexpect: { sqlstates: {} }\n"),
+              HasSubstr("o.yaml:18:15: order[0][1]: marker 'b.commit' names a step this permutation does not run"));
+  EXPECT_THAT(ErrorOf("order:\n  - [a.begin, a.write()]\nexpect: { sqlstates: {} }\n"),
+              HasSubstr("order[0][1]: an empty marker"));
+  EXPECT_THAT(ErrorOf("order:\n  - [a.begin, a.write(+)]\nexpect: { sqlstates: {} }\n"),
+              HasSubstr("order[0][1]: '+' is not SESSION.STEP"));
+}
+
+// A timeout per step: `timeout_ms` on a statement step is its deadline (PlannedStep::timeout_ms); a
+// barrier takes none.
+TEST(OrderTest, AStatementStepTakesItsOwnTimeout) {
+  std::string head = kHead;
+  head.replace(head.find("name: write }"), 13, "name: write, timeout_ms: 250 }");
+  auto s = LoadWith(kOrder, head);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto items = ExpandScenario(*s, PlanOptions{});
+  ASSERT_TRUE(items.ok()) << items.status().message();
+  EXPECT_EQ((*items)[0].sessions[0].steps[1].timeout_ms, 250);
+  EXPECT_EQ((*items)[0].sessions[0].steps[0].timeout_ms, 0);
+  std::string bad = kHead;
+  bad.replace(bad.find("name: write }"), 13, "name: write, timeout_ms: 0 }");
+  EXPECT_THAT(ErrorOf(kOrder, bad),
+              HasSubstr("o.yaml:10:79: sessions[0].steps[1].timeout_ms: '0' must be a number of ms from 1"));
+  auto barrier = LoadScenarioText("name: b\ntitle: t\nteaches: t\nsessions:\n  - name: a\n    steps:\n"
+                                  "      - { barrier: x, timeout_ms: 5 }\n  - name: b\n    steps: [ { barrier: x } ]\n"
+                                  "expect: { sqlstates: {} }\n",
+                                  "b.yaml");
+  ASSERT_FALSE(barrier.ok());
+  EXPECT_THAT(barrier.status().message(), HasSubstr("b.yaml:7:23: sessions[0].steps[0].timeout_ms: unknown key 'timeout_ms' "
+                                                    "for a barrier step"));
+}
+
+// `racelab run X.yaml --permutation N|NAME`: one permutation by number or by name, at every level.
+TEST(OrderTest, KeepPermutationsSelectsByNumberOrName) {
+  auto s = LoadWith(kOrder);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto items = ExpandScenario(*s, PlanOptions{});
+  ASSERT_TRUE(items.ok()) << items.status().message();
+  std::vector<PlanItem> by_number = *items;
+  ASSERT_TRUE(KeepPermutations({"2"}, &by_number).ok());
+  ASSERT_EQ(by_number.size(), 2u);  // rc and rr
+  EXPECT_THAT(by_number[0].params.back(), Pair("order", "a.begin b.begin a.write b.write a.commit b.commit"));
+  std::vector<PlanItem> by_name = *items;
+  ASSERT_TRUE(KeepPermutations({"a.begin a.write a.commit b.begin b.write b.commit"}, &by_name).ok());
+  ASSERT_EQ(by_name.size(), 2u);
+  EXPECT_EQ(by_name[1].isolation, IsolationLevel::kRepeatableRead);
+  std::vector<PlanItem> none = *items;
+  Status st = KeepPermutations({"3"}, &none);
+  EXPECT_THAT(st.message(), HasSubstr("--permutation: no permutation matches (scenario order-sample's are 1: "
+                                      "a.begin a.write a.commit b.begin b.write b.commit; 2: "));
+  EXPECT_EQ(none.size(), 4u);
 }
 
 TEST(OrderTest, AnOrderedScenarioHasNoBarriersRetriesOrSeveralInstances) {

@@ -157,6 +157,14 @@ TEST(ScenarioSchemaTest, EveryDocsExampleMatches) {
   EXPECT_GE(examples, 8);
 }
 
+// The ordered fixtures too: `order:` entries with isolationtester's markers, a step listed twice.
+TEST(ScenarioSchemaTest, OrderedFixturesMatch) {
+  for (const char* name : {"markers", "lost-update-two-orders", "deferrable-waits"}) {
+    const std::string path = std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/order/" + name + ".yaml";
+    EXPECT_THAT(ValidateYamlFile(kScenarioSchema, path), IsEmpty()) << path;
+  }
+}
+
 TEST(ScenarioSchemaTest, RejectsAMisspelledKeyAndAStepWithTwoKinds) {
   const std::string dir = ::testing::TempDir();
   const std::string good = std::string(RACELAB_SOURCE_DIR) + "/scenarios/guarded-cas-claim.yaml";
