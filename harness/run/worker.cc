@@ -149,7 +149,9 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
                                                      TransactionModes{step.read_only, step.deferrable});
       if (begin.empty()) {
         ev.completed_us = ev.sent_us;
-        ev.message = fmt::format("{} cannot begin a transaction{}{}", ctx_->engine->name(),
+        ev.message = fmt::format("{} cannot begin a transaction{}{}{}: it has no such transaction mode",
+                                 ctx_->engine->name(),
+                                 step.isolation ? " at " + std::string(IsolationName(*step.isolation)) : "",
                                  step.read_only ? " READ ONLY" : "", step.deferrable ? " DEFERRABLE" : "");
         out_.scenario_error = true;
         if (out_.error.empty()) out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);

@@ -113,6 +113,40 @@ TEST_F(MariaDbEngineTest, ErrorsKeepTheEngineNumberAndTheSqlstate) {
   EXPECT_FALSE(engine_->IsSessionLost(r));
 }
 
+// `begin` with its own level and READ ONLY (Engine::BeginSqlWith): the level holds for that transaction
+// only, seen by what a second read sees after another session's commit; a write in a READ ONLY
+// transaction fails with 1792 / 25006; DEFERRABLE does not exist on MariaDB.
+TEST_F(MariaDbEngineTest, BeginTakesItsOwnLevelForOneTransactionAndReadOnly) {
+  auto a = Open("a"), b = Open("b");
+  ASSERT_TRUE(Run(a.get(), "CREATE TABLE t (id int PRIMARY KEY, v int) ENGINE=InnoDB").ok());
+  ASSERT_TRUE(Run(a.get(), "INSERT INTO t VALUES (1, 0)").ok());
+  auto second_read_sees_commit = [&](const std::string& begin) {
+    EXPECT_TRUE(Run(a.get(), begin).ok()) << begin;
+    QueryResult first = Run(a.get(), "SELECT v FROM t WHERE id = 1");
+    EXPECT_TRUE(Run(b.get(), "UPDATE t SET v = v + 1 WHERE id = 1").ok());
+    QueryResult second = Run(a.get(), "SELECT v FROM t WHERE id = 1");
+    EXPECT_TRUE(Run(a.get(), "COMMIT").ok());
+    return first.values.at(0).at(0) != second.values.at(0).at(0);
+  };
+  EXPECT_TRUE(second_read_sees_commit(engine_->BeginSqlWith(IsolationLevel::kReadCommitted, {})));
+  // The next plain START TRANSACTION is back at the session's level (REPEATABLE READ by default).
+  EXPECT_FALSE(second_read_sees_commit("START TRANSACTION"));
+  EXPECT_FALSE(second_read_sees_commit(engine_->BeginSqlWith(IsolationLevel::kRepeatableRead, {})));
+  TransactionModes read_only;
+  read_only.read_only = true;
+  std::string begin = engine_->BeginSqlWith(IsolationLevel::kReadCommitted, read_only);
+  EXPECT_EQ(begin, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; START TRANSACTION READ ONLY");
+  ASSERT_TRUE(Run(a.get(), begin).ok());
+  EXPECT_TRUE(Run(a.get(), "SELECT v FROM t").ok());
+  QueryResult w = Run(a.get(), "UPDATE t SET v = 0 WHERE id = 1");
+  EXPECT_EQ(w.error_code, "1792");  // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+  EXPECT_EQ(w.sqlstate, "25006");
+  EXPECT_TRUE(Run(a.get(), "ROLLBACK").ok());
+  TransactionModes deferrable;
+  deferrable.deferrable = true;
+  EXPECT_EQ(engine_->BeginSqlWith(IsolationLevel::kSerializable, deferrable), "");
+}
+
 TEST_F(MariaDbEngineTest, ALockWaitTimeoutIs1205WithSqlstateHY000) {
   auto a = Open("a"), b = Open("b");
   ASSERT_TRUE(Run(a.get(), "CREATE TABLE t (id int PRIMARY KEY) ENGINE=InnoDB").ok());

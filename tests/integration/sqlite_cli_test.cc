@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -36,6 +37,30 @@ TEST(SqliteCli, ScenariosPassAndBusyWaitsAreReported) {
   EXPECT_NE(json.find("\"engine\": \"sqlite\""), std::string::npos);
   EXPECT_NE(json.find("busy: "), std::string::npos) << "a busy wait with its retries";
   EXPECT_EQ(RunFolders(base.path), 0) << "the run folder goes with the run";
+}
+
+// A SQLite transaction is serializable and has no READ ONLY or DEFERRABLE mode: a `begin` that asks for
+// one is a scenario error (exit 2) that says so, never a transaction silently run otherwise.
+TEST(SqliteCli, ABeginWithAModeSqliteLacksIsAScenarioError) {
+  TempDir base, dir;
+  for (const std::string begin : {"{ begin: , read_only: true, name: b }", "{ begin: , isolation: rc, name: b }"}) {
+    const fs::path file = dir.path / "modes.yaml";
+    std::ofstream(file) << "name: sqlite-begin-modes\ntitle: t\nteaches: t\nengines: [sqlite]\n"
+                           "isolation: serializable\nsetup: CREATE TABLE t (k int)\nsessions:\n"
+                           "  - name: a\n    steps:\n      - "
+                        << begin << "\n      - { sql: \"SELECT k FROM t\" }\n      - { commit: }\n"
+                        << "expect: { sqlstates: {} }\n";
+    ProcessResult r = RunProcess({kBin, "run", file.string(), "--engine", "sqlite", "--trials", "1", "--out",
+                                  (dir.path / "out").string()},
+                                 seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
+    EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+    const std::string want = begin.find("read_only") != std::string::npos
+                                 ? "sqlite cannot begin a transaction READ ONLY: it has no such transaction mode"
+                                 : "sqlite cannot begin a transaction at read committed: it has no such transaction "
+                                   "mode";
+    EXPECT_NE((r.err + r.out).find(want), std::string::npos) << r.err << r.out;
+  }
+  EXPECT_EQ(RunFolders(base.path), 0);
 }
 
 TEST(SqliteCli, SigintMidRunLeavesNoDatabase) {

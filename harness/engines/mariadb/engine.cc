@@ -173,6 +173,14 @@ class MariaDbEngine : public Engine {
   std::string BeginSql(IsolationLevel level) const override {
     return "SET TRANSACTION ISOLATION LEVEL " + LevelSql(level) + "; START TRANSACTION";
   }
+  // SET TRANSACTION without SESSION sets the level of the next transaction only, and START
+  // TRANSACTION READ ONLY makes a write fail with 1792 (SQLSTATE 25006) (MariaDB 10.11 docs, SET
+  // TRANSACTION and START TRANSACTION; checked by hand with the mariadb client). MariaDB has no
+  // DEFERRABLE: "".
+  std::string BeginSqlWith(IsolationLevel level, const TransactionModes& modes) const override {
+    if (modes.deferrable) return "";
+    return BeginSql(level) + (modes.read_only ? " READ ONLY" : "");
+  }
   bool Committed(const QueryResult& commit) const override {
     return commit.ok() && commit.command_tag != "ROLLBACK";
   }

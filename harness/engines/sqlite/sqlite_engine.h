@@ -63,6 +63,12 @@ class SqliteEngine final : public Engine {
                     const std::string& file, bool* connection_lost) override;
   // "BEGIN": the session adds its `begin` mode (sqlite_session.h).
   std::string BeginSql(IsolationLevel level) const override { return "BEGIN"; }
+  // A SQLite transaction is serializable and nothing else (sqlite.org/isolation.html), and has no
+  // READ ONLY or DEFERRABLE mode (PRAGMA query_only holds for the connection until reset, not for one
+  // transaction): "" for any other level or a mode.
+  std::string BeginSqlWith(IsolationLevel level, const TransactionModes& modes) const override {
+    return level == IsolationLevel::kSerializable && !modes.read_only && !modes.deferrable ? BeginSql(level) : "";
+  }
   bool Committed(const QueryResult& commit) const override { return commit.ok(); }
   bool IsScenarioError(const QueryResult& r) const override;
   bool IsSessionLost(const QueryResult& r) const override;
