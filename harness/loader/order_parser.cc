@@ -194,9 +194,10 @@ void CheckSessionsFitAnOrder(LoadContext& ctx, const Ref& ref) {
                                         "SESSION.STEP, one session each (write one session per instance)",
                                         role.name, *ctx.role_counts[i]));
     }
-    for (const Step& step : role.steps) {
+    for (size_t j = 0; j < role.steps.size(); ++j) {
+      const Step& step = role.steps[j];
       if (step.kind != StepKind::kBarrier && step.kind != StepKind::kAwaitBlocked) continue;
-      ctx.reader.Error(step.loc, ref.path,
+      ctx.reader.Error(step.loc, fmt::format("sessions[{}].steps[{}]", i, j),
                        fmt::format("session '{}' step '{}' is {}: in an ordered scenario the order says "
                                    "when each step runs (remove it)",
                                    role.name, step.name,
@@ -244,6 +245,16 @@ void ReadOrder(LoadContext& ctx, const Ref& ref) {
       }
     } else {
       ReadEntries(ctx, item, perm);
+    }
+    // Each permutation is one result per level named by its entries: the same one twice would be two
+    // results with one name (`--trials` runs a permutation again).
+    const std::string name = PermutationName(perm);
+    for (size_t k = 0; k < order.permutations.size() && !perm.steps.empty(); ++k) {
+      if (PermutationName(order.permutations[k]) != name) continue;
+      ctx.reader.Error(item, fmt::format("the same permutation as order[{}] (line {}): '{}' (list each order once; "
+                                         "--trials runs it again)",
+                                         k, order.permutations[k].loc.line, name));
+      break;
     }
     order.permutations.push_back(std::move(perm));
   }

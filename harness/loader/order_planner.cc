@@ -70,48 +70,49 @@ Status ApplyPermutation(const Permutation& perm, PlanItem* item) {
 
 namespace {
 
-const std::string* OrderOf(const PlanItem& item) {
+// An ordered item's PermutationName (its param `order`).
+std::string OrderName(const PlanItem& item) {
   for (const auto& [name, value] : item.params) {
-    if (name == kOrderParam && !item.order_entries.empty()) return &value;
+    if (name == kOrderParam) return value;
   }
-  return nullptr;
+  return "";
 }
 
 }  // namespace
 
 Status KeepPermutations(const std::vector<std::string>& only, std::vector<PlanItem>* items) {
   if (only.empty()) return Status::Ok();
-  // Each scenario's permutations (per engine: a plan item's engine), numbered as the file lists them;
-  // the planner gives every level the permutations in that order.
-  std::map<std::pair<std::string, std::string>, std::vector<std::string>> names;
-  for (const PlanItem& item : *items) {
-    const std::string* order = OrderOf(item);
-    if (order == nullptr) continue;
-    auto& list = names[{item.engine, item.scenario}];
-    if (std::find(list.begin(), list.end(), *order) == list.end()) list.push_back(*order);
-  }
-  if (names.empty()) return Status::Usage("--permutation: no selected scenario has order: (permutations)");
-  std::vector<PlanItem> kept;
+  auto wanted = [&](const PlanItem& item) {
+    const std::string name = OrderName(item);
+    return std::any_of(only.begin(), only.end(),
+                       [&](const std::string& o) { return o == name || o == std::to_string(item.permutation); });
+  };
+  const PlanItem* first = nullptr;  // an item of the first ordered scenario, for the message
   bool matched = false;
-  for (PlanItem& item : *items) {
-    const std::string* order = OrderOf(item);
-    if (order == nullptr) {
-      kept.push_back(std::move(item));
-      continue;
-    }
-    const auto& list = names[{item.engine, item.scenario}];
-    const size_t number = static_cast<size_t>(std::find(list.begin(), list.end(), *order) - list.begin()) + 1;
-    const bool keep = std::any_of(only.begin(), only.end(),
-                                  [&](const std::string& o) { return o == *order || o == std::to_string(number); });
-    matched |= keep;
-    if (keep) kept.push_back(std::move(item));
+  for (const PlanItem& item : *items) {
+    if (item.permutation == 0) continue;
+    if (first == nullptr) first = &item;
+    matched |= wanted(item);
   }
+  if (first == nullptr) return Status::Usage("--permutation: no selected scenario has order: (permutations)");
   if (!matched) {
-    const auto& [key, list] = *names.begin();
-    std::vector<std::string> numbered;
-    for (size_t i = 0; i < list.size(); ++i) numbered.push_back(fmt::format("{}: {}", i + 1, list[i]));
-    return Status::Usage(fmt::format("--permutation: no permutation matches (scenario {}'s are {})", key.second,
-                                     fmt::join(numbered, "; ")));
+    // That scenario's permutations (on its engine), by number, where each is written.
+    std::map<int, std::string> numbered;
+    for (const PlanItem& item : *items) {
+      if (item.permutation == 0 || item.scenario != first->scenario || item.engine != first->engine) continue;
+      numbered.emplace(item.permutation, fmt::format("{}:{}:{}: order[{}]: {} (--permutation {})", item.file,
+                                                     item.permutation_loc.line, item.permutation_loc.column,
+                                                     item.permutation - 1, OrderName(item), item.permutation));
+    }
+    std::vector<std::string> lines;
+    for (const auto& [number, line] : numbered) lines.push_back(line);
+    return Status::Usage(fmt::format("--permutation {}: no permutation matches (a number from 1, or the steps as "
+                                     "the order param writes them); scenario {}'s are:\n  {}",
+                                     fmt::join(only, ", "), first->scenario, fmt::join(lines, "\n  ")));
+  }
+  std::vector<PlanItem> kept;
+  for (PlanItem& item : *items) {
+    if (item.permutation == 0 || wanted(item)) kept.push_back(std::move(item));
   }
   *items = std::move(kept);
   return Status::Ok();

@@ -32,8 +32,9 @@ Status ApplyPermutation(const Permutation& perm, PlanItem* item);
 // `--permutation` on a run of scenario files: keeps, of each ordered scenario's items, the
 // permutations `only` names — by 1-based number in the file's `order:` or by PermutationName
 // ("a.begin b.begin(*) …", with its markers as written) — and leaves items of unordered scenarios alone.
-// `only` empty: nothing changes. kUsage when no ordered item matches (the message lists the names of
-// the first ordered scenario's permutations, or says no selected scenario has `order:`).
+// `only` empty: nothing changes. kUsage when no ordered item matches (the message lists the first
+// ordered scenario's permutations, each as FILE:LINE:COL: order[i]: NAME (--permutation i+1)), or
+// when no selected scenario has `order:`.
 Status KeepPermutations(const std::vector<std::string>& only, std::vector<PlanItem>* items);
 
 }  // namespace racelab

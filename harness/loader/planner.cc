@@ -404,6 +404,8 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine, const P
     item.expect = PlanExpect(ev, scenario, level, item.sessions, perm, fmt::format("order[{}]", k % perms));
     if (perm != nullptr) {
       if (Status s = ApplyPermutation(*perm, &item); !s.ok()) return s;
+      item.permutation = static_cast<int>(k % perms) + 1;
+      item.permutation_loc = perm->loc;
     }
     // A step an `expect.reads` names keeps its rows (one more than expected: a longer result shows).
     std::vector<PlannedRead> all_reads = item.expect.reads;

@@ -4,6 +4,7 @@
 
 #include <fmt/ranges.h>
 
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -140,6 +141,7 @@ ConvertedScenario ConvertSpec(const IsolationSpec& spec, const std::vector<Numbe
   // order: one entry per permutation.
   std::vector<std::string> notes;
   std::string order_yaml = "order:\n";
+  std::map<std::string, size_t> written;  // an order's entries → the number of the permutation that wrote it
   for (const NumberedOrder& o : orders) {
     std::vector<std::string> entries;
     for (size_t i = 0; i < n_sessions; ++i) {
@@ -170,7 +172,15 @@ ConvertedScenario ConvertSpec(const IsolationSpec& spec, const std::vector<Numbe
     }
     std::vector<std::string> quoted;
     for (const std::string& e : entries) quoted.push_back(Quoted(e));
-    order_yaml += fmt::format("  # permutation {}: {}\n  - [{}]\n", o.number, o.order->name, fmt::join(quoted, ", "));
+    // A permutation line listed twice: the scenario's loader refuses the same order twice (one result
+    // name each); --trials runs it again.
+    const std::string line = fmt::format("{}", fmt::join(quoted, ", "));
+    if (auto seen = written.find(line); seen != written.end()) {
+      notes.push_back(fmt::format("permutation {} is permutation {} again: listed once", o.number, seen->second));
+      continue;
+    }
+    written.emplace(line, o.number);
+    order_yaml += fmt::format("  # permutation {}: {}\n  - [{}]\n", o.number, o.order->name, line);
   }
 
   // What could not be carried over.
@@ -189,7 +199,7 @@ ConvertedScenario ConvertSpec(const IsolationSpec& spec, const std::vector<Numbe
 
   std::string y;
   y += fmt::format("# Converted by `racelab convert` from {}: {} permutation(s) in order:\n", spec.loc.file,
-                   orders.size());
+                   written.size());
   y += "# Not carried over:\n";
   for (const std::string& n : notes) y += "#  - " + n + "\n";
   y += fmt::format("name: {}\n", out.name);

@@ -166,6 +166,10 @@ struct PlanItem {
   // An ordered scenario's permutation (harness/loader/order_planner.h; params then hold
   // order=<its steps>): its entries, indexed by PlannedStep::order_entry/await_entry/await_ended.
   std::vector<PlannedOrderEntry> order_entries;
+  // Its 1-based number in the file's `order:` (0: not ordered) and where that permutation is written:
+  // what `--permutation N` selects and its errors point at.
+  int permutation = 0;
+  SourceLoc permutation_loc;
 };
 
 struct Plan {

@@ -206,17 +206,44 @@ TEST(OrderTest, KeepPermutationsSelectsByNumberOrName) {
   ASSERT_TRUE(KeepPermutations({"a.begin a.write a.commit b.begin b.write b.commit"}, &by_name).ok());
   ASSERT_EQ(by_name.size(), 2u);
   EXPECT_EQ(by_name[1].isolation, IsolationLevel::kRepeatableRead);
+  // No match: exit 2 listing each permutation where it is written (file:line:col, field) and its number.
   std::vector<PlanItem> none = *items;
   Status st = KeepPermutations({"3"}, &none);
-  EXPECT_THAT(st.message(), HasSubstr("--permutation: no permutation matches (scenario order-sample's are 1: "
-                                      "a.begin a.write a.commit b.begin b.write b.commit; 2: "));
+  EXPECT_EQ(st.code(), StatusCode::kUsage);
+  EXPECT_EQ(st.message(),
+            "--permutation 3: no permutation matches (a number from 1, or the steps as the order param writes "
+            "them); scenario order-sample's are:\n"
+            "  o.yaml:18:5: order[0]: a.begin a.write a.commit b.begin b.write b.commit (--permutation 1)\n"
+            "  o.yaml:19:5: order[1]: a.begin b.begin a.write b.write a.commit b.commit (--permutation 2)");
   EXPECT_EQ(none.size(), 4u);
+  EXPECT_EQ(none[0].permutation, 1);  // left as they were
+  EXPECT_EQ(none[1].permutation, 2);
+  EXPECT_EQ(none[1].params.back().second, "a.begin b.begin a.write b.write a.commit b.commit");
+  // Not a scenario with order: at all.
+  auto plain = LoadScenarioText("name: p\ntitle: t\nteaches: t\nsessions:\n  - name: a\n    steps: [begin, commit]\n"
+                                "expect: { sqlstates: {} }\n",
+                                "p.yaml");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  auto plain_items = ExpandScenario(*plain, PlanOptions{});
+  ASSERT_TRUE(plain_items.ok());
+  EXPECT_EQ(KeepPermutations({"1"}, &*plain_items).message(),
+            "--permutation: no selected scenario has order: (permutations)");
+}
+
+// The same permutation twice would be two results with one name: refused where the second is written.
+TEST(OrderTest, TheSamePermutationTwiceIsRefused) {
+  EXPECT_THAT(ErrorOf("order:\n  - [a.begin, b.begin(*)]\n  - [a.begin, \"b.begin(*)\"]\nexpect: { sqlstates: {} }\n"),
+              HasSubstr("o.yaml:19:5: order[1]: the same permutation as order[0] (line 18): 'a.begin b.begin(*)' "
+                        "(list each order once; --trials runs it again)"));
+  EXPECT_EQ(ErrorOf("order:\n  - [a.begin, b.begin(*)]\n  - [a.begin, b.begin]\nexpect: { sqlstates: {} }\n"),
+            "(loaded)");  // markers make another permutation
 }
 
 TEST(OrderTest, AnOrderedScenarioHasNoBarriersRetriesOrSeveralInstances) {
   std::string with_barrier = kHead;
   with_barrier.insert(with_barrier.find("      - { commit: , name: commit }"), "      - barrier: x\n");
-  EXPECT_THAT(ErrorOf(kOrder, with_barrier), HasSubstr("session 'a' step 'barrier3' is a barrier"));
+  EXPECT_THAT(ErrorOf(kOrder, with_barrier),
+              HasSubstr("o.yaml:11:9: sessions[0].steps[2]: session 'a' step 'barrier3' is a barrier"));
   std::string with_count = kHead;
   with_count.insert(with_count.find("  - name: b\n") + 12, "    count: 2\n");
   EXPECT_THAT(ErrorOf(kOrder, with_count), HasSubstr("session 'b' has count 2"));

@@ -80,5 +80,24 @@ TEST(SpecConvertTest, PermutationsBecomeOrderWithTheirMarkersAndRepeatedSteps) {
   EXPECT_NE(c.yaml.find("# Not carried over:"), std::string::npos);
 }
 
+// A permutation line listed twice (isolationtester runs it twice) is written once: the scenario's
+// loader refuses the same order twice; the note at the top says which was dropped.
+TEST(SpecConvertTest, APermutationListedTwiceIsWrittenOnce) {
+  auto spec = ParseSpecText(
+      "session a\nstep a1 { SELECT 1; }\nsession b\nstep b1 { SELECT 2; }\n"
+      "permutation a1 b1\npermutation b1 a1\npermutation a1 b1\n",
+      "twice.spec");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  auto orders = ExpandSpecPermutations(*spec);
+  ASSERT_TRUE(orders.ok());
+  ASSERT_EQ(orders->size(), 3u);
+  ConvertedScenario c = ConvertSpec(*spec, All(*orders));
+  auto scenario = LoadScenarioText(c.yaml, "twice.yaml");
+  ASSERT_TRUE(scenario.ok()) << scenario.status().message() << "\n" << c.yaml;
+  ASSERT_EQ(scenario->order->permutations.size(), 2u);
+  EXPECT_NE(c.yaml.find("permutation 3 is permutation 1 again: listed once"), std::string::npos) << c.yaml;
+  EXPECT_NE(c.yaml.find(": 2 permutation(s) in order:"), std::string::npos) << c.yaml;
+}
+
 }  // namespace
 }  // namespace racelab
