@@ -1,5 +1,7 @@
 // Every complete scenario in docs/scenario-format.md (a ```yaml block starting with "name:") loads
-// and plans at every isolation level, so the reference cannot drift from the loader.
+// and plans at every isolation level, and every bad example (a block whose first lines are
+// "# error: FILE:LINE:COL: FIELD: …", then the scenario) fails to load with exactly those error lines,
+// so the reference cannot drift from the loader.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -59,6 +61,37 @@ TEST(DocsExamplesTest, EveryCompleteScenarioLoadsAndPlans) {
     }
   }
   EXPECT_GE(complete, 8);
+}
+
+TEST(DocsExamplesTest, EveryBadExampleFailsWithTheErrorsItShows) {
+  std::string path = std::string(RACELAB_SOURCE_DIR) + "/docs/scenario-format.md";
+  std::ifstream file(path);
+  ASSERT_TRUE(file) << path;
+  std::stringstream text;
+  text << file.rdbuf();
+  int bad = 0;
+  for (const std::string& block : YamlBlocks(text.str())) {
+    if (block.rfind("# error: ", 0) != 0) continue;
+    ++bad;
+    std::vector<std::string> shown;  // the "# error:" lines, in order
+    size_t at = 0;
+    while (block.compare(at, 9, "# error: ") == 0) {
+      const size_t end = block.find('\n', at);
+      shown.push_back(block.substr(at + 9, end - at - 9));
+      at = end + 1;
+    }
+    // The file name the errors show is the scenario's name + ".yaml"; the line numbers count the
+    // "# error:" lines too (they are comments of the file).
+    ASSERT_EQ(block.compare(at, 6, "name: "), 0) << block;
+    const std::string name = block.substr(at + 6, block.find('\n', at) - at - 6);
+    Result<Scenario> scenario = LoadScenarioText(block, name + ".yaml");
+    ASSERT_FALSE(scenario.ok()) << name << " loaded";
+    std::vector<std::string> got;
+    std::istringstream lines(scenario.status().message());
+    for (std::string line; std::getline(lines, line);) got.push_back(line);
+    EXPECT_EQ(got, shown) << name;
+  }
+  EXPECT_GE(bad, 2);
 }
 
 }  // namespace
