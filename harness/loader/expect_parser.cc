@@ -90,14 +90,7 @@ void ReadStepRows(LoadContext& ctx, const Ref& item, StepRowsSpec& out) {
   if (!f) return;
   if (const Ref* r = f->Get("step")) out.step = ReadStepRef(ctx, *r, nullptr).value_or("");
   if (const Ref* r = f->Get("rows")) out.rows = ReadExpr(ctx, *r, NumberRule::kCount).value_or("");
-  if (const Ref* r = f->Get("sqlstate")) {
-    out.sqlstate = ctx.reader.Text(*r).value_or("");
-    if (!out.sqlstate.empty() && !IsErrorKey(out.sqlstate, ctx.scenario.engines)) {
-      ctx.reader.Error(*r, fmt::format("'{}' is not a SQLSTATE (5 characters from 0-9A-Z, e.g. \"40001\") or an "
-                                       "engine's error code",
-                                       out.sqlstate));
-    }
-  }
+  if (const Ref* r = f->Get("sqlstate")) out.sqlstate = ReadErrorKey(ctx, *r);
   if ((f->Get("rows") != nullptr) == (f->Get("sqlstate") != nullptr)) {
     ctx.reader.Error(item, "a step_rows entry has rows (the step returned that many rows) or sqlstate (it failed "
                            "with that code), exactly one of them");

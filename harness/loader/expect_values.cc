@@ -104,14 +104,7 @@ void ReadError(LoadContext& ctx, const Ref& item, ErrorSpec& out) {
     if (role == nullptr) return;
   }
   if (step != nullptr) out.step = ReadStepRef(ctx, *step, role).value_or("");
-  if (const Ref* r = f->Get("sqlstate")) {
-    out.sqlstate = ctx.reader.Text(*r).value_or("");
-    if (!out.sqlstate.empty() && !IsErrorKey(out.sqlstate, ctx.scenario.engines)) {
-      ctx.reader.Error(*r, fmt::format("'{}' is not a SQLSTATE (5 characters from 0-9A-Z, e.g. \"40001\") or an "
-                                       "engine's error code",
-                                       out.sqlstate));
-    }
-  }
+  if (const Ref* r = f->Get("sqlstate")) out.sqlstate = ReadErrorKey(ctx, *r);
   if (const Ref* r = f->Get("message")) out.message = ReadPattern(ctx, *r);
   if (const Ref* r = f->Get("detail")) {
     out.detail = ReadPattern(ctx, *r);

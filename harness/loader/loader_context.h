@@ -114,6 +114,9 @@ bool IsSqlState(const std::string& code);
 // ("1213", 4 digits) or a SQLite result code name ("SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT") — what
 // `sqlstates` and `retry.on` accept. (A PostgreSQL-only file keeps "4001" a typo of 40001.)
 bool IsErrorKey(const std::string& code, const std::vector<std::string>& engines);
+// The text at `ref` when it is "" or an error key (IsErrorKey for the scenario's engines); else an
+// error at `ref` saying what a SQLSTATE is, and the text anyway. Shared by step_rows and errors.
+std::string ReadErrorKey(LoadContext& ctx, const Ref& ref);
 // True when `name` matches [a-z][a-z0-9_]* (role names).
 bool IsRoleName(const std::string& name);
 // True when `name` matches [A-Za-z][A-Za-z0-9_-]* (step and barrier names).

@@ -156,6 +156,16 @@ bool IsErrorKey(const std::string& code, const std::vector<std::string>& engines
          });
 }
 
+std::string ReadErrorKey(LoadContext& ctx, const Ref& ref) {
+  std::string code = ctx.reader.Text(ref).value_or("");
+  if (!code.empty() && !IsErrorKey(code, ctx.scenario.engines)) {
+    ctx.reader.Error(ref, fmt::format("'{}' is not a SQLSTATE (5 characters from 0-9A-Z, e.g. \"40001\") or an "
+                                      "engine's error code",
+                                      code));
+  }
+  return code;
+}
+
 void ReadSessions(LoadContext& ctx, const Ref& ref) {
   std::optional<std::vector<Ref>> items = ctx.reader.Seq(ref, limits::kMaxRoles);
   if (!items) return;
