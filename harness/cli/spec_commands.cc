@@ -38,15 +38,15 @@ bool Selected(const std::vector<std::string>& only, size_t number, const StepOrd
 }
 
 // The first line where `a` and `b` differ, 1-based, with both lines; "" when equal.
-std::string FirstDifference(const std::string& a, const std::string& b) {
-  std::istringstream ia(a), ib(b);
-  std::string la, lb;
+std::string FirstDifference(const std::string& expected, const std::string& got) {
+  std::istringstream ie(expected), ig(got);
+  std::string le, lg;
   for (int line = 1;; ++line) {
-    bool ea = !std::getline(ia, la), eb = !std::getline(ib, lb);
-    if (ea && eb) return a == b ? "" : fmt::format("line {}: the files differ in their last newline", line);
-    if (ea || eb || la != lb) {
-      return fmt::format("line {}:\n  expected: {}\n  got:      {}", line, eb ? "(end of file)" : lb,
-                         ea ? "(end of file)" : la);
+    bool ee = !std::getline(ie, le), eg = !std::getline(ig, lg);
+    if (ee && eg) return expected == got ? "" : fmt::format("line {}: the files differ in their last newline", line);
+    if (ee || eg || le != lg) {
+      return fmt::format("line {}:\n  expected: {}\n  got:      {}", line, ee ? "(end of file)" : le,
+                         eg ? "(end of file)" : lg);
     }
   }
 }

@@ -47,6 +47,16 @@ TEST(CliSpec, TheTranscriptIsComparedWithTheExpectedOutput) {
                  seconds(120));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("the transcript differs from"), std::string::npos) << r.err;
+  // An expected file that stops after its first line: "expected" is the file's side, "got" the run's.
+  TempDir dir;
+  std::string first_line;
+  std::getline(std::ifstream(kDiff + "locks.out"), first_line);
+  std::string truncated = WriteSpec(dir, "first-line.out", first_line + "\n");
+  r = RunProcess({kBin, "run", kDiff + "locks.spec", "--dsn", TestConninfo(), "--allow-superuser", "--expected",
+                  truncated, "-q"},
+                 seconds(120));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("at line 2:\n  expected: (end of file)\n  got:      "), std::string::npos) << r.err;
   EXPECT_EQ(SpecDatabases(), 0);
 }
 
