@@ -100,6 +100,12 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     if (!engine.ok()) {
       std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message()) << "\n";
       if (out.open_error.ok()) out.open_error = engine.status();
+      // The report still says which server the run was for: the engine and the --dsn (redacted), or embedded.
+      TargetInfo wanted;
+      wanted.engine = engines[e];
+      wanted.embedded = eo.dsn.empty();
+      if (!wanted.embedded) wanted.dsn_redacted = RedactDsn(eo.dsn);
+      out.targets.push_back(wanted);
       if (!several || engine.status().code() == StatusCode::kUsage) {
         NotRunFrom(parts, e, 0, "the run ended before it", &out);
         return out;

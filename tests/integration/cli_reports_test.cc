@@ -114,6 +114,11 @@ TEST(CliReports, AnUnreachableServerWritesTheErrorAndEveryResultAsSkipped) {
   EXPECT_THAT(junit, HasSubstr("<testsuites name=\"racelab\" tests=\"3\" failures=\"0\" errors=\"1\""));
   EXPECT_THAT(junit, HasSubstr("guarded-cas-claim [repeatable read]"));
   EXPECT_THAT(junit, HasSubstr("<skipped message=\"not run: the run ended before it\"/>"));
+  // The report names the server it was for: the --dsn's engine, not an embedded one.
+  const nlohmann::json target = nlohmann::json::parse(Slurp(out.path / "racelab.json"))["target"];
+  EXPECT_EQ(target["engine"], "postgresql") << target;
+  EXPECT_EQ(target["embedded"], false) << target;
+  EXPECT_THAT(target["dsn"].get<std::string>(), HasSubstr("port=1")) << target;
 }
 
 TEST(CliReports, SigintListsTheResultsNotRunAsSkipped) {
