@@ -139,7 +139,7 @@ int Main(int argc, char** argv) {
                 "trust)");
   run->add_option("--pg-bindir", args.pg_bindir, "PostgreSQL binaries for the embedded cluster");
   run->add_option("--out", args.out, "Folder for report files")->capture_default_str();
-  run->add_option("--format", args.formats, "Reports: console,json,md,md-summary,junit,html")->capture_default_str();
+  run->add_option("--format", args.formats, "Reports: console,json,md,md-summary,junit,html; transcript for a .spec file (isolationtester's output)")->capture_default_str();
   run->add_option("--details", args.details,
                   "Trials kept in the reports: none (aggregates only), failed (failing trials, at most 10 per result, "
                   "plus one representative trial per result), all (every trial; memory grows with --trials)")

@@ -20,6 +20,10 @@ Result<std::vector<std::unique_ptr<Reporter>>> MakeReporters(const std::string& 
     std::string name = formats.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     start = comma == std::string::npos ? formats.size() + 1 : comma + 1;
     if (name.empty() || !seen.insert(name).second) continue;
+    if (name == "transcript") {
+      return Status::Usage("--format transcript is for an isolationtester spec file (racelab run X.spec), "
+                           "not for scenarios");
+    }
     auto r = MakeReporter(name);
     if (!r.ok()) return Status::Usage("--format: " + r.status().message());
     reporters.push_back(std::move(r.value()));

@@ -183,6 +183,9 @@ TEST(Cli, BadParameterOverrideExitsTwo) {
   r = RunProcess({kBin, "run", "guarded-cas-claim", "--format", "pdf", "-q"}, seconds(10));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("junit"), std::string::npos) << "lists the valid formats: " << r.err;
+  r = RunProcess({kBin, "run", "guarded-cas-claim", "--format", "transcript", "-q"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("is for an isolationtester spec file"), std::string::npos) << r.err;
 }
 
 TEST(Cli, OutOfRangeSeedOrEmptyIsolationIsAUsageError) {
