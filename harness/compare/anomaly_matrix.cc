@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/model/terminal_text.h"
 #include "reports/xml_writer.h"
@@ -105,6 +106,13 @@ AnomalyMatrix BuildMatrix(const ReportView& report, const std::string& engine) {
   std::vector<std::string> engines;  // first seen first
   for (const auto& r : report.results) {
     if (!engine.empty() && r.engine != engine) continue;
+    if (r.scenario.rfind("anomaly-", 0) != 0) {
+      // Its winners are not sessions that saw an anomaly (a claim's winner, a lock holder): no cell.
+      if (std::find(m.left_out.begin(), m.left_out.end(), r.scenario) == m.left_out.end()) {
+        m.left_out.push_back(r.scenario);
+      }
+      continue;
+    }
     results.push_back(&r);
     if (std::find(engines.begin(), engines.end(), r.engine) == engines.end()) engines.push_back(r.engine);
   }
@@ -132,11 +140,6 @@ AnomalyMatrix BuildMatrix(const ReportView& report, const std::string& engine) {
   std::stable_sort(m.rows.begin(), m.rows.end(),
                    [](const auto& a, const auto& b) { return RowRank(a.scenario) < RowRank(b.scenario); });
   return m;
-}
-
-bool HasAnomalyRows(const AnomalyMatrix& m) {
-  return std::any_of(m.rows.begin(), m.rows.end(),
-                     [](const AnomalyMatrix::Row& row) { return RowRank(row.scenario) < std::size(kAnomalyOrder); });
 }
 
 void WriteMatrixConsole(const AnomalyMatrix& m, std::ostream& out) {
@@ -228,6 +231,12 @@ int MatrixCommand(const MatrixArgs& args) {
   if (!report.ok()) return usage(report.status().message());
   if (report->results.empty()) return usage(args.report + ": no results (run racelab run --tag anomalies first)");
   const AnomalyMatrix m = BuildMatrix(*report, args.engine);
+  if (m.rows.empty() && !m.left_out.empty()) {
+    return usage(fmt::format("{}: no anomaly-* scenario{} (G0 … G2; its {} scenario(s) are not anomalies: their "
+                             "winners are not sessions that saw one) — run racelab run --tag anomalies",
+                             args.report, args.engine.empty() ? "" : " of engine '" + args.engine + "'",
+                             m.left_out.size()));
+  }
   if (m.rows.empty()) {
     std::set<std::string> engines;
     for (const auto& r : report->results) engines.insert(r.engine);
@@ -236,10 +245,10 @@ int MatrixCommand(const MatrixArgs& args) {
     return usage(fmt::format("{}: no result of engine '{}' (it holds {}; run racelab run --engine {} --tag anomalies)",
                              args.report, args.engine, listed, args.engine));
   }
-  if (!HasAnomalyRows(m)) {
-    std::cerr << "racelab: warning: " << SanitizeForTerminal(args.report)
-              << " holds no anomaly-* scenario (G0 … G2), so this is not the textbook matrix: its " << m.rows.size()
-              << " scenario(s) are shown as they are (racelab run --tag anomalies runs the anomalies)\n";
+  if (!m.left_out.empty()) {
+    std::cerr << "racelab: " << m.left_out.size() << " scenario(s) of " << SanitizeForTerminal(args.report)
+              << " left out, not anomaly-* (their winners are not anomalies): "
+              << SanitizeForTerminal(fmt::format("{}", fmt::join(m.left_out, ", "))) << "\n";
   }
   for (const auto& f : formats) {
     if (f == "console") {

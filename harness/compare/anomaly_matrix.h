@@ -41,18 +41,16 @@ struct AnomalyMatrix {
     std::string scenario;
     std::vector<MatrixCell> cells;  // one per column; empty text: not run
   };
-  std::vector<Row> rows;  // the anomalies in the literature's order (G0 … G2), then other scenarios
-                          // in report order
+  std::vector<Row> rows;  // the anomalies in the literature's order (G0 … G2), then other anomaly-*
+                          // scenarios (a user's own) in report order
+  std::vector<std::string> left_out;  // scenarios not named anomaly-*, report order: their winners
+                                      // are not sessions that saw an anomaly, so they get no row
 };
 
 MatrixCell CellOf(const ResultView& r);
 // The matrix of `report`'s results; of those of `engine` only when it is not empty (no row then when
 // the report holds none of that engine).
 AnomalyMatrix BuildMatrix(const ReportView& report, const std::string& engine = "");
-
-// True when a row is one of the literature's anomalies (anomaly-g0 … anomaly-g2); `racelab matrix`
-// warns on stderr when none is (a report of other scenarios is shown as it is).
-bool HasAnomalyRows(const AnomalyMatrix& m);
 
 void WriteMatrixConsole(const AnomalyMatrix& m, std::ostream& out);
 void WriteMatrixMarkdown(const AnomalyMatrix& m, const std::string& source, std::ostream& out);
