@@ -81,7 +81,7 @@ int ExplainCommand(const std::string& name, const StopFlag* stop) {
     if (any_engine.engines.size() > 1) out << "── on " << engine << " ──\n";
     out << s.name << " — " << s.title << "\n" << s.loc.file << "\n\n" << s.teaches << "\n";
     if (s.teaches.empty() || s.teaches.back() != '\n') out << "\n";
-    out << "Tags: " << fmt::format("{}", fmt::join(s.tags, ", ")) << "\n";
+    if (!s.tags.empty()) out << "Tags: " << fmt::format("{}", fmt::join(s.tags, ", ")) << "\n";
     out << "Engines: " << fmt::format("{}", fmt::join(s.engines, ", ")) << "\n";
     out << "Parameters (override with --set NAME=VALUE):\n";
     for (const auto& [k, v] : s.params) out << "  " << k << " = " << v << "\n";

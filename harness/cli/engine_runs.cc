@@ -94,7 +94,10 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     eo.confine = !args.no_confine;
     eo.allow_superuser = args.allow_superuser;
     if (!args.quiet && eo.dsn.empty()) {
-      std::cerr << "racelab: starting embedded " << EngineDisplayName(SelectedEngine(eo)) << "…\n";
+      // SQLite is no server: each trial gets a new database file in a run folder of its own.
+      std::cerr << (SelectedEngine(eo) == "sqlite" ? std::string("racelab: SQLite: a new database file per trial…\n")
+                                                   : "racelab: starting embedded " +
+                                                         EngineDisplayName(SelectedEngine(eo)) + "…\n");
     }
     auto engine = OpenEngine(eo);
     if (!engine.ok()) {

@@ -166,7 +166,12 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
     std::cout << transcript << std::flush;
   }
   Status closed = (*engine)->Close();
-  if (stop->stop_requested()) return InterruptedExitCode(stop);
+  if (stop->stop_requested()) {
+    // The transcript may end in the cancelled statement's error: say that it was racelab's, not the spec's.
+    std::cerr << "racelab: interrupted — the transcript above is cut short (its last ERROR, if any, is the "
+                 "cancel of the running step); the spec's database was dropped\n";
+    return InterruptedExitCode(stop);
+  }
   if (!s.ok()) {
     std::cerr << "racelab: " << SanitizeForTerminal(s.message()) << "\n";
     return s.code() == StatusCode::kUsage ? 2 : 3;

@@ -87,6 +87,22 @@ TEST(CliSpec, SpecSqlRunsAsTheGeneratedRoleUnlessNoConfine) {
   EXPECT_EQ(SpecDatabases(), 0);
 }
 
+// Ctrl-C during a step: exit 130, the database dropped, and stderr says the transcript was cut by it (its
+// last ERROR is racelab's cancel, not the spec's).
+TEST(CliSpec, SigintEndsTheRunSaysSoAndDropsTheDatabase) {
+  TempDir dir;
+  std::string spec = WriteSpec(dir, "sleepy.spec", "session s\nstep nap { SELECT pg_sleep(60); }\n");
+  Subprocess p({kBin, "run", spec, "--dsn", TestConninfo(), "--allow-superuser", "-q"});
+  for (int i = 0; i < 300 && SpecDatabases() < 1; ++i) usleep(100 * 1000);
+  ASSERT_EQ(SpecDatabases(), 1) << "the spec run never created its database";
+  usleep(300 * 1000);  // into the step
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(seconds(60));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_NE(r.err.find("racelab: interrupted"), std::string::npos) << r.err;
+  EXPECT_EQ(SpecDatabases(), 0);
+}
+
 TEST(CliSpec, CleanDropsTheDatabaseOfASpecRunKilledWithSigkill) {
   TempDir dir;
   std::string spec = WriteSpec(dir, "sleepy.spec", "session s\nstep nap { SELECT pg_sleep(60); }\n");
