@@ -29,6 +29,11 @@ std::string StepLine(const Step& s) {
       if (s.on_error == OnError::kContinue) line += "   [on_error continue]";
       return line;
     }
+    case StepKind::kProbe: {  // on racelab's control connection, with what it must read
+      std::string sql = s.sql;
+      for (auto& c : sql) c = c == '\n' ? ' ' : c;
+      return fmt::format("{}: probe {}   [equals {}]", s.name, sql, fmt::join(s.equals, ", "));
+    }
     case StepKind::kBarrier: value = s.barrier; break;
     case StepKind::kSleep: value = s.sleep_ms + " ms"; break;
     case StepKind::kAwaitBlocked:

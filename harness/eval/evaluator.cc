@@ -6,28 +6,15 @@
 
 #include <fmt/format.h>
 
-#include "harness/eval/lateness.h"
 #include "harness/eval/outcome_checks.h"
+#include "harness/eval/step_checks.h"
 #include "harness/model/error_key.h"
 
 namespace racelab {
 namespace {
 
-// The last executed (not skipped) event of `step` in session `label`, or nullptr. Only the session's
-// last transaction attempt counts: a step that ran in an attempt that was retried (`retry`) is void.
-const StepEvent* LastRun(const TrialResult& r, const std::string& label, const std::string& step) {
-  int last_attempt = 1;
-  for (const auto& ev : r.events) {
-    if (ev.session == label) last_attempt = std::max(last_attempt, ev.attempt);
-  }
-  const StepEvent* found = nullptr;
-  for (const auto& ev : r.events) {
-    if (ev.session == label && ev.attempt == last_attempt && ev.step == step && !ev.skipped) found = &ev;
-  }
-  return found;
-}
-
-std::string FormatMs(double ms) { return fmt::format("{:.3f}", ms); }
+using internal::MsText;
+using internal::LastRun;
 
 void Add(std::vector<Check>* checks, std::string text, bool passed, std::string detail) {
   checks->push_back(Check{std::move(text), passed, passed ? "" : std::move(detail)});
@@ -59,91 +46,11 @@ void CheckSqlstates(const PlanItem& item, const TrialResult& r, std::vector<Chec
   Add(checks, "no other SQLSTATE", others.empty(), "saw " + others);
 }
 
-constexpr const char* kSendToAnswer = "send to answer";
-
 // A final's any_of values as a check text states them: 'a', 'b', NULL (or no row).
 std::string FinalValues(const std::vector<std::string>& values) {
   std::vector<std::string> quoted;
   for (const std::string& v : values) quoted.push_back(v == "NULL" ? "NULL (or no row)" : "'" + v + "'");
   return fmt::format("{}", fmt::join(quoted, ", "));
-}
-
-// `blocked`: each instance of the role ran the step and the monitor saw it in a lock wait (whenever
-// min_ms or by is given, or neither bound is); the statement took, from send to answer, at least
-// min_ms and at most max_ms plus the lateness the machine measurably added to it (lateness.h); and it
-// was blocked by role `by`. A lone max_ms also accepts a step never seen waiting. The text says which
-// of these is checked; the widening of each trial is in Check::widened_by_ms and, on failure, in the
-// detail.
-void CheckBlocked(const PlanItem& item, const TrialResult& r, std::vector<Check>* checks) {
-  for (const auto& b : item.expect.blocked) {
-    int instances = static_cast<int>(std::count_if(item.sessions.begin(), item.sessions.end(),
-                                                   [&](const PlannedSession& s) { return s.role == b.session; }));
-    std::string where = instances > 1 ? fmt::format("each of the {} {}/{}", instances, b.session, b.step)
-                                      : b.session + "/" + b.step;
-    const bool must_wait = b.min_ms || !b.by.empty() || !b.max_ms;
-    std::string text;
-    if (b.min_ms && b.max_ms) {
-      text = fmt::format("{} was seen in a lock wait and took >= {} ms and <= {} ms + measured lateness, {}", where,
-                         FormatMs(*b.min_ms), FormatMs(*b.max_ms), kSendToAnswer);
-    } else if (b.min_ms) {
-      text = fmt::format("{} was seen in a lock wait and took >= {} ms, {}", where, FormatMs(*b.min_ms), kSendToAnswer);
-    } else if (b.max_ms) {
-      text = must_wait ? fmt::format("{} was seen in a lock wait and took <= {} ms + measured lateness, {}", where,
-                                     FormatMs(*b.max_ms), kSendToAnswer)
-                       : fmt::format("{} was not seen in a lock wait or took <= {} ms + measured lateness, {}", where,
-                                     FormatMs(*b.max_ms), kSendToAnswer);
-    } else {
-      text = fmt::format("{} was seen in a lock wait", where);
-    }
-    bool ok = true, by_ok = true;
-    double widened_ms = 0;
-    std::string detail, by_detail;
-    for (const auto& s : item.sessions) {
-      if (s.role != b.session) continue;
-      const StepEvent* ev = LastRun(r, s.label, b.step);
-      // The statement's whole interval: it contains the server's wait (and, with statement_timeout, the
-      // time before the wait that the timer also counts), so load can only lengthen it — the lower bound
-      // holds as written — and it is the interval whose lateness lateness.h measures.
-      double ms = ev == nullptr || !ev->lock_wait ? 0.0 : (ev->completed_us - ev->sent_us) / 1000.0;
-      LatenessAllowance late = ev != nullptr ? MeasuredLateness(r, *ev) : LatenessAllowance{};
-      double allowance_ms = b.max_ms ? late.total_us() / 1000.0 : 0.0;
-      widened_ms = std::max(widened_ms, allowance_ms);
-      std::string why;
-      if (ev == nullptr) {
-        why = fmt::format("{}/{} did not run", s.label, b.step);
-      } else if (must_wait && !ev->lock_wait) {
-        why = fmt::format("{}/{} was not seen in a lock wait ({} ms elapsed)", s.label, b.step,
-                          FormatMs((ev->completed_us - ev->sent_us) / 1000.0));
-      } else if (b.min_ms && ms < *b.min_ms) {
-        why = fmt::format("{}/{} took {} ms < {} ms", s.label, b.step, FormatMs(ms), FormatMs(*b.min_ms));
-      } else if (b.max_ms && ms > *b.max_ms + allowance_ms) {
-        why = fmt::format("{}/{} took {} ms > {} ms + {}", s.label, b.step, FormatMs(ms), FormatMs(*b.max_ms),
-                          late.Describe());
-      }
-      if (!why.empty()) {
-        if (ok) detail = why;
-        ok = false;
-      }
-      if (!b.by.empty()) {
-        bool by_seen = ev != nullptr && ev->lock_wait &&
-                       std::any_of(ev->blocked_by.begin(), ev->blocked_by.end(), [&](const std::string& l) {
-                         return l == b.by || l.rfind(b.by + ".", 0) == 0;
-                       });
-        if (!by_seen && by_ok) {
-          by_ok = false;
-          by_detail = ev == nullptr      ? fmt::format("{}/{} did not run", s.label, b.step)
-                      : !ev->lock_wait ? fmt::format("{}/{} was not seen in a lock wait", s.label, b.step)
-                                       : fmt::format("{}/{} blockers seen: [{}]", s.label, b.step,
-                                                     fmt::join(ev->blocked_by, ", "));
-        }
-      }
-    }
-    Add(checks, std::move(text), ok, detail);
-    if (b.max_ms) checks->back().widened_by_ms = widened_ms;
-    if (!b.by.empty()) {
-      Add(checks, fmt::format("{} waited on a lock held by {}", where, b.by), by_ok, by_detail);
-    }
-  }
 }
 
 }  // namespace
@@ -215,7 +122,8 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
     Add(&checks, fmt::format("sessions whose {} returned {} rows {}", sr.step, sr.rows, sr.sessions.Text()),
         sr.sessions.Holds(n), fmt::format("sessions whose {} returned {} rows = {}", sr.step, sr.rows, n));
   }
-  CheckBlocked(item, result, &checks);
+  internal::CheckBlocked(item, result, &checks);
+  internal::CheckTiming(item, result, &checks);
   for (const auto& read : ex.reads) {
     // Every session (of read.session, or any) that ran the step read exactly these rows.
     std::string want = fmt::format("[{}]", fmt::join(read.equals, ", "));
@@ -237,6 +145,7 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
     Add(&checks, fmt::format("{}{} reads {}", who, read.step, want), ran > 0 && wrong.empty(),
         ran == 0 ? fmt::format("{}{} did not run", who, read.step) : fmt::format("{}", fmt::join(wrong, "; ")));
   }
+  internal::CheckProbes(item, result, &checks);
   for (size_t i = 0; i < ex.final.size(); ++i) {
     const auto& f = ex.final[i];
     const FinalValue* got = i < result.finals.size() ? &result.finals[i] : nullptr;

@@ -11,37 +11,43 @@ std::string LatenessAllowance::Describe() const {
                      own_us / 1000.0, blockers_us / 1000.0);
 }
 
+int64_t PathLatenessUs(const TrialResult& result, const std::string& session, int64_t start, int64_t end) {
+  int64_t late = 0;
+  const StepEvent* prev = nullptr;  // the session's previous step (events are ordered by sent_us)
+  for (const auto& ev : result.events) {
+    if (ev.session != session) continue;
+    if (prev != nullptr && ev.sent_us > start && ev.sent_us <= end) {
+      late += std::max<int64_t>(0, ev.sent_us - std::max(prev->completed_us, start));  // racelab's gap
+    }
+    prev = &ev;
+    if (ev.skipped || ev.completed_us <= start || ev.sent_us >= end) continue;  // no overlap
+    switch (ev.kind) {
+      case StepKind::kAwaitBlocked:
+        late += std::min(ev.completed_us, end) - std::max(ev.sent_us, start);
+        break;
+      case StepKind::kSleep:
+      case StepKind::kBarrier:
+        if (ev.completed_us <= end) late += std::max<int64_t>(0, ev.late_us);  // woke late
+        break;
+      case StepKind::kSql:  // statements: how late the session's thread and backend ran them
+      case StepKind::kBegin:
+      case StepKind::kCommit:
+      case StepKind::kRollback:
+      case StepKind::kTerminate:
+      case StepKind::kProbe:  // its thread's and the control connection's backend's run-queue delay
+        late += std::max<int64_t>(0, ev.late_us);
+        break;
+    }
+  }
+  return late;
+}
+
 LatenessAllowance MeasuredLateness(const TrialResult& result, const StepEvent& waiter) {
   LatenessAllowance a;
   a.own_us = std::max<int64_t>(0, waiter.late_us);
-  const int64_t start = waiter.sent_us, end = waiter.completed_us;
   for (const auto& blocker : waiter.blocked_by) {
     if (blocker == waiter.session) continue;
-    const StepEvent* prev = nullptr;  // the blocker's previous step (events are ordered by sent_us)
-    for (const auto& ev : result.events) {
-      if (ev.session != blocker) continue;
-      if (prev != nullptr && ev.sent_us > start && ev.sent_us <= end) {
-        a.blockers_us += std::max<int64_t>(0, ev.sent_us - std::max(prev->completed_us, start));  // gap
-      }
-      prev = &ev;
-      if (ev.skipped || ev.completed_us <= start || ev.sent_us >= end) continue;  // no overlap
-      switch (ev.kind) {
-        case StepKind::kAwaitBlocked:
-          a.blockers_us += std::min(ev.completed_us, end) - std::max(ev.sent_us, start);
-          break;
-        case StepKind::kSleep:
-        case StepKind::kBarrier:
-          if (ev.completed_us <= end) a.blockers_us += std::max<int64_t>(0, ev.late_us);  // woke late
-          break;
-        case StepKind::kSql:  // statements: how late the blocker's own thread ran them
-        case StepKind::kBegin:
-        case StepKind::kCommit:
-        case StepKind::kRollback:
-        case StepKind::kTerminate:
-          a.blockers_us += std::max<int64_t>(0, ev.late_us);
-          break;
-      }
-    }
+    a.blockers_us += PathLatenessUs(result, blocker, waiter.sent_us, waiter.completed_us);
   }
   return a;
 }

@@ -32,6 +32,12 @@ struct LatenessAllowance {
   std::string Describe() const;
 };
 
+// The lateness measured on `session`'s path over [start_us, end_us] (µs since the trial's start), as
+// the blockers' part above counts it: its statements' and probes' late_us, its sleeps' and barriers'
+// late wake-ups inside the interval, the part of its await_blocked steps inside it, and racelab's gaps
+// between its steps. In µs, >= 0. Used for a blocker, and for expect.timing's paths (timing_checks.h).
+int64_t PathLatenessUs(const TrialResult& result, const std::string& session, int64_t start_us, int64_t end_us);
+
 // The allowance of `waiter` (an event of `result`) as defined above.
 LatenessAllowance MeasuredLateness(const TrialResult& result, const StepEvent& waiter);
 

@@ -100,7 +100,7 @@ void ReadStepRows(LoadContext& ctx, const Ref& item, StepRowsSpec& out) {
 
 void ReadBlocked(LoadContext& ctx, const Ref& item, BlockedSpec& out) {
   std::optional<Fields> f =
-      ctx.reader.Map(item, {"session", "step", "min_ms", "max_ms", "by"}, {"session", "step"});
+      ctx.reader.Map(item, {"session", "step", "min_ms", "max_ms", "by", "instances", "wait_event"}, {"session", "step"});
   if (!f) return;
   const SessionSpec* role = nullptr;
   if (const Ref* r = f->Get("session")) {
@@ -111,6 +111,7 @@ void ReadBlocked(LoadContext& ctx, const Ref& item, BlockedSpec& out) {
   if (const Ref* r = f->Get("min_ms")) out.min_ms = ReadExpr(ctx, *r, NumberRule::kAnyMs);
   if (const Ref* r = f->Get("max_ms")) out.max_ms = ReadExpr(ctx, *r, NumberRule::kAnyMs);
   if (const Ref* r = f->Get("by")) out.by = ReadRoleRef(ctx, *r).value_or("");
+  ReadBlockedCounts(ctx, *f, out);  // instances, wait_event (timing_parser.cc)
   // Without min_ms, max_ms or by, the check is that the step was seen in a lock wait (evaluator).
 }
 
@@ -226,13 +227,14 @@ ExpectSpec ReadExpectFields(LoadContext& ctx, const Fields& f) {
     spec.errors = ReadList<ErrorSpec>(ctx, *r, [&](const Ref& item, ErrorSpec& out) { ReadError(ctx, item, out); });
   }
   if (const Ref* r = f.Get("one_of")) spec.one_of = ReadOneOf(ctx, *r);
+  if (const Ref* r = f.Get("timing")) spec.timing = ReadTiming(ctx, *r);
   return spec;
 }
 
 // The keys of `expect` and of each `expect.at.<level>`.
 std::vector<std::string_view> ExpectKeys() {
   return {"winners", "sqlstates", "distinct_claims", "lock_waits", "step_rows", "blocked",
-          "reads",   "final",     "errors",          "one_of"};
+          "reads",   "final",     "errors",          "one_of",     "timing"};
 }
 
 void ReadOutcome(LoadContext& ctx, const Ref& ref) {
@@ -282,7 +284,7 @@ bool HasCheck(const ExpectSpec& e) {
   return e.winners || e.sqlstates || e.distinct_claims.value_or(false) || e.lock_waits ||
          (e.step_rows && !e.step_rows->empty()) || (e.blocked && !e.blocked->empty()) ||
          (e.reads && !e.reads->empty()) || (e.final && !e.final->empty()) || (e.errors && !e.errors->empty()) ||
-         (e.one_of && !e.one_of->empty());
+         (e.one_of && !e.one_of->empty()) || (e.timing && !e.timing->empty());
 }
 
 namespace {
@@ -299,14 +301,27 @@ ExpectSpec Merged(ExpectSpec base, const ExpectSpec& over) {
   if (over.final) base.final = over.final;
   if (over.errors) base.errors = over.errors;
   if (over.one_of) base.one_of = over.one_of;
+  if (over.timing) base.timing = over.timing;
   return base;
 }
 
 constexpr const char* kCheckKeys =
-    "winners, sqlstates, distinct_claims: true, lock_waits, step_rows, blocked, reads, final, errors or one_of";
+    "winners, sqlstates, distinct_claims: true, lock_waits, step_rows, blocked, reads, final, errors, one_of or "
+    "timing";
 
 // Every level the scenario runs checks something: a trial with no check would pass whatever happened.
+// A probe step checks what it reads, at every level.
+bool HasProbe(const Scenario& s) {
+  for (const SessionSpec& session : s.sessions) {
+    for (const Step& step : session.steps) {
+      if (step.kind == StepKind::kProbe) return true;
+    }
+  }
+  return false;
+}
+
 void CheckEveryLevel(LoadContext& ctx, const Ref& expect, const std::map<IsolationLevel, Ref>& at) {
+  if (HasProbe(ctx.scenario)) return;
   for (IsolationLevel level : ctx.scenario.isolation) {
     auto it = ctx.scenario.expect_at.find(level);
     ExpectSpec spec = it == ctx.scenario.expect_at.end() ? ctx.scenario.expect
@@ -328,6 +343,7 @@ void CheckEveryLevel(LoadContext& ctx, const Ref& expect, const std::map<Isolati
 }  // namespace
 
 void ReportNoExpect(LoadContext& ctx, const Ref& top) {
+  if (HasProbe(ctx.scenario)) return;
   ctx.reader.Error(top.mark, "expect",
                    fmt::format("no expect: a trial would pass whatever happened (add expect: with one "
                                "of {})",

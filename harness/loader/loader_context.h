@@ -72,6 +72,16 @@ void CheckSessionLinks(LoadContext& ctx);
 // step_parser.cc: reads one session's `steps` list. `role` indexes ctx.scenario.sessions.
 std::vector<Step> ReadSteps(LoadContext& ctx, const Ref& ref, size_t role);
 
+// probe_parser.cc: a `probe` step's SQL (its value; it may use the session's earlier `captures`) and
+// its `equals` (params only) and `timeout_ms`; `item` is the step's mapping, for the missing-equals error.
+void ReadProbeValue(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& captures, Step& step);
+void ReadProbeFields(LoadContext& ctx, const Ref& item, const Fields& fields, Step& step);
+
+// timing_parser.cc: `expect.timing` (REQUIRES: sessions have been read), and the keys `instances` and
+// `wait_event` of one `expect.blocked` entry.
+std::optional<std::vector<TimingSpec>> ReadTiming(LoadContext& ctx, const Ref& ref);
+void ReadBlockedCounts(LoadContext& ctx, const Fields& fields, BlockedSpec& out);
+
 // expect_parser.cc: `outcome` and `expect`; REQUIRES: sessions have been read.
 void ReadOutcome(LoadContext& ctx, const Ref& ref);
 // ReadExpect also checks that every level in ctx.scenario.isolation is left with a check (REQUIRES:

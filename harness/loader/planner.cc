@@ -149,6 +149,10 @@ PlannedSession PlanRole(ParamResolver& ev, const SessionSpec& role, const std::s
       CheckFitsTrial(ev, step.sleep_ms, step_path + ".sleep_ms", p.sleep_ms, trial_timeout_ms,
                      &step.loc, "a sleep");
     }
+    if (step.kind == StepKind::kProbe) {
+      for (const std::string& row : step.equals) p.equals.push_back(ev.Text(row, step_path + ".equals", &step.loc));
+      p.read_rows = static_cast<int>(p.equals.size()) + 1;  // one more: a longer result shows
+    }
     if (!step.timeout_ms.empty()) {  // await_blocked, and a statement's own deadline
       p.timeout_ms = ev.Integer(step.timeout_ms, step_path + ".timeout_ms", NumberRule::kTimeoutMs);
       CheckFitsTrial(ev, step.timeout_ms, step_path + ".timeout_ms", p.timeout_ms, trial_timeout_ms,
@@ -173,14 +177,29 @@ void Merge(std::optional<T>& field, const std::optional<T>& over, std::string& p
 struct ExpectPaths {
   std::string winners = "expect.winners", sqlstates = "expect.sqlstates", lock_waits = "expect.lock_waits",
               step_rows = "expect.step_rows", blocked = "expect.blocked", reads = "expect.reads",
-              final = "expect.final", errors = "expect.errors", one_of = "expect.one_of";
+              final = "expect.final", errors = "expect.errors", one_of = "expect.one_of",
+              timing = "expect.timing";
   // Every path under `prefix` (an alternative of one_of: "expect.one_of[1]").
   static ExpectPaths Under(const std::string& prefix) {
     return {prefix + ".winners", prefix + ".sqlstates", prefix + ".lock_waits", prefix + ".step_rows",
             prefix + ".blocked", prefix + ".reads",     prefix + ".final",      prefix + ".errors",
-            prefix + ".one_of"};
+            prefix + ".one_of",    prefix + ".timing"};
   }
 };
+
+// A min_ms above its max_ms can never hold: refused with both expressions and their values.
+void CheckMinMax(ParamResolver& ev, const std::optional<Expr>& min_text, const std::optional<Expr>& max_text,
+                 std::optional<double> min, std::optional<double> max, const std::string& path,
+                 const SourceLoc& loc) {
+  if (!ev.ok() || !min || !max || *min <= *max) return;
+  ev.Fail(*min_text + " " + *max_text, path,
+          fmt::format("min_ms '{}' = {} is greater than max_ms '{}' = {}", *min_text, *min, *max_text, *max), &loc);
+}
+
+// The number of instances of `role` among the planned sessions.
+long InstancesOf(const std::vector<PlannedSession>& sessions, const std::string& role) {
+  return std::count_if(sessions.begin(), sessions.end(), [&](const PlannedSession& s) { return s.role == role; });
+}
 
 // A count: exactly n, or {at_least, at_most} (written at `path`.at_least / .at_most).
 CountRange PlanCount(ParamResolver& ev, const CountExpr& count, const std::string& path) {
@@ -223,13 +242,39 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
     PlannedBlocked planned{b.session, b.step, std::nullopt, std::nullopt, b.by};
     if (b.min_ms) planned.min_ms = ev.Number(*b.min_ms, path + ".min_ms", NumberRule::kAnyMs);
     if (b.max_ms) planned.max_ms = ev.Number(*b.max_ms, path + ".max_ms", NumberRule::kAnyMs);
-    if (ev.ok() && planned.min_ms && planned.max_ms && *planned.min_ms > *planned.max_ms) {
-      ev.Fail(*b.min_ms + " " + *b.max_ms, path,
-              fmt::format("min_ms '{}' = {} is greater than max_ms '{}' = {}", *b.min_ms,
-                          *planned.min_ms, *b.max_ms, *planned.max_ms),
-              &b.loc);
+    CheckMinMax(ev, b.min_ms, b.max_ms, planned.min_ms, planned.max_ms, path, b.loc);
+    if (b.instances) {
+      planned.instances = ev.Integer(*b.instances, path + ".instances", NumberRule::kCount);
+      // More instances than the role has could never be met: refused, not a check that always fails.
+      const long count = InstancesOf(sessions, b.session);
+      if (ev.ok() && *planned.instances > count) {
+        ev.Fail(*b.instances, path + ".instances",
+                fmt::format("instances '{}' = {} is more than session '{}' has ({})", *b.instances,
+                            *planned.instances, b.session, count),
+                &b.loc);
+      }
     }
+    planned.wait_event = b.wait_event;
     out.blocked.push_back(std::move(planned));
+  }
+  for (size_t i = 0; spec.timing && i < spec.timing->size(); ++i) {
+    const TimingSpec& t = (*spec.timing)[i];
+    std::string path = fmt::format("{}[{}]", paths.timing, i);
+    PlannedTiming planned{t.session, t.step, t.after_session, t.after_step, std::nullopt, std::nullopt, t.waited};
+    if (t.min_ms) planned.min_ms = ev.Number(*t.min_ms, path + ".min_ms", NumberRule::kAnyMs);
+    if (t.max_ms) planned.max_ms = ev.Number(*t.max_ms, path + ".max_ms", NumberRule::kAnyMs);
+    CheckMinMax(ev, t.min_ms, t.max_ms, planned.min_ms, planned.max_ms, path, t.loc);
+    if (!t.after_session.empty()) {
+      const long count = InstancesOf(sessions, t.after_session);
+      if (ev.ok() && count != 1) {
+        ev.Fail("", path + ".after",
+                fmt::format("after names {}.{}, but session '{}' has {} instances: the step to time from must be "
+                            "one session's",
+                            t.after_session, t.after_step, t.after_session, count),
+                &t.loc);
+      }
+    }
+    out.timing.push_back(std::move(planned));
   }
   for (size_t i = 0; spec.reads && i < spec.reads->size(); ++i) {
     const ReadSpec& r = (*spec.reads)[i];
@@ -292,8 +337,19 @@ PlannedExpect PlanExpect(ParamResolver& ev, const Scenario& s, IsolationLevel le
     Merge(spec.final, over.final, paths.final, at + "final");
     Merge(spec.errors, over.errors, paths.errors, at + "errors");
     Merge(spec.one_of, over.one_of, paths.one_of, at + "one_of");
+    Merge(spec.timing, over.timing, paths.timing, at + "timing");
   }
   return PlanFields(ev, spec, paths, sessions);
+}
+
+// True when a session of `item` has a probe step: it checks what it reads, at every level.
+bool HasProbe(const PlanItem& item) {
+  for (const PlannedSession& session : item.sessions) {
+    for (const PlannedStep& step : session.steps) {
+      if (step.kind == StepKind::kProbe) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -425,7 +481,7 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine, const P
     const PlannedExpect& e = item.expect;
     if (ev.ok() && !e.winners && !e.sqlstates && !e.distinct_claims.value_or(false) &&
         !e.lock_waits && e.step_rows.empty() && e.blocked.empty() && e.reads.empty() && e.final.empty() &&
-        e.errors.empty() && e.one_of.empty()) {
+        e.errors.empty() && e.one_of.empty() && e.timing.empty() && !HasProbe(item)) {
       // The loader refuses this for the file's own levels; --isolation can ask for another one.
       ev.Fail("", "expect",
               fmt::format("nothing to check at {}: a trial there would pass whatever happened",

@@ -37,6 +37,8 @@ std::vector<std::string> ModifiersOf(StepKind kind) {
       return {"name", "on_error", "timeout_ms"};
     case StepKind::kAwaitBlocked:
       return {"name", "timeout_ms"};
+    case StepKind::kProbe:
+      return {"name", "equals", "timeout_ms"};
     case StepKind::kBarrier:
     case StepKind::kSleep:
     case StepKind::kTerminate:
@@ -148,6 +150,10 @@ void ReadKindValue(LoadContext& ctx, const KindInfo& info, const Ref& ref,
     step.sleep_ms = ReadExpr(ctx, ref, NumberRule::kDurationMs).value_or("");
     return;
   }
+  if (info.kind == StepKind::kProbe) {
+    ReadProbeValue(ctx, ref, captures, step);
+    return;
+  }
   std::optional<std::string> text = info.kind == StepKind::kSql
                                         ? ctx.reader.Text(ref, false, limits::kMaxTextBytes)
                                         : ctx.reader.Name(ref);
@@ -179,6 +185,7 @@ void ReadKindValue(LoadContext& ctx, const KindInfo& info, const Ref& ref,
       ctx.targets.push_back({*text, ref.mark, ref.path, role});
       break;
     case StepKind::kSleep:     // read above (a number, not a name)
+    case StepKind::kProbe:     // read above (SQL)
     case StepKind::kBegin:     // begin, commit and rollback take no value
     case StepKind::kCommit:
     case StepKind::kRollback:
@@ -222,8 +229,8 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
     info = found;
   }
   if (info == nullptr) {
-    const std::vector<std::string> all = {"name",    "capture",   "when",      "on_error",
-                                          "timeout_ms", "isolation", "read_only", "deferrable"};
+    const std::vector<std::string> all = {"name",      "capture",   "when",       "on_error", "timeout_ms",
+                                          "isolation", "read_only", "deferrable", "equals"};
     for (const Fields::Entry& entry : fields->entries) {
       if (std::find(all.begin(), all.end(), entry.key) != all.end()) continue;
       ctx.reader.Error(entry.key_mark, item.path, UnknownStep(entry.key));
@@ -252,6 +259,7 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
     ReadCapture(ctx, *r, step);
   }
   if (info->kind == StepKind::kBegin) ReadBeginModes(ctx, *fields, step);
+  if (info->kind == StepKind::kProbe) ReadProbeFields(ctx, item, *fields, step);  // equals
   if (const Ref* r = fields->Get("timeout_ms"); r && info->kind != StepKind::kBarrier &&
                                                  info->kind != StepKind::kSleep && info->kind != StepKind::kTerminate) {
     step.timeout_ms = ReadExpr(ctx, *r, NumberRule::kTimeoutMs).value_or("");

@@ -28,6 +28,8 @@ struct PlannedStep {
   long sleep_ms = 0;
   std::string target;                // role name
   long timeout_ms = 0;               // 0: use RunOptions::statement_timeout_ms
+  // kProbe: the rows it must read (Step::equals, params substituted); read_rows is one more.
+  std::vector<std::string> equals;
   // Rows of its result to keep in StepEvent::read (an `expect.reads` names the step); 0: none.
   int read_rows = 0;
   // kBegin: its own level (else the item's) and modes: BEGIN … READ ONLY, DEFERRABLE.
@@ -82,6 +84,18 @@ struct PlannedBlocked {
   std::optional<double> min_ms;
   std::optional<double> max_ms;
   std::string by;
+  std::optional<long> instances;  // of the role's instances, exactly this many meet the entry; unset: all
+  std::string wait_event;         // empty: not checked
+};
+
+struct PlannedTiming {
+  std::string session;  // role
+  std::string step;
+  std::string after_session;  // the reference step's role (one instance) and step; empty: none
+  std::string after_step;
+  std::optional<double> min_ms;
+  std::optional<double> max_ms;
+  std::optional<bool> waited;
 };
 
 struct PlannedStepRows {
@@ -126,6 +140,7 @@ struct PlannedExpect {
   std::vector<PlannedFinal> final;
   std::vector<PlannedError> errors;
   std::vector<PlannedAlternative> one_of;  // a trial passes when any holds (and every check above)
+  std::vector<PlannedTiming> timing;
 };
 
 // One `one_of` alternative: its checks (no one_of of its own) and its least fraction of trials.

@@ -52,6 +52,7 @@ enum class StepKind {
   kCommit,        // COMMIT
   kRollback,      // ROLLBACK
   kTerminate,     // the monitor calls pg_terminate_backend() on every instance of `target`
+  kProbe,         // a query on racelab's control connection, between this session's steps
 };
 
 // What a session does when a statement fails (SQLSTATE or lost connection).
@@ -73,7 +74,12 @@ struct Step {
   std::string barrier;    // kBarrier: its name
   Expr sleep_ms;          // kSleep: milliseconds
   std::string target;     // kAwaitBlocked, kTerminate: a session role name
-  Expr timeout_ms;        // deadline in ms: kAwaitBlocked its wait, sql/begin/commit/rollback the statement (empty: the run's)
+  // Deadline in ms: kAwaitBlocked its wait, sql/begin/commit/rollback the statement, kProbe its query
+  // (empty: the run's).
+  Expr timeout_ms;
+  // kProbe (`probe: SQL`, its text in `sql`): the rows it must read, each row's columns joined by '|',
+  // SQL NULL as NULL — as expect.reads writes them (issue 11 item 10a).
+  std::vector<std::string> equals;
   // kBegin: the session's own level (instead of the trial's) and transaction modes (issue 11 item 5).
   std::optional<IsolationLevel> isolation;
   bool read_only = false;
@@ -115,6 +121,25 @@ struct BlockedSpec {
   std::optional<Expr> min_ms;  // the statement's lock-wait time is >= this (implies it was seen waiting)
   std::optional<Expr> max_ms;  // and <= this
   std::string by;        // optional role that must appear among the blockers the monitor saw
+  // Issue 11 item 9. `instances`: how many of the role's instances were seen waiting and meet the
+  // entry's other fields (an Expr count); unset: every instance must. `wait_event`: the recorded
+  // wait_event of the step's first wait (PostgreSQL "transactionid", "tuple", "advisory",
+  // "SafeSnapshot"; MariaDB "RECORD", "User lock"; SQLite "busy"); empty: not checked.
+  std::optional<Expr> instances;
+  std::string wait_event;
+  SourceLoc loc;
+};
+
+// expect.timing (issue 11 item 9): how long a step took from send to answer, or — with `after` — how
+// long after another session's step was sent it answered (docs/scenario-format.md "Timing of steps").
+struct TimingSpec {
+  std::string session;        // role whose step is timed (each instance is checked)
+  std::string step;
+  std::string after_session;  // `after: ROLE.STEP`: the reference step's role (one instance); empty: none
+  std::string after_step;
+  std::optional<Expr> min_ms;  // taken as written
+  std::optional<Expr> max_ms;  // widened in each trial by the lateness measured on the path
+  std::optional<bool> waited;  // the step was (true) or was not (false) seen waiting
   SourceLoc loc;
 };
 
@@ -183,6 +208,7 @@ struct ExpectSpec {
   std::optional<std::vector<FinalCheck>> final;
   std::optional<std::vector<ErrorSpec>> errors;           // issue 11 item 3
   std::optional<std::vector<ExpectAlternative>> one_of;   // issue 11 item 4b
+  std::optional<std::vector<TimingSpec>> timing;
 };
 
 // One entry of a permutation (`order:`): a session's step, written SESSION.STEP, with

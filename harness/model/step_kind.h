@@ -43,7 +43,7 @@ struct StepKindInfo {
 };
 
 // In the order the scenario-format docs list them (the loader's "expected one of" follows it).
-inline constexpr std::array<StepKindInfo, 8> kStepKinds = {{
+inline constexpr std::array<StepKindInfo, 9> kStepKinds = {{
     // kind                   file_key         report_name      value  sql    lock   recorded wait
     {StepKind::kBegin,        "begin",         "begin",         false, true,  false, true,    false},
     {StepKind::kSql,          "sql",           "sql",           true,  true,  true,  true,    false},
@@ -53,6 +53,9 @@ inline constexpr std::array<StepKindInfo, 8> kStepKinds = {{
     {StepKind::kTerminate,    "terminate",     "terminate",     true,  false, false, false,   false},
     {StepKind::kCommit,       "commit",        "commit",        false, true,  true,  true,    false},
     {StepKind::kRollback,     "rollback",      "rollback",      false, true,  false, false,   false},
+    // A probe runs on racelab's control connection, not the session's: it sends nothing on the session's
+    // connection, and a wait seen on the session is never its own.
+    {StepKind::kProbe,        "probe",         "probe",         true,  false, false, false,   false},
 }};
 
 // The number of rows `kind` has in kStepKinds. The switch has no default on purpose: a new StepKind is a
@@ -67,6 +70,7 @@ constexpr int RowsOf(StepKind kind) {
     case StepKind::kTerminate:
     case StepKind::kCommit:
     case StepKind::kRollback:
+    case StepKind::kProbe:
       break;
   }
   int rows = 0;

@@ -26,7 +26,7 @@ struct Check {
   std::string text;    // stable, human: "winners = 1", "SQLSTATE 40001 count = 1"
   bool passed = false;
   std::string detail;  // what was seen when it failed: "winners = 2"
-  // Only for a `blocked` check with max_ms: how far this trial's measured lateness raised that upper
+  // Only for a `blocked` or `timing` check with max_ms: how far this trial's measured lateness raised that upper
   // bound, in ms (the largest over the role's instances; harness/eval/lateness.h). Else 0.
   double widened_by_ms = 0;
 };

@@ -71,6 +71,7 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   ctx.trial_timeout_ms = options.trial_timeout_ms;
   ctx.stop = options.stop;
   ctx.monitor = conns.monitor();
+  ctx.control = conns.control();  // for probe steps (TrialContext::control_mutex)
   ctx.engine = options.engine;
   std::map<std::string, int> parties;
   std::map<int64_t, std::string> pid_labels;
@@ -133,6 +134,7 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   if (!joined) {
     ctx.Abandon();
     for (size_t i = 0; i < item.sessions.size(); ++i) conns.session_conn(i)->Cancel();
+    conns.control()->Cancel();  // a probe that still runs
     result.deadline_exceeded = true;
     result.error = fmt::format("trial passed its deadline ({} ms) and was abandoned",
                                options.trial_timeout_ms);

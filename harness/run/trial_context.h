@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ struct TrialContext {
   std::map<std::string, std::unique_ptr<Barrier>> barriers;  // by name; Barrier is thread-safe
   std::map<std::string, std::vector<int64_t>> role_pids;     // role -> session ids of its instances
   std::unique_ptr<OrderGates> order;  // an ordered item's entries (PlanItem::order_entries), else null
+  // racelab's control connection (ItemSession::control) for `probe` steps. It belongs to the runner
+  // thread, which does not use it between starting the workers and joining them; in that time workers
+  // use it only while holding `control_mutex` (one probe at a time, each with its deadline).
+  Session* control = nullptr;
+  std::timed_mutex control_mutex;
   std::atomic<bool> abort{false};    // set by the runner when the trial is abandoned; workers stop
 
   // Stops the trial: workers see `abort`, every barrier wakes its waiters. Safe from any thread.

@@ -241,6 +241,9 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       }
       break;
     }
+    case StepKind::kProbe:
+      RunProbe(step, &ev);
+      break;
     case StepKind::kBarrier:
       break;
   }

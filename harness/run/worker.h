@@ -14,6 +14,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -40,6 +41,9 @@ class Worker {
   // past its deadline fails the session.
   void AwaitOrder(const PlannedStep& step);
   QueryResult ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql);
+  // A `probe` step on the control connection (worker_probe.cc): its rows into ev->read; a failure is
+  // in ev->message (not a SQLSTATE of the session); past its deadline, the trial is an error.
+  void RunProbe(const PlannedStep& step, StepEvent* ev);
   void Fail(const StepEvent& ev);
   void HandleError(const PlannedStep& step, const StepEvent& ev);
   // The step's `when`: true/false, or nullopt when it used an unset ${capture} (recorded as a scenario
@@ -58,6 +62,7 @@ class Worker {
   const PlannedSession* session_;
   Session* conn_;
   ProcessRunDelay backend_delay_;  // its backend's run-queue delay (local server only)
+  std::unique_ptr<ProcessRunDelay> control_delay_;  // the control connection's backend's, at the first probe
   int64_t step_thread_delay_ = -1;  // this thread's run-queue delay when the current step started
   WorkerOutput out_;
   std::map<std::string, std::string> vars_;  // captured values

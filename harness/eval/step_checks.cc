@@ -1,0 +1,28 @@
+// The helpers step_checks.h shares between the evaluator and the step checks.
+#include "harness/eval/step_checks.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace racelab::internal {
+
+const StepEvent* LastRun(const TrialResult& r, const std::string& label, const std::string& step) {
+  int last_attempt = 1;
+  for (const auto& ev : r.events) {
+    if (ev.session == label) last_attempt = std::max(last_attempt, ev.attempt);
+  }
+  const StepEvent* found = nullptr;
+  for (const auto& ev : r.events) {
+    if (ev.session == label && ev.attempt == last_attempt && ev.step == step && !ev.skipped) found = &ev;
+  }
+  return found;
+}
+
+std::string MsText(double ms) { return fmt::format("{:.3f}", ms); }
+
+void AddCheck(std::vector<Check>* checks, std::string text, bool passed, std::string detail) {
+  checks->push_back(Check{std::move(text), passed, passed ? "" : std::move(detail)});
+}
+
+}  // namespace racelab::internal
