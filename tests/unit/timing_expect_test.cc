@@ -128,6 +128,16 @@ TEST(TimingExpectTest, BadBlockedCountsAndEvents) {
               StartsWith("t.yaml:28:53: expect.blocked[0].wait_event: must not be empty"));
 }
 
+TEST(TimingExpectTest, MoreInstancesThanTheRoleHasAreRefusedWhenPlanned) {
+  Result<Scenario> s = Load("expect:\n  blocked: [ { session: w, step: claim, instances: \"${workers} + 1\" } ]\n");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  Result<std::vector<PlanItem>> items = ExpandScenario(*s, PlanOptions{});
+  ASSERT_FALSE(items.ok());
+  EXPECT_THAT(items.status().message(),
+              StartsWith("t.yaml:28:14: expect.blocked[0].instances: instances '${workers} + 1' = 4 is more than "
+                         "session 'w' has (3)"));
+}
+
 TEST(TimingExpectTest, AfterARoleWithSeveralInstancesIsRefusedWhenPlanned) {
   Result<Scenario> s = Load("expect:\n  timing: [ { session: a, step: claim, after: w.claim, max_ms: 5 } ]\n");
   ASSERT_TRUE(s.ok()) << s.status().message();
