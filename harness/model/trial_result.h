@@ -59,6 +59,10 @@ struct StepEvent {
   // Polls that saw the wait (0 when none did), clipped to [sent_us, completed_us].
   int64_t lock_wait_first_seen_us = 0;
   int64_t lock_wait_last_seen_us = 0;
+  // server_log: when the first wait the server logged ended (its start + duration; completed_us when no
+  // end was logged), µs since trial start; 0 otherwise. Only for placing polls (lock_waits.cc): not in
+  // the reports.
+  int64_t logged_first_wait_end_us = 0;
   std::string wait_event;               // lock type of the first wait: "transactionid", "tuple", "relation", "advisory", …
   std::string lock_mode;                // server_log only: the requested mode, e.g. "ShareLock"
   // Who held the lock: session labels, "racelab:control"/"racelab:monitor" for racelab's own

@@ -1,6 +1,7 @@
 #include "harness/run/lock_waits.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -84,10 +85,12 @@ void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t 
       best->lock_wait_us = 0;
       best->wait_event = w.wait_event;
       best->lock_mode = w.mode;
+      best->logged_first_wait_end_us = start + us;
     } else if (start < best->lock_wait_start_us) {
       best->lock_wait_start_us = start;
       best->wait_event = w.wait_event;
       best->lock_mode = w.mode;
+      best->logged_first_wait_end_us = start + us;
     }
     best->lock_wait_us = std::min(best->lock_wait_us + us, best->completed_us - best->sent_us);
     AddBlockers(w.holders, names, best);
@@ -122,6 +125,13 @@ void AttributeLockWaits(const std::vector<WaitObservation>& observations, const 
   auto contains = [](const StepEvent& ev, const WaitObservation& o) {
     return ev.sent_us <= o.poll_sent_us && o.poll_received_us <= ev.completed_us;
   };
+  // The first wait the server logged for each statement (its wait_event): a poll that saw another one
+  // before it ended saw an earlier, unlogged wait (below).
+  std::map<const StepEvent*, std::string> logged_event;
+  std::map<const StepEvent*, int64_t> earlier_seen;  // the poll that named the earlier wait: its received_us
+  for (const auto& ev : *events) {
+    if (ev.lock_wait_source == "server_log") logged_event[&ev] = ev.wait_event;
+  }
   std::set<StepEvent*> confirmed;  // seen waiting by a poll wholly inside the statement
   for (const auto& o : observations) {
     for (auto& [ev, overlap] : candidates(o)) {
@@ -158,6 +168,23 @@ void AttributeLockWaits(const std::vector<WaitObservation>& observations, const 
     // at one instant of the wait, and either can miss one (a naive-select-then-update trial under
     // ctest -j2 recorded a server-logged wait without its holder `first`).
     AddBlockers(o.blocking, names, best);
+    // A backend waits on one lock at a time. A poll that saw it waiting on another lock than the first
+    // one the server logged, before that logged wait ended, saw it before that wait began: an earlier
+    // wait the server did not log — shorter than deadlock_timeout, or its deadlock check ran only once
+    // the wait was over (docs/lock-waits.md "What it cannot see"). That one is the statement's first
+    // wait. Seen: naive-select-then-update with 4 workers under load, a tuple wait (seen by the polls
+    // await_blocked relies on) then an xid wait, of which only the second was logged. The logged end
+    // is known to ±0.5 ms (the log's ms timestamps), hence the margin.
+    if (auto logged = logged_event.find(best); logged != logged_event.end() && !o.wait_event.empty() &&
+        o.wait_event != logged->second &&
+        o.poll_received_us + 500 + kClockToleranceUs < best->logged_first_wait_end_us) {
+      auto seen = earlier_seen.find(best);
+      if (seen == earlier_seen.end() || o.poll_received_us < seen->second) {
+        earlier_seen[best] = o.poll_received_us;
+        best->wait_event = o.wait_event;
+        best->lock_mode.clear();  // the server logged no mode for that wait
+      }
+    }
     if (best->lock_wait_source == "server_log") continue;  // the server's timing stands
     if (!best->lock_wait) {
       best->lock_wait = true;

@@ -99,5 +99,43 @@ TEST(LockWaitAttribution, QueryTextBreaksTiesBetweenUnconfirmedStatements) {
   EXPECT_TRUE(events[1].lock_wait);
 }
 
+// The server logged only the statement's second wait (transactionid, 3000-9000 µs); a poll saw it
+// waiting on a tuple at 1200-1500 µs, before that logged wait ended: an earlier, unlogged wait, which
+// wait_event names. A poll seeing the logged wait's own event changes nothing, nor one after its end.
+// Without the poll rule the first wait would be recorded as transactionid (a naive-select-then-update
+// trial with 4 workers under load: its k-of-N `wait_event: tuple` check failed).
+TEST(LockWaitAttribution, APollBeforeTheFirstLoggedWaitNamesAnEarlierUnloggedWait) {
+  auto logged = [](std::vector<StepEvent>* events) {
+    StepEvent& ev = (*events)[0];
+    ev.lock_wait = true;
+    ev.lock_wait_source = "server_log";
+    ev.lock_wait_start_us = 3000;
+    ev.lock_wait_us = 6000;
+    ev.logged_first_wait_end_us = 9000;
+    ev.wait_event = "transactionid";
+    ev.lock_mode = "ShareLock";
+  };
+  std::vector<StepEvent> events{Ev("execute", StepKind::kSql, 1000, 10000)};
+  logged(&events);
+  WaitObservation xid = Obs(5000, 5400);  // the logged wait itself
+  WaitObservation tuple = Obs(1200, 1500);
+  tuple.wait_event = "tuple";
+  internal::AttributeLockWaits({xid, tuple, xid}, kNames, &events);
+  EXPECT_EQ(events[0].wait_event, "tuple");
+  EXPECT_EQ(events[0].lock_mode, "");
+  EXPECT_EQ(events[0].lock_wait_start_us, 3000) << "the server's timing stands";
+  EXPECT_EQ(events[0].lock_wait_us, 6000);
+
+  std::vector<StepEvent> late{Ev("execute", StepKind::kSql, 1000, 12000)};
+  logged(&late);
+  WaitObservation after = Obs(9500, 9800);  // after the logged wait ended: a later wait
+  after.wait_event = "tuple";
+  WaitObservation edge = Obs(8000, 8600);  // within the log's ±0.5 ms of its end: not sure, not taken
+  edge.wait_event = "tuple";
+  internal::AttributeLockWaits({after, edge, xid}, kNames, &late);
+  EXPECT_EQ(late[0].wait_event, "transactionid");
+  EXPECT_EQ(late[0].lock_mode, "ShareLock");
+}
+
 }  // namespace
 }  // namespace racelab
