@@ -129,6 +129,11 @@ void CheckOneOf(const PlanItem& item, const TrialResult& r, std::vector<Check>* 
   for (size_t i = 0; i < alts.size(); ++i) {
     PlanItem alone;  // what EvaluateTrial reads: the sessions, the outcome, this alternative's checks
     alone.sessions = item.sessions;
+    for (PlannedSession& s : alone.sessions) {  // probe steps are checked once, by the trial, not per alternative
+      s.steps.erase(std::remove_if(s.steps.begin(), s.steps.end(),
+                                   [](const PlannedStep& step) { return step.kind == StepKind::kProbe; }),
+                    s.steps.end());
+    }
     alone.outcome = item.outcome;
     alone.expect = alts[i].checks;
     TrialResult copy = r;
