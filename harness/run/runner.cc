@@ -235,6 +235,10 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
     if (s.ok()) s = conns.AwaitWorkspace(t);      // emptied and set up since a trial last used it
     if (!s.ok()) {
       conns.DropSchema();
+      // A server that went away between trials: which trial it stopped, as a failure in a trial says.
+      if (s.code() == StatusCode::kDatabase) {
+        return Status::Database(fmt::format("before trial {} of {}: {}", t + 1, item.trials, s.message()));
+      }
       return s;
     }
     TrialResult trial = RunTrial(options_, item, conns, wait_log_.get(), t);
