@@ -19,6 +19,12 @@ const SessionSpec* FindRole(const Scenario& s, const std::string& role) {
   return nullptr;
 }
 
+std::vector<std::string> RoleNames(const Scenario& s) {
+  std::vector<std::string> names;
+  for (const SessionSpec& session : s.sessions) names.push_back(session.name);
+  return names;
+}
+
 namespace {
 
 const Step* FindStep(const SessionSpec& session, const std::string& step) {
@@ -26,12 +32,6 @@ const Step* FindStep(const SessionSpec& session, const std::string& step) {
     if (candidate.name == step) return &candidate;
   }
   return nullptr;
-}
-
-std::vector<std::string> RoleNames(const Scenario& s) {
-  std::vector<std::string> names;
-  for (const SessionSpec& session : s.sessions) names.push_back(session.name);
-  return names;
 }
 
 }  // namespace

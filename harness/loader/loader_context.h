@@ -100,6 +100,7 @@ ExpectSpec ReadExpectFields(LoadContext& ctx, const Fields& f);
 std::vector<std::string_view> ExpectKeys();
 bool HasCheck(const ExpectSpec& e);
 const SessionSpec* FindRole(const Scenario& s, const std::string& role);
+std::vector<std::string> RoleNames(const Scenario& s);  // the sessions' names, in file order
 std::optional<std::string> ReadStepRef(LoadContext& ctx, const Ref& ref, const SessionSpec* role);
 std::optional<std::string> ReadRoleRef(LoadContext& ctx, const Ref& ref);
 

@@ -9,19 +9,6 @@
 namespace racelab::internal {
 namespace {
 
-const SessionSpec* FindRole(const Scenario& s, const std::string& role) {
-  for (const SessionSpec& session : s.sessions) {
-    if (session.name == role) return &session;
-  }
-  return nullptr;
-}
-
-std::vector<std::string> RoleNames(const Scenario& s) {
-  std::vector<std::string> names;
-  for (const SessionSpec& session : s.sessions) names.push_back(session.name);
-  return names;
-}
-
 std::vector<std::string> StepNames(const SessionSpec& role) {
   std::vector<std::string> names;
   for (const Step& step : role.steps) names.push_back(step.name);
