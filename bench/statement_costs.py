@@ -5,7 +5,8 @@ guarded-cas-claim (read committed, `reset:`), one kind at a time, on an embedded
 
 Per kind, N executions on one connection (psycopg 3, simple protocol, autocommit), in 2 rounds:
   - the checker's version read (EXECUTE racelab_version, the query of
-    harness/engines/postgresql/workspace_state.cc, read from the source and prepared once);
+    harness/engines/postgresql/workspace_state.cc for the table `runs`, read from the source and
+    prepared once);
   - the wait monitor's poll of 2 idle backends, as before 37a211a (the pg_stat_activity view, planned
     each time) and since (PREPAREd once, EXECUTE);
   - a session's clean start (racelab's one string; the reference harness's DISCARD ALL + SET);
@@ -101,8 +102,11 @@ def main():
     if len(sys.argv) > 2 and sys.argv[1] == "--":
         return run_command(pm, sys.argv[2:])
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 500
-    version = re.search(r'kVersionSql = R"sql\((.*?)\)sql"', open(SOURCE).read(), re.S).group(1)
-    version = version.replace("{0}", f"'{SCHEMA}'")
+    source = open(SOURCE).read()
+    version = re.search(r'kVersionCatalogSql = R"sql\((.*?)\)sql"', source, re.S).group(1)
+    contents = re.search(r'kTableContentsSql =\s*"(.*?)";', source, re.S).group(1).replace("\\\\", "\\")
+    version = (version.replace("{0}", f"'{SCHEMA}'")
+               + "UNION ALL SELECT 'contents runs', (" + contents.replace("{}", f"{SCHEMA}.runs") + ")")
     try:
         a, b, c = (psycopg.connect(dsn, autocommit=True) for _ in range(3))
         a.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE; CREATE SCHEMA {SCHEMA}; SET search_path TO {SCHEMA}")

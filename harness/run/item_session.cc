@@ -124,13 +124,14 @@ Status ItemSession::TryReset(Slot* slot, bool* done) {
     return Status::Usage(fmt::format("{}: reset: {} (SQLSTATE {}), {}", item_.file, r.message, r.sqlstate, after()));
   }
   auto version = engine_.ReadWorkspaceState(slot->checker.get(), Engine::WorkspaceStateKind::kVersion, Deadline());
-  if (!version.ok()) return Status::Ok();
-  if (StateDifference(*slot->version, *version).empty()) {
+  if (version.ok() && slot->version && StateDifference(*slot->version, *version).empty()) {
     ++slot->resets;
     *done = true;
     return Status::Ok();
   }
-  // The catalogue rows or contents moved: compare the state itself.
+  // The catalogue rows or contents moved, or the version could not be read — DDL dropped or changed a
+  // table it reads (a difference too), or the checker is gone: compare the state itself.
+  if (!slot->checker->healthy()) return Status::Ok();  // set up fresh
   auto state = engine_.ReadWorkspaceState(slot->checker.get(), Engine::WorkspaceStateKind::kFull, Deadline());
   if (!state.ok()) return Status::Ok();
   if (std::string diff = StateDifference(*slot->baseline, *state); !diff.empty()) {
@@ -139,7 +140,13 @@ Status ItemSession::TryReset(Slot* slot, bool* done) {
         "and object setup made; docs/scenario-format.md \"reset\")",
         item_.file, after(), diff));
   }
-  slot->version = std::move(version.value());
+  // The state is setup's: the next reset compares its version with this one (none when it could not
+  // be read: then every reset here reads the state).
+  if (version.ok()) {
+    slot->version = std::move(version.value());
+  } else {
+    slot->version.reset();
+  }
   ++slot->resets;
   *done = true;
   return Status::Ok();

@@ -42,6 +42,12 @@ TEST(SessionReset, AResetThatChangesTheCatalogueButRestoresTheStateIsUsed) {
   ExpectAllPass(run, kResetTrials, 1);
 }
 
+// The check's version query reads the table by name: after DROP and CREATE, PostgreSQL plans it again.
+TEST(SessionReset, AResetThatRecreatesSetupsTableIsUsed) {
+  ScenarioRun run = RunScenario(Fixture("reset_recreates_table.yaml"), kResetTrials, {}, {kRc});
+  ExpectAllPass(run, kResetTrials, 1);
+}
+
 // Runs a leaking fixture: its first two trials (one per workspace, each fresh) pass; the reset after
 // trial 1 must be refused with a scenario error naming `object`, so trial 3 never runs.
 void ExpectRefused(const std::string& file, const std::string& object) {
@@ -67,6 +73,19 @@ TEST(SessionReset, AResetThatLeavesATrialsRowsIsRefused) {
 
 TEST(SessionReset, AResetThatLeavesATableATrialMadeIsRefused) {
   ExpectRefused("reset_keeps_table.yaml", "relation extra is new");
+}
+
+TEST(SessionReset, AResetThatLeavesAFunctionATrialMadeIsRefused) {
+  ExpectRefused("reset_keeps_function.yaml", "function made() is new");
+}
+
+TEST(SessionReset, AResetThatLeavesAFunctionATrialReplacedIsRefused) {
+  ExpectRefused("reset_replaces_function.yaml", "function label() differs");
+}
+
+// The version query cannot run (a table it reads is gone): a difference, not a reason to set up fresh.
+TEST(SessionReset, AResetThatDropsATableSetupMadeIsRefused) {
+  ExpectRefused("reset_drops_table.yaml", "relation aux is gone");
 }
 
 }  // namespace

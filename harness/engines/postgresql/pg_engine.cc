@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -167,8 +168,23 @@ Status PostgresEngine::ResetWorkspace(const std::string& name, SteadyTime deadli
 }
 
 Status PostgresEngine::PrepareWorkspaceChecks(Session* checker, const std::string& workspace, SteadyTime deadline) {
-  QueryResult r = checker->Exec(pg::PrepareWorkspaceStateSql(workspace), deadline);
-  if (!r.ok()) return Status::Database(fmt::format("cannot prepare the state query of schema {}: {} ({})", workspace, r.message, r.sqlstate));
+  const auto failed = [&](const QueryResult& r) {
+    return Status::Database(
+        fmt::format("cannot prepare the state query of schema {}: {} ({})", workspace, r.message, r.sqlstate));
+  };
+  QueryResult r = checker->Exec(pg::PrepareWorkspaceStateSql(workspace), deadline, pg::kMaxStateRows);
+  if (!r.ok()) return failed(r);
+  if (r.rows < 0 || static_cast<size_t>(r.rows) != r.values.size()) {
+    return Status::Database(fmt::format("cannot prepare the state query of schema {}: more than {} relations",
+                                        workspace, pg::kMaxStateRows));
+  }
+  std::vector<pg::WorkspaceRelation> relations;
+  for (const auto& row : r.values) {
+    if (row.size() != 2 || !row[0] || !row[1] || row[1]->size() != 1) continue;
+    relations.push_back(pg::WorkspaceRelation{*row[0], (*row[1])[0]});
+  }
+  QueryResult v = checker->Exec(pg::PrepareWorkspaceVersionSql(workspace, relations), deadline);
+  if (!v.ok()) return failed(v);
   return Status::Ok();
 }
 
