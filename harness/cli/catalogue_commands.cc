@@ -37,6 +37,7 @@ std::string StepLine(const Step& s) {
     case StepKind::kBarrier: value = s.barrier; break;
     case StepKind::kSleep: value = s.sleep_ms + " ms"; break;
     case StepKind::kAwaitBlocked:
+    case StepKind::kAwaitEnded:
     case StepKind::kTerminate: value = s.target; break;
     case StepKind::kBegin:
     case StepKind::kCommit:

@@ -5,10 +5,12 @@
 // connection of its own; MariaDB polls information_schema.INNODB_TRX / INNODB_LOCK_WAITS; SQLite has
 // no lock table and reports waits from each connection's busy handler. All of them hand the runner
 // WaitObservations, which it attributes to the statement in flight (harness/run/lock_waits.h).
-// Thread-safety: Begin/End from the runner thread; AwaitBlocked/Terminate/error/healthy from any.
+// Thread-safety: Begin/End from the runner thread; AwaitBlocked/AwaitEnded/Terminate/error/healthy
+// from any.
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -30,6 +32,22 @@ struct WaitObservation {
   std::string query;             // the statement that waits, as the server shows it (may be truncated)
 };
 
+// What WaitMonitor::AwaitEnded saw.
+struct EndWait {
+  enum class Result {
+    kEnded,     // every session was gone at one look
+    kTimedOut,  // the deadline came first (`still_connected` of them were still there)
+    kStopped,   // racelab was interrupted
+    kFailed,    // the monitor could not look (`error`), or the engine has no server (SQLite)
+  };
+  Result result = Result::kFailed;
+  // kEnded: when the last look that still saw one of them connected was sent — the server ended the
+  // last one after that instant; nullopt when the first look found them all gone.
+  std::optional<SteadyTime> last_seen_connected;
+  size_t still_connected = 0;  // kTimedOut: at the last look
+  std::string error;           // kFailed
+};
+
 class WaitMonitor {
  public:
   virtual ~WaitMonitor() = default;
@@ -43,6 +61,12 @@ class WaitMonitor {
   // started after this call. False at `deadline`, on stop, or when the monitor failed (error()).
   virtual bool AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
                             const StopFlag* stop) = 0;
+
+  // Waits until none of `sessions` is connected to the server any more — the server ended each one
+  // (PostgreSQL: its pid is gone from pg_stat_activity, MariaDB: its id from PROCESSLIST; an ended
+  // session's transaction was rolled back and its locks released before that) — looking every few ms
+  // until `deadline` or a stop. Does not end anything itself (that is Terminate).
+  virtual EndWait AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline, const StopFlag* stop) = 0;
 
   // Ends each session from the server side and waits (until `deadline`) until it is gone. Returns an
   // error message, or "". Engines without Capabilities::terminate return a message saying so.

@@ -27,6 +27,7 @@ int64_t PathLatenessUs(const TrialResult& result, const std::string& session, in
         break;
       case StepKind::kSleep:
       case StepKind::kBarrier:
+      case StepKind::kAwaitEnded:  // late_us: from the last poll that saw the target connected
         if (ev.completed_us <= end) late += std::max<int64_t>(0, ev.late_us);  // woke late
         break;
       case StepKind::kSql:  // statements: how late the session's thread and backend ran them

@@ -8,10 +8,11 @@
 //    lock, a lock_timeout/statement_timeout/deadlock_timeout timer firing late, waking after the
 //    release) and its worker's wake delay when the answer came;
 //  - blockers: for each blocking session, over the steps that overlap the wait: the late_us of those
-//    that are statements (their backends' run-queue delay), of sleeps and barriers that ended inside
-//    the wait (how late they woke); the part of an await_blocked inside the wait (the monitor finding
-//    the wait: the scenario asks for no time there); and racelab's own gaps between one step's end and
-//    the next one's send inside the wait.
+//    that are statements (their backends' run-queue delay), of sleeps, barriers and await_ended steps
+//    that ended inside the wait (how late they woke; for await_ended, from the last monitor look that
+//    still saw the target connected — the end the server chose is the scenario's time); the part of
+//    an await_blocked inside the wait (the monitor finding the wait: the scenario asks for no time
+//    there); and racelab's own gaps between one step's end and the next one's send inside the wait.
 // Time the scenario asks for (sleep_ms, a timeout setting) is never part of it, so a holder that sleeps
 // twice as long still breaks the bound. Lower bounds are not changed: load only lengthens a wait.
 // Thread-safety: pure functions.
@@ -33,9 +34,9 @@ struct LatenessAllowance {
 };
 
 // The lateness measured on `session`'s path over [start_us, end_us] (µs since the trial's start), as
-// the blockers' part above counts it: its statements' and probes' late_us, its sleeps' and barriers'
-// late wake-ups inside the interval, the part of its await_blocked steps inside it, and racelab's gaps
-// between its steps. In µs, >= 0. Used for a blocker, and for expect.timing's paths (timing_checks.h).
+// the blockers' part above counts it: its statements' and probes' late_us, its sleeps', barriers' and
+// await_ended steps' late wake-ups inside the interval, the part of its await_blocked steps inside it,
+// and racelab's gaps between its steps. In µs, >= 0. Used for a blocker, and for expect.timing's paths (timing_checks.h).
 int64_t PathLatenessUs(const TrialResult& result, const std::string& session, int64_t start_us, int64_t end_us);
 
 // The allowance of `waiter` (an event of `result`) as defined above.

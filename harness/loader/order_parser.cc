@@ -196,6 +196,14 @@ void CheckSessionsFitAnOrder(LoadContext& ctx, const Ref& ref) {
     }
     for (size_t j = 0; j < role.steps.size(); ++j) {
       const Step& step = role.steps[j];
+      if (step.kind == StepKind::kAwaitEnded) {
+        ctx.reader.Error(step.loc, fmt::format("sessions[{}].steps[{}]", i, j),
+                         fmt::format("session '{}' step '{}' is an await_ended, which an ordered scenario "
+                                     "does not run (its order hands over when a step completes or is seen "
+                                     "waiting); write the scenario with barriers instead of order",
+                                     role.name, step.name));
+        continue;
+      }
       if (step.kind != StepKind::kBarrier && step.kind != StepKind::kAwaitBlocked) continue;
       ctx.reader.Error(step.loc, fmt::format("sessions[{}].steps[{}]", i, j),
                        fmt::format("session '{}' step '{}' is {}: in an ordered scenario the order says "

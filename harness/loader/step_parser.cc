@@ -1,6 +1,6 @@
 // `steps:` of one session. A step is a bare keyword (begin, commit, rollback) or a mapping with
-// exactly one kind key (sql, barrier, sleep_ms, await_blocked, terminate, or begin/commit/rollback
-// with no value) plus the modifiers valid for that kind.
+// exactly one kind key (sql, barrier, sleep_ms, await_blocked, await_ended, terminate, probe, or
+// begin/commit/rollback with no value) plus the modifiers valid for that kind.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -36,6 +36,7 @@ std::vector<std::string> ModifiersOf(StepKind kind) {
     case StepKind::kRollback:
       return {"name", "on_error", "timeout_ms"};
     case StepKind::kAwaitBlocked:
+    case StepKind::kAwaitEnded:
       return {"name", "timeout_ms"};
     case StepKind::kProbe:
       return {"name", "equals", "timeout_ms"};
@@ -179,6 +180,14 @@ void ReadKindValue(LoadContext& ctx, const KindInfo& info, const Ref& ref,
       }
       break;
     }
+    case StepKind::kAwaitEnded:
+      // SQLite runs inside racelab: no server ends a connection, so the wait could only time out.
+      if (ctx.scenario.engine == "sqlite") {
+        ctx.reader.Error(ref, "await_ended waits for the server to end a session's connection, and SQLite has no "
+                              "server (it runs inside racelab): list this step for postgresql and mariadb only "
+                              "(drop sqlite from engines, or give sqlite its own sessions with an engine map)");
+      }
+      [[fallthrough]];
     case StepKind::kAwaitBlocked:
     case StepKind::kTerminate:  // a role name, checked once every role is known
       step.target = *text;

@@ -5,6 +5,7 @@
 
 #include "harness/loader/limits.h"
 #include "harness/loader/loader_context.h"
+#include "harness/model/step_kind.h"
 
 namespace racelab::internal {
 namespace {
@@ -31,7 +32,7 @@ const SessionSpec* RoleAt(LoadContext& ctx, const Ref& ref, const std::string& n
 bool StepAt(LoadContext& ctx, const Ref& ref, const SessionSpec& role, const std::string& name) {
   for (const Step& step : role.steps) {
     if (step.name != name) continue;
-    if (step.kind == StepKind::kBarrier || step.kind == StepKind::kSleep || step.kind == StepKind::kAwaitBlocked) {
+    if (InfoOf(step.kind).is_wait) {  // barrier, sleep_ms, await_blocked, await_ended
       ctx.reader.Error(ref, fmt::format("step '{}' of session '{}' is a wait racelab makes, not a statement: "
                                         "time a begin, sql, commit, rollback, terminate or probe step",
                                         name, role.name));

@@ -49,6 +49,7 @@ enum class StepKind {
   kBarrier,       // meet every session that lists the same barrier name
   kSleep,         // hold what the session holds: sleep_ms
   kAwaitBlocked,  // wait until the monitor sees every instance of `target` in a lock wait
+  kAwaitEnded,    // wait until the server has ended every instance of `target` (its backend is gone)
   kCommit,        // COMMIT
   kRollback,      // ROLLBACK
   kTerminate,     // the monitor calls pg_terminate_backend() on every instance of `target`
@@ -73,9 +74,9 @@ struct Step {
   OnError on_error = OnError::kAbort;
   std::string barrier;    // kBarrier: its name
   Expr sleep_ms;          // kSleep: milliseconds
-  std::string target;     // kAwaitBlocked, kTerminate: a session role name
-  // Deadline in ms: kAwaitBlocked its wait, sql/begin/commit/rollback the statement, kProbe its query
-  // (empty: the run's).
+  std::string target;     // kAwaitBlocked, kAwaitEnded, kTerminate: a session role name
+  // Deadline in ms: kAwaitBlocked and kAwaitEnded their wait, sql/begin/commit/rollback the statement,
+  // kProbe its query (empty: the run's).
   Expr timeout_ms;
   // kProbe (`probe: SQL`, its text in `sql`): the rows it must read, each row's columns joined by '|',
   // SQL NULL as NULL — as expect.reads writes them (issue 11 item 10a).

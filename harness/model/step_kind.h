@@ -37,19 +37,21 @@ struct StepKindInfo {
   // steps above, and BEGIN — SQLite's BEGIN IMMEDIATE takes the write lock and waits for it in the
   // busy handler (docs/sqlite.md). A polled observation is never pinned on a BEGIN.
   bool may_wait_recorded;
-  // The session waits without sending anything: for a time (sleep), for its partners (barrier) or
-  // for another session to be seen in a lock wait (await_blocked). The timeline draws it as a wait.
+  // The session waits without sending anything: for a time (sleep), for its partners (barrier), for
+  // another session to be seen in a lock wait (await_blocked) or to be ended by the server
+  // (await_ended). The timeline draws it as a wait.
   bool is_wait;
 };
 
 // In the order the scenario-format docs list them (the loader's "expected one of" follows it).
-inline constexpr std::array<StepKindInfo, 9> kStepKinds = {{
+inline constexpr std::array<StepKindInfo, 10> kStepKinds = {{
     // kind                   file_key         report_name      value  sql    lock   recorded wait
     {StepKind::kBegin,        "begin",         "begin",         false, true,  false, true,    false},
     {StepKind::kSql,          "sql",           "sql",           true,  true,  true,  true,    false},
     {StepKind::kBarrier,      "barrier",       "barrier",       true,  false, false, false,   true},
     {StepKind::kSleep,        "sleep_ms",      "sleep",         true,  false, false, false,   true},
     {StepKind::kAwaitBlocked, "await_blocked", "await_blocked", true,  false, false, false,   true},
+    {StepKind::kAwaitEnded,   "await_ended",   "await_ended",   true,  false, false, false,   true},
     {StepKind::kTerminate,    "terminate",     "terminate",     true,  false, false, false,   false},
     {StepKind::kCommit,       "commit",        "commit",        false, true,  true,  true,    false},
     {StepKind::kRollback,     "rollback",      "rollback",      false, true,  false, false,   false},
@@ -67,6 +69,7 @@ constexpr int RowsOf(StepKind kind) {
     case StepKind::kBarrier:
     case StepKind::kSleep:
     case StepKind::kAwaitBlocked:
+    case StepKind::kAwaitEnded:
     case StepKind::kTerminate:
     case StepKind::kCommit:
     case StepKind::kRollback:

@@ -3,8 +3,9 @@
 //
 // Which errors mean "the session is gone" is the engine's to say (Engine::IsSessionLost; e.g. a
 // PostgreSQL backend ended by pg_terminate_backend answers 57P01, then a lost connection, 08006).
-// When the scenario's own `terminate` step ended that session earlier in the trial, this is the
-// behaviour under test; otherwise it is an outage (an operator, a pooler, the server), and the trial
+// When the scenario's own `terminate` step ended that session earlier in the trial, or an
+// `await_ended` step waited for the server to end it (idle_in_transaction_session_timeout) and saw it
+// end, this is the behaviour under test; otherwise it is an outage (an operator, a pooler, the server), and the trial
 // is an `error` (exit 3), never a `fail`.
 // Thread-safety: pure functions.
 #pragma once
@@ -19,8 +20,8 @@
 
 namespace racelab::internal {
 
-// One session (its Session::session_id) racelab's own `terminate` step ended, and when the step
-// started (µs since trial start).
+// One session (its Session::session_id) racelab's own `terminate` step ended, or an `await_ended` step
+// saw the server end, and when that step started (µs since trial start).
 struct OwnTermination {
   int64_t pid = 0;
   int64_t at_us = 0;

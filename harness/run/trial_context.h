@@ -81,7 +81,8 @@ struct WorkerOutput {
   std::string error;               // harness error (a wait that never ended, a missing capture, …)
   bool deadline_exceeded = false;
   bool scenario_error = false;     // a step's SQL can never run (Engine::IsScenarioError; see TrialResult)
-  std::vector<internal::OwnTermination> terminated;  // sessions this session's terminate steps ended
+  // Sessions this session's terminate steps ended, or its await_ended steps saw the server end.
+  std::vector<internal::OwnTermination> terminated;
 };
 
 }  // namespace racelab

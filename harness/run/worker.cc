@@ -229,6 +229,9 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       }
       break;
     }
+    case StepKind::kAwaitEnded:
+      AwaitEnded(step, &ev);
+      break;
     case StepKind::kTerminate: {
       const std::vector<int64_t>& pids = ctx_->role_pids.at(step.target);
       // Recorded before the call: the target's next statement may fail before the call returns.
@@ -249,6 +252,43 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
   }
   if (!ev.sqlstate.empty()) HandleError(step, ev);
   out_.events.push_back(std::move(ev));
+}
+
+void Worker::AwaitEnded(const PlannedStep& step, StepEvent* ev) {
+  const long ms = step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
+  const std::vector<int64_t>& pids = ctx_->role_pids.at(step.target);
+  const EndWait r = ctx_->monitor->AwaitEnded(pids, ctx_->DeadlineIn(ms), ctx_->stop);
+  ev->completed_us = ctx_->NowUs();
+  if (r.result == EndWait::Result::kEnded) {
+    // Woke late by at most the time since the last look that still saw the target: the end itself
+    // came when the server chose (the scenario's timeout setting), not racelab.
+    ev->late_us = r.last_seen_connected ? std::max<int64_t>(0, ev->completed_us - ctx_->ToUs(*r.last_seen_connected))
+                                        : 0;
+    // The target's lost connection is the behaviour this step awaited, not a fault (faults.h), from
+    // the moment the step started waiting for it.
+    for (int64_t pid : pids) out_.terminated.push_back({pid, ev->sent_us});
+    return;
+  }
+  const bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
+  const std::string within = trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
+                                   : fmt::format("within {} ms", ms);
+  switch (r.result) {
+    case EndWait::Result::kTimedOut:
+      ev->message = fmt::format("the server did not end '{}' {} ({} of {} still connected)", step.target, within,
+                                r.still_connected, pids.size());
+      out_.deadline_exceeded = true;
+      break;
+    case EndWait::Result::kStopped:
+      ev->message = "interrupted";
+      break;
+    case EndWait::Result::kFailed:
+      ev->message = fmt::format("cannot see whether the server ended '{}': {}", step.target, r.error);
+      break;
+    case EndWait::Result::kEnded:
+      break;
+  }
+  if (out_.error.empty()) out_.error = fmt::format("{}: await_ended: {}", session_->label, ev->message);
+  Fail(*ev);
 }
 
 QueryResult Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql) {

@@ -41,6 +41,9 @@ class Worker {
   // past its deadline fails the session.
   void AwaitOrder(const PlannedStep& step);
   QueryResult ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql);
+  // An `await_ended` step: waits (until its timeout_ms) for the server to end every instance of the
+  // target role; past the deadline, or when the monitor cannot look, the session fails.
+  void AwaitEnded(const PlannedStep& step, StepEvent* ev);
   // A `probe` step on the control connection (worker_probe.cc): its rows into ev->read; a failure is
   // in ev->message (not a SQLSTATE of the session); past its deadline, the trial is an error.
   void RunProbe(const PlannedStep& step, StepEvent* ev);

@@ -106,7 +106,7 @@ TEST(ScenarioErrorsTest, UnknownStep) {
   EXPECT_THAT(ErrorOf(With({{10, "      - barier: go"}})),
               StartsWith("t.yaml:10:9: sessions[0].steps[1]: unknown step 'barier' (did you mean "
                          "'barrier'? expected one of: begin, sql, barrier, sleep_ms, "
-                         "await_blocked, terminate, commit, rollback, probe)"));
+                         "await_blocked, await_ended, terminate, commit, rollback, probe)"));
   // Its name is still known: no second error from the outcome that names it.
   std::string msg = ErrorOf(With({{11, "      - sqll: UPDATE runs SET status = 'running'"}}));
   EXPECT_THAT(msg, StartsWith("t.yaml:11:9: sessions[0].steps[2]: unknown step 'sqll'"));

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "harness/engine/end_wait.h"
+
 namespace racelab::mariadb {
 namespace {
 
@@ -104,6 +106,32 @@ std::string MariaWaitMonitor::Terminate(const std::vector<int64_t>& sessions, St
     if (Clock::now() >= deadline) return fmt::format("sessions {} did not end by the deadline", ids);
     std::this_thread::sleep_for(milliseconds(5));
   }
+}
+
+EndWait MariaWaitMonitor::AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline,
+                                     const StopFlag* stop) {
+  Result<std::unique_ptr<MariaConnection>> c =
+      MariaConnection::Open(target_, "racelab control", std::max(deadline, Clock::now() + milliseconds(1000)), stop);
+  if (!c.ok()) {
+    EndWait failed;
+    failed.error = "cannot open a control connection: " + c.status().message();
+    return failed;
+  }
+  std::string ids;
+  for (int64_t id : sessions) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+  const std::string sql = "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID IN (" + ids + ")";
+  EndWait out = PollUntilEnded(
+      [&](SteadyTime query_deadline) -> Result<size_t> {
+        QueryResult r = (*c)->Exec(sql, query_deadline);
+        if (!r.ok() || r.values.empty() || r.values[0].empty() || !r.values[0][0]) {
+          return Status::Database(fmt::format("cannot see whether sessions {} ended: {}", ids,
+                                              r.ok() ? std::string("no answer") : r.message));
+        }
+        return static_cast<size_t>(std::stoul(*r.values[0][0]));
+      },
+      deadline, stop);
+  (*c)->Close();
+  return out;
 }
 
 bool MariaWaitMonitor::healthy() { return error().empty() && conn_->healthy(); }

@@ -15,7 +15,7 @@
 // Waits outside InnoDB (GET_LOCK, metadata locks) are seen in information_schema.PROCESSLIST by their
 // state ("User lock", "Waiting for table metadata lock"), without blockers.
 // The polling thread, its spacing and AwaitBlocked are harness/engine/polled_wait_monitor.h's.
-// Thread-safety: Begin/End from the runner thread; AwaitBlocked/Terminate/error/healthy from any.
+// Thread-safety: Begin/End from the runner thread; AwaitBlocked/AwaitEnded/Terminate/error/healthy from any.
 #pragma once
 
 #include <algorithm>
@@ -42,6 +42,11 @@ class MariaWaitMonitor : public PolledWaitMonitor {
   ~MariaWaitMonitor() override;
 
   std::string Terminate(const std::vector<int64_t>& sessions, SteadyTime deadline) override;
+  // Looks every few ms, on a control connection of its own (the monitor's is the polling thread's),
+  // whether any of `sessions` is still in information_schema.PROCESSLIST. A connection leaves it after
+  // its transaction was rolled back (THD::cleanup before the server forgets the thread; MariaDB source
+  // sql/sql_class.cc, sql/mysqld.cc unlink_thd).
+  EndWait AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline, const StopFlag* stop) override;
   bool healthy() override;
   int64_t session_id() override { return id_; }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "harness/engine/end_wait.h"
 #include "harness/engines/postgresql/pid_list.h"
 
 namespace racelab::pg {
@@ -94,6 +95,24 @@ std::string Monitor::Terminate(const std::vector<int64_t>& pids, SteadyTime dead
                                   ") FROM unnest(ARRAY[" + PidList(pids) + "]::int[]) AS pid",
                               deadline);
   return r.ok() ? "" : r.sqlstate + " " + r.message;
+}
+
+EndWait Monitor::AwaitEnded(const std::vector<int64_t>& pids, SteadyTime deadline, const StopFlag* stop) {
+  const std::string sql =
+      "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(ARRAY[" + PidList(pids) + "]::int[])";
+  return PollUntilEnded(
+      [&](SteadyTime query_deadline) -> Result<size_t> {
+        QueryResult r;
+        {
+          std::lock_guard<std::mutex> conn_lock(conn_mu_);
+          r = conn_->Exec(sql, query_deadline);
+        }
+        if (!r.ok() || r.values.empty() || r.values[0].empty() || !r.values[0][0]) {
+          return Status::Database("monitor connection: " + (r.ok() ? std::string("no answer") : r.message));
+        }
+        return static_cast<size_t>(std::stoul(*r.values[0][0]));
+      },
+      deadline, stop);
 }
 
 bool Monitor::healthy() {
