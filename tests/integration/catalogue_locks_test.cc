@@ -133,6 +133,36 @@ TEST(CatalogueLocks, LockLeaseFixedNobodyWaits) {
   }
 }
 
+// lock-lease-idle-timeout: the server ends the holder idle in its transaction (25P03 at its next
+// statement), its claim is rolled back and its row lock released; the waiter, on at that end
+// (await_ended), claims the row without waiting, while the holder is still in its call.
+TEST(CatalogueLocks, LockLeaseIdleTimeoutServerEndsTheHolder) {
+  const double idle_ms = 200;
+  ScenarioRun run = RunScenario("lock-lease-idle-timeout", kTrials);
+  ExpectAllPass(run, kTrials);
+  for (const auto& r : run.results) {
+    const std::string level(IsolationName(r.item->isolation));
+    EXPECT_EQ(Count(r, "25P03"), kTrials) << level;
+    EXPECT_EQ(r.blocked_ms.count, 0u) << level;
+    for (const auto& tv : r.trial_details) {
+      const StepEvent* claim = Find(tv.result, "holder", "claim");
+      const StepEvent* call = Find(tv.result, "holder", "call_out");
+      const StepEvent* finish = Find(tv.result, "holder", "finish");
+      const StepEvent* gone = Find(tv.result, "waiter", "holder_gone");
+      const StepEvent* taken = Find(tv.result, "waiter", "claim");
+      ASSERT_TRUE(claim && call && finish && gone && taken) << level;
+      EXPECT_EQ(finish->sqlstate, "25P03") << level;
+      EXPECT_EQ(finish->message, "terminating connection due to idle-in-transaction timeout") << level;
+      EXPECT_EQ(Find(tv.result, "holder", "release"), nullptr) << "the ended session runs nothing more";
+      EXPECT_GE(gone->completed_us - claim->sent_us, idle_ms * 1000) << level;  // idle since after the send
+      EXPECT_LT(gone->completed_us, call->completed_us) << level << ": on at the end, not after the call";
+      EXPECT_EQ(taken->rows, 1) << level;
+      EXPECT_EQ(taken->sqlstate, "") << level;
+      EXPECT_FALSE(taken->lock_wait) << level;
+    }
+  }
+}
+
 // fingerprint-deadlock: b closes the cycle and is the victim (40P01) after ≈ deadlock_timeout; the two
 // waits block each other (a cycle); a commits.
 TEST(CatalogueLocks, FingerprintDeadlock) {
