@@ -188,8 +188,16 @@ void ReadKindValue(LoadContext& ctx, const KindInfo& info, const Ref& ref,
                               "(drop sqlite from engines, or give sqlite its own sessions with an engine map)");
       }
       [[fallthrough]];
-    case StepKind::kAwaitBlocked:
-    case StepKind::kTerminate:  // a role name, checked once every role is known
+    case StepKind::kTerminate:
+      // The same for terminate: SQLite cannot end another connection (Capabilities::terminate = false),
+      // so the step could only fail when it runs.
+      if (step.kind == StepKind::kTerminate && ctx.scenario.engine == "sqlite") {
+        ctx.reader.Error(ref, "terminate asks the server to end a session's connection, and SQLite has no "
+                              "server (it runs inside racelab): list this step for postgresql and mariadb only "
+                              "(drop sqlite from engines, or give sqlite its own sessions with an engine map)");
+      }
+      [[fallthrough]];
+    case StepKind::kAwaitBlocked:  // a role name, checked once every role is known
       step.target = *text;
       ctx.targets.push_back({*text, ref.mark, ref.path, role});
       break;

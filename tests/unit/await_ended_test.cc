@@ -131,6 +131,16 @@ TEST(AwaitEndedTest, RefusedOnSqlite) {
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;  // once, not once per engine
 }
 
+// terminate is refused the same way: SQLite cannot end another connection, so the step could only
+// fail when it runs (before, it was a trial error, exit 3, after the file had loaded).
+TEST(AwaitEndedTest, TerminateIsRefusedOnSqliteToo) {
+  std::string msg = ErrorOf(With({{4, "engines: [postgresql, sqlite]"}, {16, "      - terminate: holder"}, {17, ""}}));
+  EXPECT_THAT(msg, StartsWith("t.yaml:16:20: sessions[1].steps[1].terminate: terminate asks the server to end a "
+                              "session's connection, and SQLite has no server"));
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  EXPECT_EQ(ErrorOf(With({{16, "      - terminate: holder"}, {17, ""}})), "(loaded without error)");
+}
+
 TEST(AwaitEndedTest, RefusedInAnOrderedScenarioAndInTiming) {
   std::string ordered = With({{15, "      - { sql: SELECT 1, name: one }"},
                               {19, "order: [ [waiter.one, holder.begin1, waiter.await_ended2, waiter.sql3, "

@@ -181,7 +181,8 @@ void MariaConnection::FillError(QueryResult* r) {
   r->message = mysql_error(mysql_);
   r->sqlstate = mysql_sqlstate(mysql_);
   // Client errors (2000-2999: 2006 server gone, 2013 lost during query), a killed connection
-  // (1927) and the idle-transaction timeout (4031, the server closes the connection): gone.
+  // (1927) and an idle timeout (MySQL 8.0.24+ sends 4031 before it closes the connection; MariaDB
+  // 10.11 sends nothing, so the client's next call fails with 2006): gone.
   if ((code >= 2000 && code < 3000) || code == ER_CONNECTION_KILLED || code == 4031 || lost_) {
     r->connection_lost = true;
     r->sqlstate = kSqlstateConnectionFailure;
