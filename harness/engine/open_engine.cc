@@ -32,6 +32,22 @@ struct EngineEntry {
   std::vector<std::string> (*list_obsolete)() = nullptr;
 };
 
+// `clean` or `list` applied to each of `dirs`: the removals summed, the paths joined.
+int SumOver(const std::vector<std::string>& dirs, int (*clean)(const std::string&)) {
+  int n = 0;
+  for (const auto& d : dirs) n += clean(d);
+  return n;
+}
+std::vector<std::string> ListOver(const std::vector<std::string>& dirs,
+                                  std::vector<std::string> (*list)(const std::string&)) {
+  std::vector<std::string> out;
+  for (const auto& d : dirs) {
+    std::vector<std::string> more = list(d);
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
+}
+
 Result<std::unique_ptr<Engine>> OpenPostgres(const EngineOptions& o) {
   pg::PgEngineOptions po;
   po.dsn = o.dsn;
@@ -46,11 +62,11 @@ Result<std::unique_ptr<Engine>> OpenPostgres(const EngineOptions& o) {
 const std::vector<EngineEntry>& Registry() {
   static const std::vector<EngineEntry> kEngines = {
       {"postgresql", "PostgreSQL", &OpenPostgres, &pg::RedactDsn, &pg::LooksLikeDsn, &pg::MayHoldPassword,
-       [] { return pg::CleanOrphans(pg::DefaultBaseDir()); }, [] { return pg::ListOrphans(pg::DefaultBaseDir()); },
-       "cluster",
+       [] { return SumOver(pg::BaseDirsToClean(), &pg::CleanOrphans); },
+       [] { return ListOver(pg::BaseDirsToClean(), &pg::ListOrphans); }, "cluster",
        // The initdb templates of earlier racelab versions (16 MB WAL segments): template.h.
-       [] { return pg::CleanObsoleteTemplates(pg::DefaultBaseDir()); },
-       [] { return pg::ListObsoleteTemplates(pg::DefaultBaseDir()); }},
+       [] { return SumOver(pg::BaseDirsToClean(), &pg::CleanObsoleteTemplates); },
+       [] { return ListOver(pg::BaseDirsToClean(), &pg::ListObsoleteTemplates); }},
       {"sqlite", "SQLite", &sqlite::OpenSqliteEngine, &sqlite::RedactSqliteDsn, &sqlite::LooksLikeSqliteDsn,
        &sqlite::SqliteDsnMayHoldPassword, &sqlite::CleanSqliteOrphans, &sqlite::ListSqliteOrphans, "run folder",
        nullptr, nullptr},

@@ -5,7 +5,7 @@
 //
 // TestConninfo() returns $RACELAB_TEST_DSN when it is set and not empty (run the suite against your
 // own server). Otherwise the first call starts ONE EmbeddedCluster for the whole test binary
-// (default options: base folder /tmp/racelab-<uid>, so the initdb template is shared with the
+// (default options: base folder pg::DefaultBaseDir(), so the initdb template is shared with the
 // racelab CLI and other test binaries) and later calls return the same conninfo. The cluster is
 // stopped by a GoogleTest global Environment's TearDown (registered by a static initializer in
 // pg_test_env.cc), or at exit if the tests did not get that far.

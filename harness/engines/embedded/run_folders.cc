@@ -1,5 +1,7 @@
 #include "harness/engines/embedded/run_folders.h"
 
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,12 +28,23 @@ pid_t PidFromRunName(const std::string& name) {
 
 }  // namespace
 
-std::string DefaultBaseDir(const std::string& sub) {
+std::string DefaultBaseDir(const std::string& sub, const std::string& preferred) {
   const char* dir = std::getenv("RACELAB_TMPDIR");
   if (dir == nullptr || *dir == '\0') dir = std::getenv("TMPDIR");
+  if ((dir == nullptr || *dir == '\0') && !preferred.empty()) dir = preferred.c_str();
   if (dir == nullptr || *dir == '\0') dir = "/tmp";
   std::string base = std::string(dir) + "/racelab-" + std::to_string(geteuid());
   return sub.empty() ? base : base + "/" + sub;
+}
+
+std::string MemoryTmpDir(unsigned long long min_free_bytes) {
+  constexpr const char* kShm = "/dev/shm";
+  struct statfs fs_info {};
+  if (statfs(kShm, &fs_info) != 0 || fs_info.f_type != TMPFS_MAGIC) return "";
+  if (access(kShm, W_OK | X_OK) != 0) return "";
+  const unsigned long long free_bytes =
+      static_cast<unsigned long long>(fs_info.f_bavail) * static_cast<unsigned long long>(fs_info.f_bsize);
+  return free_bytes >= min_free_bytes ? kShm : "";
 }
 
 std::string NormalizeBaseDir(const std::string& dir) {

@@ -19,8 +19,15 @@
 
 namespace racelab::embedded {
 
-// $RACELAB_TMPDIR, else $TMPDIR, else /tmp, + "/racelab-<euid>", + "/" + `sub` when not empty.
-std::string DefaultBaseDir(const std::string& sub);
+// $RACELAB_TMPDIR, else $TMPDIR, else `preferred` when not empty, else /tmp, + "/racelab-<euid>",
+// + "/" + `sub` when not empty.
+std::string DefaultBaseDir(const std::string& sub, const std::string& preferred = "");
+
+// "/dev/shm" when it is a tmpfs (statfs) that this process may write into and that has at least
+// `min_free_bytes` free for an unprivileged user, else "". A server's files there live in memory: no
+// disk, and no file system that is slow to create files (docs/performance.md "Time to the first
+// result: where it goes").
+std::string MemoryTmpDir(unsigned long long min_free_bytes);
 
 // `dir` made absolute and lexically normal, without a trailing '/'.
 std::string NormalizeBaseDir(const std::string& dir);

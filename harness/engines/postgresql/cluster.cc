@@ -119,7 +119,15 @@ Status CheckSocketPath(const std::string& run_dir, const std::string& port) {
 
 }  // namespace
 
-std::string DefaultBaseDir() { return embedded::DefaultBaseDir(""); }
+std::string DefaultBaseDir() {
+  return embedded::DefaultBaseDir("", embedded::MemoryTmpDir(kMinMemoryBaseFreeBytes));
+}
+
+std::vector<std::string> BaseDirsToClean() {
+  std::vector<std::string> out{DefaultBaseDir()};
+  if (std::string disk = embedded::DefaultBaseDir(""); disk != out[0]) out.push_back(disk);
+  return out;
+}
 
 Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(const ClusterOptions& options) {
   const Clock::time_point start = Clock::now();

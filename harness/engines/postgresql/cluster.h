@@ -22,8 +22,8 @@
 //   is its SysV shared-memory segment (postmaster.pid line 7; PostgreSQL docs §19.4.1). It is
 //   recorded in <base_dir>/ipc-<run folder name> once the server is ready; Stop() removes the
 //   segment a killed server leaves, and CleanOrphans() any segment a record still names.
-// - Unix socket paths are limited to 107 bytes: keep base_dir short (the default /tmp/racelab-<uid>
-//   is).
+// - Unix socket paths are limited to 107 bytes: keep base_dir short (the default,
+//   /dev/shm/racelab-<uid> or /tmp/racelab-<uid>, is).
 // Thread-safety: Start/Stop of one cluster from one thread; several clusters may be started
 // concurrently from different threads and processes. conninfo() and the other accessors are safe
 // from any thread after Start. REQUIRES: the thread that called Start() outlives the cluster (or
@@ -44,7 +44,7 @@ namespace racelab::pg {
 
 struct ClusterOptions {
   std::string pg_bindir;  // empty: discover
-  std::string base_dir;   // empty: $RACELAB_TMPDIR, else $TMPDIR, else /tmp, + "/racelab-<uid>"
+  std::string base_dir;   // empty: DefaultBaseDir() ($RACELAB_TMPDIR, else $TMPDIR, else /dev/shm or /tmp)
   // How long to wait for the started server to accept connections, in ms (counted from the
   // postmaster's start; initdb, when needed, has its own 120 s deadline).
   int ready_timeout_ms = 30000;
@@ -117,7 +117,18 @@ std::vector<std::string> ListOrphans(const std::string& base_dir);
 std::vector<std::string> ListObsoleteTemplates(const std::string& base_dir);
 int CleanObsoleteTemplates(const std::string& base_dir);
 
-// The default base folder (see ClusterOptions::base_dir).
+// The default base folder (see ClusterOptions::base_dir): $RACELAB_TMPDIR, else $TMPDIR, else
+// /dev/shm when it is a tmpfs with at least kMinMemoryBaseFreeBytes free (embedded::MemoryTmpDir),
+// else /tmp; + "/racelab-<euid>". In memory, copying the template (~1,000 files) and the cluster's
+// own writes touch no disk: on the development machine's ext4 (no journal), creating a file cost up
+// to ~1 ms while other processes had just deleted many, and a one-trial run took 0.4–2.0 s in /tmp
+// against 0.3–0.4 s in /dev/shm (docs/performance.md "Time to the first result: where it goes").
+// The free-space floor leaves room for the template, the cluster's copy and its WAL (up to
+// max_wal_size, 1 GB by default) with room to spare.
+inline constexpr unsigned long long kMinMemoryBaseFreeBytes = 2ULL << 30;
 std::string DefaultBaseDir();
+// The folders `racelab clean` looks in: DefaultBaseDir(), and the /tmp one too when that is not it
+// (runs of earlier racelab versions, or of runs made while /dev/shm had too little room).
+std::vector<std::string> BaseDirsToClean();
 
 }  // namespace racelab::pg
