@@ -5,7 +5,7 @@
 // level and one column per engine, side by side (reports/engine_table.h), then each engine's server.
 // Column widths are computed from the content (in UTF-8 code points, so "×" and "µ" count as one).
 // Under it, for each result that did not pass, its failed expectations with the first failure's detail (or the harness error). The last line counts
-// verdicts: "12 results: 11 pass, 1 fail, 0 error". Plain text, no colours; every data string goes
+// verdicts: "12 results: 11 pass, 1 fail, 0 error" (", 1 interrupted" when a stop request cut one short). Plain text, no colours; every data string goes
 // through SanitizeForTerminal, so no value can send an escape sequence to the terminal.
 
 #include <fmt/format.h>
@@ -131,6 +131,7 @@ void WriteSideBySide(const RunReport& report, std::ostream& out) {
 void WriteProblems(const RunReport& report, const ResultSummary& r, std::ostream& out) {
   out << fmt::format("{}: {}\n", VerdictName(r.verdict), SanitizeForTerminal(EngineResultLabel(report, ItemOf(r)), false));
   if (!r.error.empty()) out << "  " << IndentLines(SanitizeForTerminal(r.error), "  ") << '\n';
+  if (!r.interrupted.empty()) out << "  " << SanitizeForTerminal(InterruptedText(r), false) << '\n';
   for (const ExpectationTally& e : r.expectations) {
     if (!e.Failing()) continue;
     out << fmt::format("  - {}: failed in {} of {} trials\n", SanitizeForTerminal(e.text), e.failed, r.trials);

@@ -44,6 +44,9 @@ void Tally(Verdict verdict, VerdictCounts* counts) {
     case Verdict::kError:
       ++counts->error;
       break;
+    case Verdict::kInterrupted:
+      ++counts->interrupted;
+      break;
   }
 }
 
@@ -104,6 +107,13 @@ const TrialVerdict* RepresentativeTrial(const ResultSummary& summary) {
   return &summary.trial_details[static_cast<size_t>(index)];
 }
 
+std::string InterruptedText(const ResultSummary& summary) {
+  if (summary.interrupted.empty()) return "";
+  return fmt::format("{} — {} trial{} ran before it{}", summary.interrupted, summary.trials,
+                     summary.trials == 1 ? "" : "s",
+                     summary.verdict == Verdict::kInterrupted && summary.trials > 0 ? ", all passed" : "");
+}
+
 VerdictCounts CountVerdicts(const std::vector<ResultSummary>& results) {
   VerdictCounts counts;
   for (const ResultSummary& r : results) Tally(r.verdict, &counts);
@@ -117,8 +127,8 @@ VerdictCounts CountVerdicts(const std::vector<const ResultSummary*>& results) {
 }
 
 std::string CountsLine(const VerdictCounts& c) {
-  return fmt::format("{} result{}: {} pass, {} fail, {} error", c.results,
-                     c.results == 1 ? "" : "s", c.pass, c.fail, c.error);
+  return fmt::format("{} result{}: {} pass, {} fail, {} error{}", c.results, c.results == 1 ? "" : "s", c.pass,
+                     c.fail, c.error, c.interrupted > 0 ? fmt::format(", {} interrupted", c.interrupted) : "");
 }
 
 std::vector<ScenarioGroup> GroupByScenario(const std::vector<ResultSummary>& results) {

@@ -51,7 +51,8 @@ tr.failed td{background:#fff5f5}
 .v-pass{background:#d3f9d8;color:#1b5e20}
 .v-fail{background:#ffc9c9;color:#8a1111}
 .v-error{background:#ffe8cc;color:#7a3e00}
-td.v-pass,td.v-fail,td.v-error{font-weight:700;text-align:center}
+.v-interrupted{background:#e9ecef;color:#343a40}
+td.v-pass,td.v-fail,td.v-error,td.v-interrupted{font-weight:700;text-align:center}
 td.engine-cell{font-weight:400;text-align:left}
 td.engine-cell a{color:inherit}
 td.missing{color:#868e96}
@@ -276,6 +277,7 @@ void WriteResultSection(const ResultSummary& r, size_t number, bool show_params,
   xml.EndElement();
   if (show_params) Leaf(xml, "p", "Params: " + FormatParams(item.params));
   if (!r.error.empty()) Leaf(xml, "p", "Error: " + r.error, "error");
+  if (!r.interrupted.empty()) Leaf(xml, "p", "Interrupted: " + InterruptedText(r));
   if (!r.expectations.empty()) {
     xml.StartElement("table").Attribute("class", "expectations");
     HeaderRow(xml, {"expectation", "passed", "failed", "first failure"});

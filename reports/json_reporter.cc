@@ -144,6 +144,7 @@ Json ResultJson(const ResultSummary& r) {
             {"trials", r.trials},
             {"verdict", VerdictName(r.verdict)}};
   PutIfSet(j, "error", r.error);
+  PutIfSet(j, "interrupted", r.interrupted);
 
   Json winners = Json::object();
   for (const auto& [n, trials] : r.winners) winners[std::to_string(n)] = trials;
@@ -230,6 +231,7 @@ Json ReportJson(const RunReport& report) {
                   {"pass", counts.pass},
                   {"fail", counts.fail},
                   {"error", counts.error},
+                  {"interrupted", counts.interrupted},
                   {"not_run", report.not_run.size()}};
   PutIfSet(j, "run_error", report.run_error);
   j["results"] = std::move(results);

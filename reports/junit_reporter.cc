@@ -16,13 +16,16 @@
 //     - verdict error: one <error>, message the harness error, body the failed expectations if any;
 //     - fail or error: <system-out> with the representative (first failing) trial's steps, when the
 //       run kept it (--details failed or all; trial_text.h);
+//     - verdict interrupted (a stop request cut it short, every trial that ran passed): <skipped>,
+//       message "interrupted during trial 4 of 20; that trial is not evaluated — 3 trials ran before
+//       it, all passed" — not judged, as JUnit readers show a test that did not finish;
 //   one <testsuite> per result that did not run (RunReport::not_run: an interrupt), its testcase
 //     <skipped message="not run: <reason>"/>;
 //   when the run ended early (RunReport::run_error: a scenario-file error, the server unreachable),
 //     a first <testsuite name="racelab"> whose testcase "racelab run" has that <error>, so the file
 //     exists and is red on every exit.
 // Counts follow JUnit's meaning: tests = testcases, failures = testcases that failed, errors =
-// testcases in error, skipped = testcases not run. All escaping is XmlWriter's.
+// testcases in error, skipped = testcases not run or interrupted. All escaping is XmlWriter's.
 
 #include <fmt/format.h>
 
@@ -79,6 +82,7 @@ void WriteResult(const RunReport& report, const ResultSummary& r, XmlWriter& xml
   c.tests = 1;
   c.failures = r.verdict == Verdict::kFail ? 1 : 0;
   c.errors = r.verdict == Verdict::kError ? 1 : 0;
+  c.skipped = r.verdict == Verdict::kInterrupted ? 1 : 0;
   c.us = TotalDurationUs(r);
   xml.StartElement("testsuite").Attribute("name", EngineResultLabel(report, item));
   WriteCounts(c, /*with_skipped=*/true, xml);
@@ -87,7 +91,9 @@ void WriteResult(const RunReport& report, const ResultSummary& r, XmlWriter& xml
       .Attribute("name", EngineResultLabel(report, item))
       .Attribute("classname", "racelab." + item.scenario)
       .Attribute("time", FormatUsAsSeconds(c.us));
-  if (r.verdict != Verdict::kPass) {
+  if (r.verdict == Verdict::kInterrupted) {
+    xml.StartElement("skipped").Attribute("message", InterruptedText(r)).EndElement();
+  } else if (r.verdict != Verdict::kPass) {
     std::string message, body;
     for (const ExpectationTally& e : r.expectations) {
       if (!e.Failing()) continue;

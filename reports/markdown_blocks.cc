@@ -50,6 +50,7 @@ std::string Failures(const RunReport& report, size_t max_value_bytes) {
     if (!item.params.empty()) out += " with " + Code(clip(FormatParams(item.params)));
     out += "\n";
     if (!r.error.empty()) out += "  - error: " + Text(clip(r.error)) + "\n";
+    if (!r.interrupted.empty()) out += "  - " + Text(clip(InterruptedText(r))) + "\n";
     for (const ExpectationTally& e : r.expectations) {
       if (!e.Failing()) continue;
       out += fmt::format("  - {}: failed in {} of {} trials; {}\n", Text(clip(e.text)), e.failed, r.trials,

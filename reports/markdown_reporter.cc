@@ -89,6 +89,7 @@ void WriteResultSection(const ResultSummary& r, bool show_params, bool several_e
                      IsolationName(item.isolation), VerdictName(r.verdict), r.trials, r.trials == 1 ? "" : "s");
   if (show_params) out << "Params: " << Code(FormatParams(item.params)) << "\n\n";
   if (!r.error.empty()) out << "Error: " << Text(r.error) << "\n\n";
+  if (!r.interrupted.empty()) out << "Interrupted: " << Text(InterruptedText(r)) << "\n\n";
   if (!r.expectations.empty()) {
     out << "| expectation | passed | failed | first failure |\n|---|---:|---:|---|\n";
     for (const ExpectationTally& e : r.expectations) {

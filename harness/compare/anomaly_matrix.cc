@@ -72,7 +72,9 @@ std::string CellText(const MatrixCell& c) {
 
 }  // namespace
 
-MatrixCell CellOf(const ResultView& r) {
+namespace {
+
+MatrixCell CellOfTrials(const ResultView& r) {
   MatrixCell c;
   c.expectation_failed = r.verdict == "fail";
   if (r.verdict == "error") {
@@ -97,6 +99,17 @@ MatrixCell CellOf(const ResultView& r) {
   c.by_error = !every.empty();
   c.text = c.by_error ? "prevented by error (" + every + ")" : "prevented";
   if (!some.empty()) c.text += " (" + some + ")";
+  return c;
+}
+
+}  // namespace
+
+MatrixCell CellOf(const ResultView& r) {
+  MatrixCell c = CellOfTrials(r);
+  // Cut short by SIGINT/SIGTERM: what the trials that ran showed, and that they were fewer.
+  if (c.text != "error" && (r.verdict == "interrupted" || !r.interrupted.empty())) {
+    c.text += fmt::format(" (interrupted after {} trial{})", r.trials, r.trials == 1 ? "" : "s");
+  }
   return c;
 }
 

@@ -137,7 +137,8 @@ void Judge(const CompareOptions& options, ResultComparison* rc) {
   if (rc->new_verdict == "error" && rc->base_verdict != "error") {
     rc->reasons.push_back("the NEW run ended in an error, so its behaviour is unknown");
   }
-  if (rc->base_verdict && rc->new_verdict && *rc->base_verdict != *rc->new_verdict && rc->reasons.empty()) {
+  if (rc->base_verdict && rc->new_verdict && *rc->base_verdict != *rc->new_verdict && rc->reasons.empty() &&
+      *rc->new_verdict != "interrupted" && *rc->base_verdict != "interrupted") {
     rc->notes.push_back(fmt::format("verdict {} → {}, within chance at alpha = {}", *rc->base_verdict,
                                     *rc->new_verdict, options.alpha));
   }
@@ -174,6 +175,7 @@ Comparison Compare(const ReportView& base, const ReportView& now, const CompareO
   std::set<std::string> done;
   int without_details = 0;
   int missing = 0;
+  int interrupted = 0;  // results NEW ran only in part: an interrupt cut them short
   for (const auto& b : base.results) {
     const std::string key = b.Key();
     if (!done.insert(key).second) {
@@ -196,6 +198,19 @@ Comparison Compare(const ReportView& base, const ReportView& now, const CompareO
       rc.new_verdict = it->second->verdict;
       rc.new_trials = it->second->trials;
       without_details += CompareCounts(b, *it->second, &rc) ? 0 : 1;
+      if (!it->second->interrupted.empty() || it->second->verdict == "interrupted") {
+        rc.new_interrupted = true;
+        ++interrupted;
+        const std::string what = it->second->interrupted.empty() ? "interrupted" : it->second->interrupted;
+        const std::string ran = fmt::format("NEW {} ({} trial{} ran): compared on the trials that ran", what,
+                                            rc.new_trials, rc.new_trials == 1 ? "" : "s");
+        if (options.fail_on_missing) rc.reasons.push_back(ran + "; NEW did not run all of it (--fail-on-missing)");
+        else rc.notes.push_back(ran);
+      }
+    }
+    if (!b.interrupted.empty() || b.verdict == "interrupted") {
+      rc.notes.push_back(fmt::format("BASE {} ({} trial{} ran)", b.interrupted.empty() ? "interrupted" : b.interrupted,
+                                     b.trials, b.trials == 1 ? "" : "s"));
     }
     c.results.push_back(std::move(rc));
   }
@@ -218,6 +233,13 @@ Comparison Compare(const ReportView& base, const ReportView& now, const CompareO
                                      base.results.size() == 1 ? "" : "s", missing == 1 ? "is" : "are",
                                      options.fail_on_missing ? "each is a regression (--fail-on-missing)"
                                                              : "not judged (--fail-on-missing makes each a regression)"));
+  }
+  if (interrupted > 0) {
+    c.warnings.push_back(fmt::format("{} of NEW's results {} interrupted (SIGINT/SIGTERM) before their last trial: "
+                                     "compared on the trials they ran; {}",
+                                     interrupted, interrupted == 1 ? "was" : "were",
+                                     options.fail_on_missing ? "each is a regression (--fail-on-missing)"
+                                                             : "not a pass (--fail-on-missing makes each a regression)"));
   }
   if (without_details > 0) {
     c.warnings.push_back(fmt::format("row counts and final values not compared for {} result{}: a report lacks "

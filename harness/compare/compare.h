@@ -6,6 +6,9 @@
 //   comparison form one family, Holm-corrected, and a change is significant when its adjusted p < alpha;
 // - a significant rise of an expectation's failures, or a significant shift of an outcome's
 //   frequency, is a regression; so is a result whose new verdict is `error` (its behaviour is unknown);
+// - a NEW result an interrupt cut short (verdict `interrupted`, or results[].interrupted) is compared
+//   on the trials it ran and judged "interrupted": not a regression of the scenario, a warning for the
+//   comparison, and a regression with fail_on_missing (NEW did not cover BASE);
 // - blocked time (median) is flagged when it moved by more than the larger p50→p95 spread of the two
 //   runs plus a floor (1 ms or 10 % of the larger median); a regression only with TimingPolicy::kFail.
 //   Barrier skew, racelab's own precision, is flagged the same way (floor 100 µs or 50 %) but never
@@ -64,6 +67,9 @@ struct ResultComparison {
   std::string scenario, isolation, engine;
   std::optional<std::string> base_verdict, new_verdict;  // nullopt: absent from that report
   int64_t base_trials = 0, new_trials = 0;
+  // NEW's result was cut short by SIGINT/SIGTERM (results[].interrupted): compared on the trials it
+  // ran; not a regression of the scenario, but not a complete run (--fail-on-missing: a regression).
+  bool new_interrupted = false;
   std::vector<CountTest> tests;
   std::vector<TimingShift> timing;
   std::vector<std::string> notes;    // not regressions: verdict changes within chance, missing results, …

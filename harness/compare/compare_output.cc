@@ -16,12 +16,14 @@ std::string Verdicts(const ResultComparison& r) {
 }
 
 // "regression"; "only in BASE" / "only in NEW"; "changed": a significant change that is not a
-// regression (fewer failures), a flagged timing shift or another verdict; "within chance": counts moved,
-// none significantly; "same".
+// regression (fewer failures), a flagged timing shift or another verdict; "interrupted": NEW's result
+// was cut short by SIGINT/SIGTERM (not judged complete); "within chance": counts moved, none
+// significantly; "same".
 std::string Judgement(const ResultComparison& r) {
   if (r.regression) return "regression";
   if (!r.base_verdict) return "only in NEW";
   if (!r.new_verdict) return "only in BASE";
+  if (r.new_interrupted) return "interrupted";
   const bool changed = std::any_of(r.tests.begin(), r.tests.end(), [](const CountTest& t) { return t.significant; }) ||
                        std::any_of(r.timing.begin(), r.timing.end(), [](const TimingShift& s) { return s.flagged; }) ||
                        *r.base_verdict != *r.new_verdict;
@@ -82,7 +84,7 @@ std::string TallyLine(const Comparison& c) {
   for (const auto& r : c.results) ++n[Judgement(r)];
   std::string out = fmt::format("{} result{}: {} regression{}", c.results.size(), c.results.size() == 1 ? "" : "s",
                                 n["regression"], n["regression"] == 1 ? "" : "s");
-  for (const char* k : {"changed", "within chance", "same", "only in BASE", "only in NEW"}) {
+  for (const char* k : {"changed", "interrupted", "within chance", "same", "only in BASE", "only in NEW"}) {
     if (n[k] > 0) out += fmt::format(", {} {}", n[k], k);
   }
   return out;
@@ -128,7 +130,7 @@ void WriteJunit(const Comparison& c, std::ostream& out) {
   int regressions = 0, skipped = 0;
   for (const auto& r : c.results) {
     regressions += r.regression;
-    skipped += !r.base_verdict || !r.new_verdict;
+    skipped += !r.regression && (!r.base_verdict || !r.new_verdict || r.new_interrupted);
   }
   XmlWriter xml(out);
   xml.WriteDeclaration();
@@ -166,6 +168,9 @@ void WriteJunit(const Comparison& c, std::ostream& out) {
       xml.EndElement();
     } else if (!r.base_verdict || !r.new_verdict) {
       xml.StartElement("skipped").Attribute("message", r.notes.empty() ? "in one report only" : r.notes.front()).EndElement();
+    } else if (r.new_interrupted) {
+      xml.StartElement("skipped").Attribute("message", r.notes.empty() ? "interrupted in NEW" : r.notes.front()).EndElement();
+      if (!body.empty()) xml.StartElement("system-out").Text(body).EndElement();
     } else if (!body.empty()) {
       xml.StartElement("system-out").Text(body).EndElement();
     }

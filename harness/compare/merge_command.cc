@@ -164,9 +164,17 @@ int MergeCommand(const MergeArgs& args) {
     return std::any_of(merged.results.begin(), merged.results.end(), [&](const ResultSummary& r) { return r.verdict == v; });
   };
   // A shard that ended before its results (run_error: a scenario-file error or an unreachable server)
-  // or was interrupted leaves results not run: the joined run did not go through.
-  if (!merged.run_error.empty() || !merged.not_run.empty()) {
-    std::cerr << "racelab: " << merged.not_run.size() << " planned results did not run"
+  // or was interrupted leaves results not run, or run in part: the joined run did not go through.
+  const auto cut_short = std::count_if(merged.results.begin(), merged.results.end(),
+                                       [](const ResultSummary& r) { return !r.interrupted.empty(); });
+  if (!merged.run_error.empty() || !merged.not_run.empty() || cut_short > 0) {
+    std::string what;
+    if (!merged.not_run.empty() || cut_short == 0) what = fmt::format("{} planned results did not run", merged.not_run.size());
+    if (cut_short > 0) {
+      what += fmt::format("{}{} result{} {} interrupted before {} last trial", what.empty() ? "" : "; ", cut_short,
+                          cut_short == 1 ? "" : "s", cut_short == 1 ? "was" : "were", cut_short == 1 ? "its" : "their");
+    }
+    std::cerr << "racelab: " << what
               << (merged.run_error.empty() ? "" : " (" + SanitizeForTerminal(merged.run_error) + ")") << "\n";
     return 3;
   }

@@ -39,7 +39,7 @@ const Json& Arr(const Json& j, const char* key) {
 }
 
 Verdict ParseVerdict(const std::string& v) {
-  return v == "fail" ? Verdict::kFail : v == "error" ? Verdict::kError : Verdict::kPass;
+  return v == "fail" ? Verdict::kFail : v == "error" ? Verdict::kError : v == "interrupted" ? Verdict::kInterrupted : Verdict::kPass;
 }
 
 StepKind ParseKind(const std::string& k) {
@@ -195,6 +195,7 @@ Result<LoadedRun> ReadRunReport(const std::string& path) {
     s.trials = (*item)->trials;
     s.verdict = ParseVerdict(Str(r, "verdict"));
     s.error = Str(r, "error");
+    s.interrupted = Str(r, "interrupted");
     if (auto w = r.find("winners"); w != r.end() && w->is_object()) {
       for (const auto& [k, v] : w->items()) s.winners[std::atoi(k.c_str())] = v.get<int>();
     }

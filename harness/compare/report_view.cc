@@ -181,10 +181,12 @@ ResultView ReadResult(const Json& j, const std::string& where, const std::string
   }
   v.trials = r.Integer(j, "trials", where, true);
   v.verdict = r.String(j, "verdict", where, true);
-  if (r.ok() && v.verdict != "pass" && v.verdict != "fail" && v.verdict != "error") {
-    r.Fail(where + ".verdict", fmt::format("expected \"pass\", \"fail\" or \"error\", not \"{}\"", v.verdict));
+  if (r.ok() && v.verdict != "pass" && v.verdict != "fail" && v.verdict != "error" && v.verdict != "interrupted") {
+    r.Fail(where + ".verdict",
+           fmt::format("expected \"pass\", \"fail\", \"error\" or \"interrupted\", not \"{}\"", v.verdict));
   }
   v.error = r.String(j, "error", where, false);
+  v.interrupted = r.String(j, "interrupted", where, false);
   v.winners = r.Counts(j, "winners", where);
   v.sqlstates = r.Counts(j, "sqlstates", where);
   if (r.Find(j, "errors") != nullptr) v.errors = r.Counts(j, "errors", where);

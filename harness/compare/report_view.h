@@ -38,8 +38,9 @@ struct ResultView {
   std::string isolation;  // as written: "read committed"
   std::vector<std::pair<std::string, std::string>> params;
   int64_t trials = 0;
-  std::string verdict;    // "pass" | "fail" | "error"
+  std::string verdict;    // "pass" | "fail" | "error" | "interrupted"
   std::string error;
+  std::string interrupted;  // results[].interrupted: what cut it short (SIGINT/SIGTERM); "" when it ran every trial
   std::map<std::string, int64_t> winners;    // "1" -> trials
   std::map<std::string, int64_t> sqlstates;  // code -> occurrences
   // results[].errors when the report has it: failed statements by SQLSTATE, or by the engine's own

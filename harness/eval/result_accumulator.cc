@@ -122,7 +122,7 @@ ResultSummary ResultAccumulator::Finish(const std::string& item_error) {
     any_error_ = true;
     if (s.error.empty()) s.error = item_error;
   }
-  s.verdict = any_error_ ? Verdict::kError : any_fail_ ? Verdict::kFail : Verdict::kPass;
+  s.verdict = any_error_ ? Verdict::kError : any_fail_ ? Verdict::kFail : interrupted_ ? Verdict::kInterrupted : Verdict::kPass;
   if (policy_ == DetailsPolicy::kFailed) {
     // Without a failing trial the candidate is the representative; with one, the first kept trial is.
     if (candidate_) s.trial_details.push_back(std::move(*candidate_));
@@ -131,6 +131,14 @@ ResultSummary ResultAccumulator::Finish(const std::string& item_error) {
   }
   if (policy_ == DetailsPolicy::kNone) s.representative_trial = 0;
   s.trial_details_omitted = s.trials - static_cast<int>(s.trial_details.size());
+  return s;
+}
+
+ResultSummary ResultAccumulator::FinishInterrupted(const std::string& why) {
+  interrupted_ = true;
+  ResultSummary s = Finish("");
+  s.interrupted = why;
+  interrupted_ = false;
   return s;
 }
 

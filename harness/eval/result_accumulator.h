@@ -43,6 +43,11 @@ class ResultAccumulator {
   // `error`. Leaves the accumulator empty (call once).
   ResultSummary Finish(const std::string& item_error);
 
+  // The summary of an item a stop request (SIGINT/SIGTERM) cut short: `why` goes to
+  // ResultSummary::interrupted, and the verdict is the trials' — error or fail when a trial that ran
+  // was, else `interrupted` (never pass: not every planned trial ran). Leaves the accumulator empty.
+  ResultSummary FinishInterrupted(const std::string& why);
+
  private:
   const PlanItem& item_;
   DetailsPolicy policy_;
@@ -51,6 +56,7 @@ class ResultAccumulator {
   std::vector<double> skew_us_;
   bool any_fail_ = false;
   bool any_error_ = false;
+  bool interrupted_ = false;  // FinishInterrupted: a stop request ended the item early
   int failing_kept_ = 0;
   // The representative so far, while it is not one of the kept failing trials: the first trial with
   // a lock wait, else the first trial. It becomes a kept trial at Finish (kFailed) when no trial failed.

@@ -16,9 +16,18 @@
 
 namespace racelab {
 
-enum class Verdict { kPass, kFail, kError };
+// A trial's verdict is pass, fail or error. A result's may also be kInterrupted: a stop request
+// (SIGINT/SIGTERM) cut it short and every trial that ran passed — neither a pass (not all its trials
+// ran) nor an error (nothing faulted). Precedence over a result's trials: error, fail, interrupted, pass.
+enum class Verdict { kPass, kFail, kError, kInterrupted };
 inline const char* VerdictName(Verdict v) {
-  return v == Verdict::kPass ? "pass" : v == Verdict::kFail ? "fail" : "error";
+  switch (v) {
+    case Verdict::kPass: return "pass";
+    case Verdict::kFail: return "fail";
+    case Verdict::kError: return "error";
+    case Verdict::kInterrupted: return "interrupted";
+  }
+  return "error";
 }
 
 // One expectation checked on one trial.
@@ -87,6 +96,10 @@ struct ResultSummary {
   int representative_trial = 0;               // index into trial_details: first failing, else first with a lock wait, else first
   int64_t duration_us = 0;                    // sum of every trial's duration, µs (kept or not)
   std::string error;                          // first harness error, when verdict is error
+  // What cut the result short when a stop request (SIGINT/SIGTERM) ended it before its last trial:
+  // "interrupted during trial 4 of 20; that trial is not evaluated". Set whatever the verdict (a
+  // result with a failed trial stays `fail`); empty when every planned trial ran.
+  std::string interrupted;
 };
 
 // Where the run went: filled by the engine (Engine::info; embedded server or --dsn).

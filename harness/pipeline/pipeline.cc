@@ -21,7 +21,12 @@ PipelineResult RunItems(const std::vector<PlanItem>& items, const RunOptions& op
     };
     Status s = runner.RunItem(item, nullptr, on_trial);
     if (s.code() == StatusCode::kUsage) out.scenario_error = true;
-    out.results.push_back(accumulator.Finish(s.ok() ? "" : s.message()));
+    // An item that ended early while a stop was requested was ended by it (the runner says so, and a
+    // statement cancelled by the stop fails as a database error): interrupted, not a database fault.
+    const bool interrupted = s.code() == StatusCode::kDatabase && options.stop != nullptr &&
+                             options.stop->stop_requested();
+    out.results.push_back(interrupted ? accumulator.FinishInterrupted(s.message())
+                                      : accumulator.Finish(s.ok() ? "" : s.message()));
     if (hooks.on_item_done) hooks.on_item_done(i, out.results.back(), s);
   }
   return out;

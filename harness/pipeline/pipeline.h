@@ -5,8 +5,9 @@
 // For each PlanItem in order: the Runner runs its trials on the engine (harness/run/runner.h), each
 // trial is evaluated as it ends (harness/eval/evaluator.h) and folded into one ResultSummary
 // (harness/eval/result_accumulator.h), which keeps only the trials `details` asks for — so memory
-// stays flat with the number of trials. An item the runner could not finish is summarized with what ran and its error. A
-// stop request ends the loop before the next item.
+// stays flat with the number of trials. An item the runner could not finish is summarized with what ran and its error;
+// one a stop request (SIGINT/SIGTERM) cut short, with what ran and ResultSummary::interrupted (verdict
+// `interrupted` when every trial that ran passed). A stop request ends the loop before the next item.
 // Thread-safety: one thread; the callbacks run on it.
 #pragma once
 

@@ -208,6 +208,12 @@ Status Runner::RunItem(const PlanItem& item, std::vector<TrialResult>* trials,
   return s;
 }
 
+bool Runner::stopped() const { return options_.stop != nullptr && options_.stop->stop_requested(); }
+
+Status Runner::Interrupted(int trial, const PlanItem& item) {
+  return Status::Database(fmt::format("interrupted before trial {} of {}", trial + 1, item.trials));
+}
+
 Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trials,
                            const TrialCallback& on_trial) {
   if (!wait_log_opened_) {
@@ -220,21 +226,21 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
   Status locked = options_.engine->HoldRunLock(now + std::chrono::milliseconds(options_.connect_timeout_ms),
                                                now + std::chrono::milliseconds(options_.statement_timeout_ms),
                                                options_.stop);
-  if (!locked.ok()) return locked;
+  if (!locked.ok()) return stopped() ? Interrupted(0, item) : locked;
   std::vector<std::string> workspaces;
   for (int i = internal::ItemSession::WorkspaceSlots(*options_.engine); i > 0; --i) {
     workspaces.push_back(options_.engine->WorkspaceName(++item_counter_));
   }
   internal::ItemSession conns(options_, item, std::move(workspaces));
   for (int t = 0; t < item.trials; ++t) {
-    if (options_.stop != nullptr && options_.stop->stop_requested()) {
-      return Status::Database("interrupted");
-    }
+    if (stopped()) return Interrupted(t, item);
     Status s = conns.EnsureConnections();
     if (s.ok()) s = conns.StartSessionsClean(t);  // nothing of the last trial is seen in this one
     if (s.ok()) s = conns.AwaitWorkspace(t);      // emptied and set up since a trial last used it
     if (!s.ok()) {
       conns.DropSchema();
+      // A connection or setup the stop request cancelled: the interrupt, not a fault.
+      if (s.code() == StatusCode::kDatabase && stopped()) return Interrupted(t, item);
       // A server that went away between trials: which trial it stopped, as a failure in a trial says.
       if (s.code() == StatusCode::kDatabase) {
         return Status::Database(fmt::format("before trial {} of {}: {}", t + 1, item.trials, s.message()));
@@ -246,7 +252,8 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
     if (options_.stop != nullptr && options_.stop->stop_requested()) {
       // Cut short by the stop request: its events say nothing about the race; not evaluated.
       conns.DropSchema();
-      return Status::Database(fmt::format("interrupted during trial {}; that trial is not evaluated", t + 1));
+      return Status::Database(
+          fmt::format("interrupted during trial {} of {}; that trial is not evaluated", t + 1, item.trials));
     }
     if (trials == nullptr) {
       if (on_trial) on_trial(item, trial);

@@ -54,7 +54,8 @@ class Runner {
   // Runs every trial of `item`, appending to *trials (nullptr: each trial is only given to `on_trial`,
   // and not kept). Returns non-OK (kDatabase) when the item could
   // not go on — the server cannot be reached, setup failed, or a stop was requested — with the trials
-  // run so far kept in *trials. A failed trial (lost connection, deadline) is recorded in its
+  // run so far kept in *trials. A stop request's status says where it cut the item: "interrupted
+  // before trial 4 of 20" or "interrupted during trial 4 of 20; that trial is not evaluated". A failed trial (lost connection, deadline) is recorded in its
   // TrialResult::error and the item goes on. Once the server has stopped answering (an item failed
   // and the run-lock session gets no answer within the connect deadline), later items fail at once
   // without waiting for the server again.
@@ -63,6 +64,8 @@ class Runner {
 
  private:
   Status RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trials, const TrialCallback& on_trial);
+  bool stopped() const;  // a stop was requested
+  static Status Interrupted(int trial, const PlanItem& item);  // "interrupted before trial trial+1 of N"
 
   RunOptions options_;
   bool server_lost_ = false;

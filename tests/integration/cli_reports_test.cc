@@ -137,6 +137,18 @@ TEST(CliReports, SigintListsTheResultsNotRunAsSkipped) {
   EXPECT_THAT(junit, HasSubstr("<skipped message=\"not run: interrupted by signal 2\"/>"));
   const nlohmann::json j = nlohmann::json::parse(Slurp(out.path / "racelab.json"));
   EXPECT_EQ(j["summary"]["not_run"], 1);
+  // The result running at the signal was stopped, not faulted: `interrupted`, never `error`.
+  EXPECT_EQ(j["summary"]["error"], 0) << j["summary"];
+  EXPECT_EQ(j["summary"]["interrupted"], 1) << j["summary"];
+  const nlohmann::json& cut = j["results"][0];
+  EXPECT_EQ(cut["verdict"], "interrupted") << cut.dump();
+  EXPECT_FALSE(cut.contains("error")) << cut.dump();
+  EXPECT_THAT(cut["interrupted"].get<std::string>(),
+              ::testing::MatchesRegex("interrupted (during trial [0-9]+ of 20; that trial is not evaluated|before trial "
+                                      "[0-9]+ of 20)"));
+  EXPECT_THAT(junit, HasSubstr("<testsuite name=\"lock-hold-wait [read committed]\" tests=\"1\" failures=\"0\" "
+                               "errors=\"0\" skipped=\"1\""));
+  EXPECT_THAT(junit, HasSubstr("<skipped message=\"" + cut["interrupted"].get<std::string>() + " — "));
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
 // `racelab run --engine sqlite` end to end: the scenarios pass, their busy waits are in the report,
 // and no database is left behind after a normal run, SIGINT, or SIGKILL followed by the next run.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
@@ -76,6 +79,36 @@ TEST(SqliteCli, SigintMidRunLeavesNoDatabase) {
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_EQ(RunFolders(base.path), 0) << "no database left after SIGINT";
+}
+
+// Trials that passed, then SIGINT: the result is `interrupted` (exit 130), not `error` — a CI gate can
+// tell a stopped run from a database fault. Its passed trials are counted, the cut one is not.
+TEST(SqliteCli, SigintAfterPassingTrialsIsInterruptedNotError) {
+  TempDir base, out;
+  Subprocess p({kBin, "run", "--engine", "sqlite", "sqlite-lock-hold-wait", "--set", "hold_ms=200",
+                "--trials", "200", "--out", out.path.string(), "--format", "console,json,junit"},
+               {{"RACELAB_TMPDIR", base.path.string()}});
+  ASSERT_TRUE(p.WaitForStderr("sqlite-lock-hold-wait", seconds(60))) << "the run never started";
+  std::this_thread::sleep_for(seconds(3));  // a trial takes ~0.5 s: some have passed, not all 200
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(seconds(30));
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(Slurp(out.path / "racelab.json"));
+  const nlohmann::json& res = j["results"].at(0);
+  EXPECT_EQ(res["verdict"], "interrupted") << res.dump();
+  EXPECT_GT(res["trials"].get<int>(), 0) << "no trial ended in 3 s: " << r.err;
+  EXPECT_LT(res["trials"].get<int>(), 200);
+  // The signal lands in a trial (nearly always) or between two (the evaluation of the last, µs).
+  const int next = res["trials"].get<int>() + 1;
+  EXPECT_THAT(res["interrupted"].get<std::string>(),
+              ::testing::AnyOf(fmt::format("interrupted during trial {} of 200; that trial is not evaluated", next),
+                               fmt::format("interrupted before trial {} of 200", next)));
+  EXPECT_EQ(j["summary"]["error"], 0);
+  EXPECT_EQ(j["summary"]["interrupted"], 1);
+  EXPECT_EQ(res["expectations"][0]["failed"], 0);
+  EXPECT_NE(r.out.find(fmt::format("{} trials ran before it, all passed", res["trials"].get<int>())), std::string::npos)
+      << r.out;
 }
 
 TEST(SqliteCli, ASigkilledRunsDatabaseGoesWithTheNextRun) {

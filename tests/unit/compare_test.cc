@@ -149,6 +149,48 @@ TEST(CompareTest, NewErrorVerdictIsARegression) {
   EXPECT_TRUE(c.regression());
 }
 
+// NEW cut short by SIGINT/SIGTERM: its trials are compared, it is not a regression of the scenario, but
+// the comparison says it is not a pass — and with --fail-on-missing (NEW must cover BASE) it is one.
+TEST(CompareTest, AnInterruptedNewResultIsComparedOnItsTrialsAndIsNotAPass) {
+  const Json base = Report({Result("s", 20, 0, {{"1", 20}})});
+  Json now = Report({Result("s", 3, 0, {{"1", 3}})});
+  now["results"][0]["verdict"] = "interrupted";
+  now["results"][0]["interrupted"] = "interrupted during trial 4 of 20; that trial is not evaluated";
+  const Comparison c = CompareJson(base, now);
+  EXPECT_FALSE(c.regression());
+  ASSERT_EQ(c.results.size(), 1u);
+  EXPECT_TRUE(c.results[0].new_interrupted);
+  EXPECT_EQ(c.results[0].new_trials, 3);
+  ASSERT_FALSE(c.results[0].notes.empty());
+  EXPECT_EQ(c.results[0].notes[0],
+            "NEW interrupted during trial 4 of 20; that trial is not evaluated (3 trials ran): compared on the "
+            "trials that ran");
+  ASSERT_FALSE(c.warnings.empty());
+  EXPECT_EQ(c.warnings[0], "1 of NEW's results was interrupted (SIGINT/SIGTERM) before their last trial: compared on "
+                           "the trials they ran; not a pass (--fail-on-missing makes each a regression)");
+  std::ostringstream out;
+  WriteConsole(c, out);
+  EXPECT_NE(out.str().find("interrupted   s [read committed]"), std::string::npos) << out.str();
+  EXPECT_NE(TallyLine(c).find("0 regressions, 1 interrupted"), std::string::npos) << TallyLine(c);
+  std::ostringstream junit;
+  WriteJunit(c, junit);
+  EXPECT_NE(junit.str().find("<skipped message=\"NEW interrupted during trial 4"), std::string::npos) << junit.str();
+
+  CompareOptions strict;
+  strict.fail_on_missing = true;
+  const Comparison gate = CompareJson(base, now, strict);
+  EXPECT_EQ(gate.regressions(), 1);
+  ASSERT_FALSE(gate.results[0].reasons.empty());
+  EXPECT_NE(gate.results[0].reasons[0].find("NEW did not run all of it (--fail-on-missing)"), std::string::npos);
+  // A fail in the trials that ran stays a fail however the run ended: judged on its counts as ever.
+  now["results"][0]["verdict"] = "fail";
+  now["results"][0]["expectations"][0]["failed"] = 3;
+  now["results"][0]["expectations"][0]["passed"] = 0;
+  const Comparison failed = CompareJson(base, now);
+  EXPECT_TRUE(failed.results[0].new_interrupted);
+  EXPECT_TRUE(failed.regression()) << "0/20 -> 3/3 failures: p = 1/C(23,3) = 5.6e-4";
+}
+
 TEST(CompareTest, BlockedTimeShiftBeyondBothSpreadsIsFlaggedAndGatesOnlyWhenAsked) {
   const Json b = Report({Result("s", 20, 0, {{"1", 20}}, Json::object(), {{"p50", 100}, {"p95", 104}, {"max", 110}, {"count", 20}})});
   const Json small = Report({Result("s", 20, 0, {{"1", 20}}, Json::object(), {{"p50", 108}, {"p95", 112}, {"max", 115}, {"count", 20}})});
@@ -207,6 +249,14 @@ TEST(AnomalyMatrixCellTest, DerivedFromWinnersAndSqlstates) {
   EXPECT_TRUE(CellOf(r).expectation_failed);
   r.verdict = "error";
   EXPECT_EQ(CellOf(r).text, "error");
+  // Cut short by SIGINT/SIGTERM: what its trials showed, and that they were fewer.
+  r.verdict = "interrupted";
+  r.trials = 3;
+  r.winners = {{"1", 3}};
+  r.interrupted = "interrupted during trial 4 of 20; that trial is not evaluated";
+  EXPECT_EQ(CellOf(r).text, "occurs (interrupted after 3 trials)");
+  r.interrupted.clear();
+  r.trials = 20;
   // A report with results[].errors names the engine's code where the SQLSTATE is generic.
   r.verdict = "pass";
   r.winners = {{"0", 20}};

@@ -50,8 +50,11 @@ std::unique_ptr<testing::SampleRun> SampleIn(Shape shape) {
     case Shape::kFinished:
       break;
     case Shape::kInterrupted:
+      // The result running at the signal is cut short (its trials that ran passed); the next did not run.
       report.not_run.push_back({&run->plan.items[1], "interrupted by signal 2"});
       report.results.pop_back();
+      report.results[0].verdict = Verdict::kInterrupted;
+      report.results[0].interrupted = "interrupted during trial 3 of 20; that trial is not evaluated";
       break;
     case Shape::kRunError:
       report.run_error = "cannot connect to host=db port=1: Connection refused";
@@ -99,6 +102,9 @@ TEST(ReportSchemaTest, RejectsAFieldTheSchemaDoesNotDocument) {
   j = nlohmann::json::parse(Render("json", run->report));
   j["results"][0]["verdict"] = "passed";
   EXPECT_THAT(ValidateJsonText(kReportSchema, j.dump()), Not(IsEmpty()));
+  j = nlohmann::json::parse(Render("json", run->report));
+  j["results"][0]["trial_details"][0]["verdict"] = "interrupted";
+  EXPECT_THAT(ValidateJsonText(kReportSchema, j.dump()), Not(IsEmpty())) << "a trial is never interrupted";
   j = nlohmann::json::parse(Render("json", run->report));
   j["target"]["dsn"] = "host=db password=hunter2";
   EXPECT_THAT(ValidateJsonText(kReportSchema, j.dump()), Not(IsEmpty())) << "a password in the report";

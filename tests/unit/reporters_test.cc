@@ -11,6 +11,7 @@
 // With RACELAB_UPDATE_GOLDEN=1 the golden tests rewrite the files under the source tree and pass.
 
 #include <gmock/gmock.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -143,7 +144,7 @@ TEST(ReporterJsonTest, ParsesBackWithEveryContractField) {
   ExpectKeys(j["target"], {"engine", "server_version", "embedded", "settings"}, "target");
   EXPECT_FALSE(j["target"].contains("dsn")) << "no dsn for the embedded cluster";
   EXPECT_EQ(j["target"]["settings"]["fsync"], "off");
-  EXPECT_EQ(j["summary"], nlohmann::json::parse(R"({"results":2,"pass":1,"fail":1,"error":0,"not_run":0})"));
+  EXPECT_EQ(j["summary"], nlohmann::json::parse(R"({"results":2,"pass":1,"fail":1,"error":0,"interrupted":0,"not_run":0})"));
 
   ASSERT_EQ(j["results"].size(), 2u);
   for (const nlohmann::json& r : j["results"]) {
@@ -263,6 +264,37 @@ TEST(ReporterJunitTest, ErrorVerdictAndCounts) {
                              "failures=\"0\" errors=\"1\" skipped=\"0\""));
   EXPECT_THAT(xml, HasSubstr("<error message=\"lost connection &lt;worker.2&gt; &amp; gave up\""));
   EXPECT_THAT(xml, Not(HasSubstr("\x02")));
+}
+
+// An interrupted result (SIGINT/SIGTERM, every trial that ran passed) is neither a pass nor an error
+// in any format: JSON counts it apart, JUnit shows it skipped with what cut it short.
+TEST(ReporterInterruptedTest, EveryFormatNamesItAndNoneCountsItAnError) {
+  auto run = testing::MakeSampleRun();
+  ResultSummary& r = run->report.results[0];
+  r.verdict = Verdict::kInterrupted;
+  r.interrupted = "interrupted during trial 4 of 20; that trial is not evaluated";
+  const nlohmann::json j = nlohmann::json::parse(Render("json", run->report));
+  EXPECT_EQ(j["results"][0]["verdict"], "interrupted");
+  EXPECT_EQ(j["results"][0]["interrupted"], r.interrupted);
+  EXPECT_FALSE(j["results"][0].contains("error"));
+  EXPECT_EQ(j["summary"]["error"], 0);
+  EXPECT_EQ(j["summary"]["interrupted"], 1);
+  EXPECT_EQ(j["summary"]["pass"], 0);
+  const std::string xml = Render("junit", run->report);
+  EXPECT_THAT(xml, HasSubstr("<testsuites name=\"racelab\" tests=\"2\" failures=\"1\" errors=\"0\""));
+  EXPECT_THAT(xml, HasSubstr("<testsuite name=\"guarded-cas-claim [read committed]\" tests=\"1\" "
+                             "failures=\"0\" errors=\"0\" skipped=\"1\""));
+  const std::string ran = fmt::format("{} — {} trials ran before it, all passed", r.interrupted, r.trials);
+  EXPECT_THAT(xml, HasSubstr("<skipped message=\"" + ran + "\"/>"));
+  const std::string console = Render("console", run->report);
+  EXPECT_THAT(console, HasSubstr("interrupted: guarded-cas-claim [read committed]\n  " + ran + "\n"));
+  EXPECT_THAT(console, HasSubstr("2 results: 0 pass, 1 fail, 0 error, 1 interrupted"));
+  EXPECT_THAT(Render("md", run->report), HasSubstr("Interrupted: " + ran));
+  EXPECT_THAT(Render("html", run->report), HasSubstr("class=\"verdict v-interrupted\""));
+  // Unchanged for a run nobody interrupted: no count, no field.
+  auto plain = testing::MakeSampleRun();
+  EXPECT_THAT(Render("console", plain->report), Not(HasSubstr("interrupted")));
+  EXPECT_EQ(nlohmann::json::parse(Render("json", plain->report))["summary"]["interrupted"], 0);
 }
 
 TEST(ReporterMarkdownTest, GroupsResultsByScenarioAndEscapesPipes) {

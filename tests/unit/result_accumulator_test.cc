@@ -106,10 +106,46 @@ TEST(ResultAccumulator, ItemErrorMakesTheVerdictError) {
   PlanItem item;
   ResultAccumulator acc(item, DetailsPolicy::kFailed);
   acc.Add(Trial(0, Verdict::kPass));
-  ResultSummary s = acc.Finish("interrupted during trial 2; that trial is not evaluated");
+  ResultSummary s = acc.Finish("before trial 2 of 3: Lost connection to server");
   EXPECT_EQ(s.verdict, Verdict::kError);
-  EXPECT_EQ(s.error, "interrupted during trial 2; that trial is not evaluated");
+  EXPECT_EQ(s.error, "before trial 2 of 3: Lost connection to server");
+  EXPECT_TRUE(s.interrupted.empty());
   EXPECT_THAT(KeptNumbers(s), ElementsAre(0));
+}
+
+// A stop request (SIGINT/SIGTERM) is not a fault: the trials that ran all passed -> `interrupted`, not
+// `error` (a CI gate tells "stopped" from "the database faulted"); a trial that failed or errored
+// before it keeps its verdict, and the result says it was cut short either way.
+TEST(ResultAccumulator, AnInterruptIsItsOwnVerdictUnlessATrialThatRanFailedOrErred) {
+  PlanItem item;
+  const std::string why = "interrupted during trial 3 of 20; that trial is not evaluated";
+  ResultAccumulator passed(item, DetailsPolicy::kFailed);
+  passed.Add(Trial(0, Verdict::kPass));
+  passed.Add(Trial(1, Verdict::kPass));
+  ResultSummary s = passed.FinishInterrupted(why);
+  EXPECT_EQ(s.verdict, Verdict::kInterrupted);
+  EXPECT_STREQ(VerdictName(s.verdict), "interrupted");
+  EXPECT_EQ(s.interrupted, why);
+  EXPECT_TRUE(s.error.empty()) << s.error;
+  EXPECT_EQ(s.trials, 2);
+  EXPECT_EQ(s.expectations.at(0).passed, 2);
+
+  ResultAccumulator none(item, DetailsPolicy::kFailed);
+  EXPECT_EQ(none.FinishInterrupted("interrupted before trial 1 of 20").verdict, Verdict::kInterrupted);
+
+  ResultAccumulator failed(item, DetailsPolicy::kFailed);
+  failed.Add(Trial(0, Verdict::kPass));
+  failed.Add(Trial(1, Verdict::kFail));
+  ResultSummary f = failed.FinishInterrupted(why);
+  EXPECT_EQ(f.verdict, Verdict::kFail) << "a failed expectation is a regression, interrupted or not";
+  EXPECT_EQ(f.interrupted, why);
+
+  ResultAccumulator erred(item, DetailsPolicy::kFailed);
+  erred.Add(Trial(0, Verdict::kError));
+  ResultSummary e = erred.FinishInterrupted(why);
+  EXPECT_EQ(e.verdict, Verdict::kError);
+  EXPECT_EQ(e.error, "trial 1: lost connection");
+  EXPECT_EQ(e.interrupted, why);
 }
 
 }  // namespace
