@@ -77,7 +77,8 @@ int Main(int argc, char** argv) {
   std::string scenario_dir;
   constexpr const char* kScenariosHelp =
       "Scenario catalogue folder (default: $RACELAB_SCENARIOS, else the installed catalogue, "
-      "<prefix>/share/racelab/scenarios next to this racelab)";
+      "<prefix>/share/racelab/scenarios next to this racelab); every file must load: each one that does not "
+      "is reported with its errors, and nothing runs (exit 2)";
   list->add_option("--scenarios", scenario_dir, kScenariosHelp);
 
   auto* explain = app.add_subcommand("explain", "Show a scenario's lesson, sessions, steps and expectations");
@@ -103,7 +104,9 @@ int Main(int argc, char** argv) {
   RunArgs args;
   auto* run = app.add_subcommand("run", "Run scenarios and write reports");
   run->add_option("scenarios", args.selectors,
-                  "Scenario names, files or folders (default: every scenario in the catalogue)");
+                  "Scenario names, files or folders (default: every scenario in the catalogue); every file must "
+                  "load: each one that does not is reported with its errors (file:line:col: field), and nothing runs "
+                  "(exit 2)");
   run->add_option("--scenarios", scenario_dir, kScenariosHelp);
   run->add_option("--tag", args.tags, "Only scenarios with one of these tags (comma-separated)")
       ->delimiter(',')

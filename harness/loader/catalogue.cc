@@ -1,6 +1,7 @@
 #include "harness/loader/catalogue.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -40,7 +41,8 @@ Result<std::vector<std::string>> ScenarioFilesIn(const std::string& dir) {
 }
 
 // Scenarios gathered so far; the same file selected twice is kept once, two files with one name
-// fail.
+// fail. A file that does not load is recorded and loading goes on, so that every such file's errors
+// are reported at once (as a compiler reports every file's), not only the first.
 class Collection {
  public:
   explicit Collection(const std::function<bool()>& stop_requested) : stop_(stop_requested) {}
@@ -61,11 +63,18 @@ class Collection {
     paths_.push_back(std::move(canonical));
     return Status::Ok();
   }
+  // Loads `path`; a file that does not load is recorded (Failed()) and OK is returned: only a stop
+  // request ends loading early.
   Status AddFile(const std::string& path) {
     if (stopped()) return Interrupted();
+    ++files_;
     Result<Scenario> scenario = LoadScenarioFile(path);
-    if (!scenario.ok()) return scenario.status();
-    return Add(std::move(scenario).value());
+    Status status = scenario.ok() ? Add(std::move(scenario).value()) : scenario.status();
+    if (status.code() == StatusCode::kUsage) {
+      errors_.push_back(status.message());
+      return Status::Ok();
+    }
+    return status;
   }
   Status AddFolder(const std::string& dir) {
     Result<std::vector<std::string>> files = ScenarioFilesIn(dir);
@@ -79,6 +88,27 @@ class Collection {
     }
     return Status::Ok();
   }
+  // Every file that did not load, each with its own errors (file:line:col: field: …), in load order,
+  // then how many of the files read did not load — or the one error alone when one file was read.
+  // A selector that names nothing (an unknown name, a missing path, a folder without scenario files).
+  void SelectorFailed(const std::string& message) { selector_errors_.push_back(message); }
+  // Every file that did not load, each with its own errors (file:line:col: field: …), in load order,
+  // then every selector that named nothing, then a count — or the one error alone when it is all.
+  Status Failed() const {
+    const size_t problems = errors_.size() + selector_errors_.size();
+    if (problems == 0) return Status::Ok();
+    if (problems == 1 && files_ <= 1) return Status::Usage(errors_.empty() ? selector_errors_[0] : errors_[0]);
+    std::vector<std::string> lines = errors_;
+    lines.insert(lines.end(), selector_errors_.begin(), selector_errors_.end());
+    std::string count = errors_.empty() ? "" : fmt::format("{} of {} scenario files did not load", errors_.size(), files_);
+    if (!selector_errors_.empty()) {
+      count += fmt::format("{}{} selection{} found nothing", count.empty() ? "" : ", ", selector_errors_.size(),
+                           selector_errors_.size() == 1 ? "" : "s");
+    }
+    return Status::Usage(fmt::format("{}\n{} (each error above); nothing was loaded: fix them, or select the "
+                                     "files that load",
+                                     fmt::join(lines, "\n"), count));
+  }
   std::vector<Scenario> Take() { return std::move(scenarios_); }
   static Status Interrupted() { return Status::Usage("interrupted while loading scenarios"); }
 
@@ -86,6 +116,9 @@ class Collection {
   const std::function<bool()>& stop_;
   std::vector<Scenario> scenarios_;
   std::vector<fs::path> paths_;
+  std::vector<std::string> errors_;  // one entry per file that did not load (its message: one line per error)
+  std::vector<std::string> selector_errors_;
+  int files_ = 0;                    // files read
 };
 
 // Finds the scenario called `name` in `dir`: NAME.yaml / NAME.yml first, then every file.
@@ -171,6 +204,7 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<std::string>& sele
                       catalogue_dir));
     }
     if (Status status = collection.AddFolder(catalogue_dir); !status.ok()) return status;
+    if (Status failed = collection.Failed(); !failed.ok()) return failed;
     return collection.Take();
   }
   for (const std::string& selector : selectors) {
@@ -186,8 +220,13 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<std::string>& sele
       Result<Scenario> scenario = FindByName(selector, catalogue_dir, collection);
       status = scenario.ok() ? collection.Add(std::move(scenario).value()) : scenario.status();
     }
-    if (!status.ok()) return status;
+    if (!status.ok()) {
+      if (collection.stopped()) return Collection::Interrupted();
+      if (status.code() != StatusCode::kUsage) return status;
+      collection.SelectorFailed(status.message());
+    }
   }
+  if (Status failed = collection.Failed(); !failed.ok()) return failed;
   return collection.Take();
 }
 

@@ -30,7 +30,10 @@ std::vector<std::string> InstalledScenarioDirs(const std::string& exe);
 
 // Resolves each selector: an existing file (loaded), an existing folder (every *.yaml/*.yml in it,
 // sorted by file name), or a scenario name looked up in `catalogue_dir`. No selectors: the whole
-// catalogue. Duplicate names are an error. Errors are kUsage and name the selector or file.
+// catalogue. Duplicate names are an error. Errors are kUsage and name the selector or file. Every
+// file is read even when one does not load, and the error lists every file's errors (each
+// FILE:LINE:COL: FIELD: …) and every selector that named nothing, then "K of N scenario files did not
+// load (each error above); nothing was loaded: …": a selection loads whole or not at all.
 // `stop_requested` (optional) is asked before each file is read; once it returns true loading ends
 // with a kUsage "interrupted" error (the caller, which knows the signal, decides the exit code).
 // Each file is bounded (harness/loader/limits.h), so a stop is noticed within one file's load.

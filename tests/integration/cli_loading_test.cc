@@ -134,5 +134,36 @@ TEST(CliLoading, AStepLongerThanTheTrialDeadlineIsAUsageError) {
       << r.err;
 }
 
+// A folder with malformed files (tests/fixtures/bad: one defect per file) — as --scenarios DIR or
+// named: every file's error is printed with FILE:LINE:COL and its field, not only the first, then a
+// count; nothing runs (exit 2, no server), and the JUnit file carries the same text.
+TEST(CliLoading, EveryMalformedFileOfAFolderIsReportedAndNothingRuns) {
+  const std::string dir = kSrc + "/tests/fixtures/bad";
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path().filename().string());
+  ASSERT_GE(files.size(), 10u);
+  TempDir out;
+  for (const std::vector<std::string>& how :
+       {std::vector<std::string>{dir}, std::vector<std::string>{"--scenarios", dir}}) {
+    std::vector<std::string> argv = {kBin, "run", "--dsn", "host=/nonexistent", "--out", out.path.string(),
+                                     "--format", "junit"};
+    argv.insert(argv.end(), how.begin(), how.end());
+    ProcessResult r = RunProcess(argv, seconds(30));
+    EXPECT_EQ(r.exit_code, 2) << how.back() << ": " << r.err;
+    for (const std::string& file : files) {
+      EXPECT_NE(r.err.find(dir + "/" + file + ":"), std::string::npos) << file << " not reported: " << r.err;
+    }
+    EXPECT_NE(r.err.find("tests/fixtures/bad/unknown_key.yaml:11:5: sessions[0].cont: unknown key 'cont'"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find(std::to_string(files.size()) + " of " + std::to_string(files.size()) +
+                         " scenario files did not load (each error above); nothing was loaded"),
+              std::string::npos)
+        << r.err;
+    const std::string junit = Slurp(out.path / "racelab.junit.xml");
+    EXPECT_NE(junit.find("unknown_step.yaml:14:9"), std::string::npos) << "the last file's error, in the JUnit too";
+  }
+}
+
 }  // namespace
 }  // namespace racelab::testing

@@ -16,6 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 std::string ScenarioText(const std::string& name, const std::string& tags) {
@@ -134,6 +135,32 @@ TEST_F(CatalogueTest, BrokenFileReportsItsLine) {
   r = LoadScenarios({"zeta"}, dir_.string());
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("these files did not load: broken.yaml"));
+}
+
+// Like a compiler: every file that does not load is reported (file:line:col and field), not just the
+// first, and nothing loads — a run of part of what was asked would look like a run of all of it.
+TEST_F(CatalogueTest, EveryBrokenFileOfAFolderIsReportedAndNoneRuns) {
+  std::string first = Write("broken.yaml", "name: broken\ntitle: T\nteaches: L\nsesions: []\n");
+  std::string second = Write("d-typo.yaml", ScenarioText("delta", "").replace(0, 4, "nmae"));
+  Result<std::vector<Scenario>> r = LoadScenarios({}, dir_.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUsage);
+  const std::string& m = r.status().message();
+  EXPECT_THAT(m, StartsWith(first + ":1:1: sessions: missing required key")) << m;
+  EXPECT_THAT(m, HasSubstr("\n" + second + ":1:1: nmae: unknown key 'nmae' (did you mean 'name'?")) << m;
+  EXPECT_THAT(m, ::testing::EndsWith("\n2 of 5 scenario files did not load (each error above); nothing was loaded: "
+                                     "fix them, or select the files that load"))
+      << m;
+  // The same when they are named one by one, or by their folder among other selectors.
+  r = LoadScenarios({first, (dir_ / "b.yaml").string(), second}, dir_.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr(second + ":1:1:"));
+  EXPECT_THAT(r.status().message(), ::testing::EndsWith("\n2 of 3 scenario files did not load (each error above); "
+                                                        "nothing was loaded: fix them, or select the files that load"));
+  // One file, one problem: its error alone, as before.
+  r = LoadScenarios({first}, dir_.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), Not(HasSubstr("did not load")));
 }
 
 TEST_F(CatalogueTest, FilterByTags) {
