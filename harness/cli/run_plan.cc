@@ -260,7 +260,11 @@ Result<PlannedRun> BuildRunPlan(const RunArgs& args, const StopFlag* stop) {
                                not_listed, not_listed == 1 ? "" : "s", engine, not_listed == 1 ? "its" : "their");
     }
   }
-  if (Status kept = KeepPermutations(args.permutations, &run.plan.items); !kept.ok()) return kept;
+  // --permutation: what it keeps and what it skips, said (a scenario none of whose permutations matches
+  // is skipped whole; nothing matching anywhere is exit 2).
+  std::vector<std::string> permutation_notes;
+  if (Status kept = KeepPermutations(args.permutations, &run.plan.items, &permutation_notes); !kept.ok()) return kept;
+  for (const std::string& note : permutation_notes) std::cerr << "racelab: " << SanitizeForTerminal(note) << "\n";
   if (run.plan.items.empty()) {
     return Status::Usage(fmt::format("no selected scenario runs on {} at the levels --isolation asks for",
                                      JoinNames(run.engines)));

@@ -95,7 +95,9 @@ CLI::App* AddConvertSubcommand(CLI::App& app, ConvertArgs* args) {
 void AddSpecRunOptions(CLI::App* run, SpecRunArgs* args) {
   run->add_option("--permutation", args->permutations,
                   "Spec files and scenarios with order: only these permutations, by 1-based number or step list "
-                  "\"s1a s2a s1c\" (a scenario's: \"a.begin b.begin …\" as its order param says; repeatable)");
+                  "\"s1a s2a s1c\" (a scenario's: \"a.begin b.begin …\" as its order param says; repeatable). "
+                  "Applies to every ordered scenario: stderr says what runs and what is skipped in each (one "
+                  "with no match is skipped whole); no match anywhere is exit 2");
   run->add_option("--expected", args->expected,
                   "Spec files: compare the transcript with this file (e.g. expected/X.out): exit 1 when it differs");
   run->add_option("--step-timeout-ms", args->step_timeout_ms,

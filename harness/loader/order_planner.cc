@@ -78,37 +78,80 @@ std::string OrderName(const PlanItem& item) {
   return "";
 }
 
+// "FILE:LINE:COL: order[i]: NAME (--permutation i+1)": where a permutation is written and how to select it.
+std::string PermutationLine(const PlanItem& item) {
+  return fmt::format("{}:{}:{}: order[{}]: {} (--permutation {})", item.file, item.permutation_loc.line,
+                     item.permutation_loc.column, item.permutation - 1, OrderName(item), item.permutation);
+}
+
+// One ordered scenario's permutations, each once (a scenario runs on several levels and engines), by number.
+struct ScenarioPermutations {
+  std::string scenario;
+  std::map<int, std::string> kept, skipped;  // number -> PermutationLine
+};
+
 }  // namespace
 
-Status KeepPermutations(const std::vector<std::string>& only, std::vector<PlanItem>* items) {
+Status KeepPermutations(const std::vector<std::string>& only, std::vector<PlanItem>* items,
+                        std::vector<std::string>* notes) {
   if (only.empty()) return Status::Ok();
   auto wanted = [&](const PlanItem& item) {
     const std::string name = OrderName(item);
     return std::any_of(only.begin(), only.end(),
                        [&](const std::string& o) { return o == name || o == std::to_string(item.permutation); });
   };
-  const PlanItem* first = nullptr;  // an item of the first ordered scenario, for the message
-  bool matched = false;
+  std::vector<ScenarioPermutations> ordered;  // in plan order
+  std::vector<std::string> unordered;         // scenarios without order:, in plan order
   for (const PlanItem& item : *items) {
-    if (item.permutation == 0) continue;
-    if (first == nullptr) first = &item;
-    matched |= wanted(item);
-  }
-  if (first == nullptr) return Status::Usage("--permutation: no selected scenario has order: (permutations)");
-  if (!matched) {
-    // That scenario's permutations (on its engine), by number, where each is written.
-    std::map<int, std::string> numbered;
-    for (const PlanItem& item : *items) {
-      if (item.permutation == 0 || item.scenario != first->scenario || item.engine != first->engine) continue;
-      numbered.emplace(item.permutation, fmt::format("{}:{}:{}: order[{}]: {} (--permutation {})", item.file,
-                                                     item.permutation_loc.line, item.permutation_loc.column,
-                                                     item.permutation - 1, OrderName(item), item.permutation));
+    if (item.permutation == 0) {
+      if (std::find(unordered.begin(), unordered.end(), item.scenario) == unordered.end()) {
+        unordered.push_back(item.scenario);
+      }
+      continue;
     }
-    std::vector<std::string> lines;
-    for (const auto& [number, line] : numbered) lines.push_back(line);
-    return Status::Usage(fmt::format("--permutation {}: no permutation matches (a number from 1, or the steps as "
-                                     "the order param writes them); scenario {}'s are:\n  {}",
-                                     fmt::join(only, ", "), first->scenario, fmt::join(lines, "\n  ")));
+    auto at = std::find_if(ordered.begin(), ordered.end(),
+                           [&](const ScenarioPermutations& s) { return s.scenario == item.scenario; });
+    if (at == ordered.end()) at = ordered.insert(ordered.end(), ScenarioPermutations{item.scenario, {}, {}});
+    (wanted(item) ? at->kept : at->skipped).emplace(item.permutation, PermutationLine(item));
+  }
+  if (ordered.empty()) return Status::Usage("--permutation: no selected scenario has order: (permutations)");
+  const std::string asked = fmt::format("--permutation {}", fmt::join(only, ", "));
+  auto lines = [](const std::map<int, std::string>& numbered) {
+    std::vector<std::string> out;
+    for (const auto& [number, line] : numbered) out.push_back(line);
+    return out;
+  };
+  const bool matched = std::any_of(ordered.begin(), ordered.end(),
+                                   [](const ScenarioPermutations& s) { return !s.kept.empty(); });
+  if (!matched) {
+    // Every ordered scenario's permutations, where each is written.
+    std::string message = fmt::format("{}: no permutation matches (a number from 1, or the steps as the order "
+                                      "param writes them); ",
+                                      asked);
+    for (size_t i = 0; i < ordered.size(); ++i) {
+      message += fmt::format("{}scenario {}'s are:\n  {}", i == 0 ? "" : "\n", ordered[i].scenario,
+                             fmt::join(lines(ordered[i].skipped), "\n  "));
+    }
+    return Status::Usage(message);
+  }
+  if (notes != nullptr) {
+    for (const ScenarioPermutations& s : ordered) {
+      const size_t all = s.kept.size() + s.skipped.size();
+      if (s.kept.empty()) {
+        notes->push_back(fmt::format("{}: scenario {} skipped: none of its {} permutation{} matches:\n  {}", asked,
+                                     s.scenario, all, all == 1 ? "" : "s", fmt::join(lines(s.skipped), "\n  ")));
+        continue;
+      }
+      std::string note = fmt::format("{}: scenario {} runs {} of its {} permutation{}:\n  {}", asked, s.scenario,
+                                     s.kept.size(), all, all == 1 ? "" : "s", fmt::join(lines(s.kept), "\n  "));
+      if (!s.skipped.empty()) note += fmt::format("\nskipped:\n  {}", fmt::join(lines(s.skipped), "\n  "));
+      notes->push_back(std::move(note));
+    }
+    if (!unordered.empty()) {
+      notes->push_back(fmt::format("{}: scenario{} without order: run{} whole: {}", asked,
+                                   unordered.size() == 1 ? "" : "s", unordered.size() == 1 ? "s" : "",
+                                   fmt::join(unordered, ", ")));
+    }
   }
   std::vector<PlanItem> kept;
   for (PlanItem& item : *items) {

@@ -32,9 +32,12 @@ Status ApplyPermutation(const Permutation& perm, PlanItem* item);
 // `--permutation` on a run of scenario files: keeps, of each ordered scenario's items, the
 // permutations `only` names — by 1-based number in the file's `order:` or by PermutationName
 // ("a.begin b.begin(*) …", with its markers as written) — and leaves items of unordered scenarios alone.
-// `only` empty: nothing changes. kUsage when no ordered item matches (the message lists the first
+// `only` empty: nothing changes. kUsage when no ordered item matches (the message lists every
 // ordered scenario's permutations, each as FILE:LINE:COL: order[i]: NAME (--permutation i+1)), or
-// when no selected scenario has `order:`.
-Status KeepPermutations(const std::vector<std::string>& only, std::vector<PlanItem>* items);
+// when no selected scenario has `order:`. Otherwise `notes` (optional) gets, for a person, per ordered
+// scenario what runs and what is skipped (each permutation as in the error; a scenario none of whose
+// permutations matches is skipped whole), then the scenarios without `order:`, which run whole.
+Status KeepPermutations(const std::vector<std::string>& only, std::vector<PlanItem>* items,
+                        std::vector<std::string>* notes = nullptr);
 
 }  // namespace racelab

@@ -165,5 +165,28 @@ TEST(CliLoading, EveryMalformedFileOfAFolderIsReportedAndNothingRuns) {
   }
 }
 
+// --permutation over several ordered scenarios: stderr says what runs and what is skipped in each (a
+// scenario without a match is skipped whole, said so), before any server is asked; no match anywhere
+// is exit 2 listing every ordered scenario's permutations.
+TEST(CliLoading, PermutationSaysWhatItSelectsAndSkipsInEachOrderedScenario) {
+  const std::string two = kSrc + "/tests/fixtures/order/lost-update-two-orders.yaml";
+  const std::string four = kSrc + "/tests/fixtures/order/markers.yaml";
+  ProcessResult r = RunProcess({kBin, "run", two, four, "--permutation", "4", "--dsn", "host=/nonexistent", "-q"},
+                               seconds(30));
+  EXPECT_EQ(r.exit_code, 3) << "planned, then the server cannot be reached: " << r.err;
+  EXPECT_NE(r.err.find("racelab: --permutation 4: scenario lost-update-two-orders skipped: none of its 2 "
+                       "permutations matches:\n  " + two + ":25:5: order[0]: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("racelab: --permutation 4: scenario order-markers runs 1 of its 4 permutations:\n  " + four +
+                       ":30:5: order[3]: a.one b.slow a.one (--permutation 4)\nskipped:\n  " + four + ":21:5: "),
+            std::string::npos)
+      << r.err;
+  r = RunProcess({kBin, "run", two, four, "--permutation", "9", "--dsn", "host=/nonexistent", "-q"}, seconds(30));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("scenario lost-update-two-orders's are:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("scenario order-markers's are:"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace racelab::testing

@@ -230,6 +230,60 @@ TEST(OrderTest, KeepPermutationsSelectsByNumberOrName) {
             "--permutation: no selected scenario has order: (permutations)");
 }
 
+// Several ordered scenarios: --permutation says, per scenario, what runs and what it skips (a scenario
+// none of whose permutations matches is skipped whole, said so), and that scenarios without order: run
+// whole; nothing matching anywhere is exit 2 listing every ordered scenario's permutations.
+TEST(OrderTest, KeepPermutationsSaysWhatItKeepsAndSkipsInEveryOrderedScenario) {
+  auto two = LoadWith(kOrder);
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  std::string one_head = kHead;
+  one_head.replace(0, std::string("name: order-sample").size(), "name: one-order");
+  auto one = LoadScenarioText(one_head + "order:\n  - [b.begin, b.write, b.commit, a.begin, a.write, a.commit]\n"
+                                         "expect: { sqlstates: {} }\n",
+                              "p.yaml");
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  auto plain = LoadScenarioText("name: plain\ntitle: t\nteaches: t\nsessions:\n  - name: a\n    steps: [begin, commit]\n"
+                                "expect: { sqlstates: {} }\n",
+                                "q.yaml");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  std::vector<PlanItem> items;
+  for (const Scenario* sc : {&*two, &*one, &*plain}) {
+    auto expanded = ExpandScenario(*sc, PlanOptions{});
+    ASSERT_TRUE(expanded.ok()) << expanded.status().message();
+    items.insert(items.end(), expanded->begin(), expanded->end());
+  }
+  ASSERT_EQ(items.size(), 4u + 2u + 3u);  // 2 permutations x rc, rr; 1 x rc, rr; plain at 3 levels
+
+  std::vector<PlanItem> kept = items;
+  std::vector<std::string> notes;
+  ASSERT_TRUE(KeepPermutations({"2"}, &kept, &notes).ok());
+  EXPECT_EQ(kept.size(), 2u + 3u);  // order-sample's 2nd at rc and rr; plain whole; one-order has no 2nd
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_EQ(notes[0],
+            "--permutation 2: scenario order-sample runs 1 of its 2 permutations:\n"
+            "  o.yaml:19:5: order[1]: a.begin b.begin a.write b.write a.commit b.commit (--permutation 2)\n"
+            "skipped:\n"
+            "  o.yaml:18:5: order[0]: a.begin a.write a.commit b.begin b.write b.commit (--permutation 1)");
+  EXPECT_EQ(notes[1],
+            "--permutation 2: scenario one-order skipped: none of its 1 permutation matches:\n"
+            "  p.yaml:18:5: order[0]: b.begin b.write b.commit a.begin a.write a.commit (--permutation 1)");
+  EXPECT_EQ(notes[2], "--permutation 2: scenario without order: runs whole: plain");
+
+  std::vector<PlanItem> none = items;
+  notes.clear();
+  Status st = KeepPermutations({"3"}, &none, &notes);
+  EXPECT_EQ(st.code(), StatusCode::kUsage);
+  EXPECT_EQ(st.message(),
+            "--permutation 3: no permutation matches (a number from 1, or the steps as the order param writes "
+            "them); scenario order-sample's are:\n"
+            "  o.yaml:18:5: order[0]: a.begin a.write a.commit b.begin b.write b.commit (--permutation 1)\n"
+            "  o.yaml:19:5: order[1]: a.begin b.begin a.write b.write a.commit b.commit (--permutation 2)\n"
+            "scenario one-order's are:\n"
+            "  p.yaml:18:5: order[0]: b.begin b.write b.commit a.begin a.write a.commit (--permutation 1)");
+  EXPECT_TRUE(notes.empty());
+  EXPECT_EQ(none.size(), items.size()) << "left as they were";
+}
+
 // The same permutation twice would be two results with one name: refused where the second is written.
 TEST(OrderTest, TheSamePermutationTwiceIsRefused) {
   EXPECT_THAT(ErrorOf("order:\n  - [a.begin, b.begin(*)]\n  - [a.begin, \"b.begin(*)\"]\nexpect: { sqlstates: {} }\n"),
