@@ -132,6 +132,16 @@ class Engine {
   // REQUIRES: `session` was opened by this engine.
   virtual Status StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
                             const std::string& file, bool* connection_lost) = 0;
+  // StartClean in two halves, so that its round trip overlaps other work: SendStartClean sends it and
+  // returns at once; false when it sent nothing (the engine cannot, or the session needs more than one
+  // statement, e.g. a ROLLBACK first) — then call StartClean. FinishStartClean waits for what was
+  // sent and returns what StartClean would have. Between the two nothing else may use `session`.
+  // Thread-safety: like StartClean. PostgreSQL: session_reset.h; the others send nothing.
+  virtual bool SendStartClean(Session* session, const SessionStart& start, SteadyTime deadline) { return false; }
+  virtual Status FinishStartClean(Session* session, const SessionStart& start, SteadyTime deadline,
+                                  const std::string& file, bool* connection_lost) {
+    return Status::Internal(name() + " sends no clean start ahead");
+  }
 
   // The statement(s) that open a transaction at `level`, e.g. "BEGIN ISOLATION LEVEL READ COMMITTED".
   virtual std::string BeginSql(IsolationLevel level) const = 0;

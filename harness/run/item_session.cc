@@ -25,6 +25,7 @@ ItemSession::ItemSession(const RunOptions& options, const PlanItem& item, std::v
     : options_(options), item_(item), engine_(*options.engine), slots_(workspaces.size()) {
   for (size_t i = 0; i < workspaces.size(); ++i) slots_[i].workspace = std::move(workspaces[i]);
   sessions_.resize(item.sessions.size());
+  sent_.assign(item.sessions.size(), -1);
 }
 
 ItemSession::~ItemSession() {
@@ -62,6 +63,7 @@ Status ItemSession::EnsureConnections() {
   }
   for (size_t i = 0; i < sessions_.size(); ++i) {
     auto& conn = sessions_[i];
+    if (sent_[i] >= 0) continue;  // its clean start is in flight: FinishSessionsClean sees if it is lost
     if (conn && conn->healthy()) continue;
     auto c = Open(item_.sessions[i].label);
     if (!c.ok()) return c.status();
@@ -70,35 +72,81 @@ Status ItemSession::EnsureConnections() {
   return Status::Ok();
 }
 
-Status ItemSession::StartOne(size_t i, const std::string& workspace, bool* lost) {
+SessionStart ItemSession::StartOf(size_t i, const std::string& workspace) const {
   const PlannedSession& s = item_.sessions[i];
-  return engine_.StartClean(sessions_[i].get(), SessionStart{s.label, workspace, s.settings}, Deadline(),
-                            item_.file, lost);
+  return SessionStart{s.label, workspace, s.settings};
+}
+
+Status ItemSession::StartOne(size_t i, const std::string& workspace, bool* lost) {
+  return engine_.StartClean(sessions_[i].get(), StartOf(i, workspace), Deadline(), item_.file, lost);
+}
+
+void ItemSession::SendSessionsClean(int trial) {
+  const std::string& workspace = SlotOf(trial).workspace;
+  for (size_t i = 0; i < sessions_.size(); ++i) {
+    if (sent_[i] >= 0 || !sessions_[i]) continue;
+    if (engine_.SendStartClean(sessions_[i].get(), StartOf(i, workspace), Deadline())) sent_[i] = trial;
+  }
 }
 
 Status ItemSession::StartSessionsClean(int trial) {
-  // One round trip or more per session, all at once (Engine::StartClean may run on several threads for
-  // different sessions): the trial waits for the slowest, not for their sum.
+  SendSessionsClean(trial);
+  // The sessions that could not be sent a clean start (a transaction still open, or an engine that
+  // sends none ahead): one round trip or more each, all at once (Engine::StartClean may run on several
+  // threads for different sessions), so the trial waits for the slowest, not for their sum; before the
+  // workspace is prepared, since an open transaction may hold its locks.
   const std::string& workspace = SlotOf(trial).workspace;
-  const size_t n = sessions_.size();
+  std::vector<size_t> now;
+  for (size_t i = 0; i < sessions_.size(); ++i) {
+    if (sent_[i] < 0) now.push_back(i);
+  }
+  const size_t n = now.size();
   std::vector<Status> status(n, Status::Ok());
   std::unique_ptr<bool[]> lost(new bool[n]());
   std::vector<std::thread> threads;
-  for (size_t i = 1; i < n; ++i) {
-    threads.emplace_back([this, i, &workspace, &status, &lost] { status[i] = StartOne(i, workspace, &lost[i]); });
+  for (size_t k = 1; k < n; ++k) {
+    threads.emplace_back([this, k, &now, &workspace, &status, &lost] {
+      status[k] = StartOne(now[k], workspace, &lost[k]);
+    });
   }
-  if (n > 0) status[0] = StartOne(0, workspace, &lost[0]);
+  if (n > 0) status[0] = StartOne(now[0], workspace, &lost[0]);
   for (auto& t : threads) t.join();
-  for (size_t i = 0; i < n; ++i) {
-    if (lost[i]) {  // ended while idle (e.g. terminated from outside after its last step): reopen once
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = now[k];
+    if (lost[k]) {  // ended while idle (e.g. terminated from outside after its last step): reopen once
       auto c = Open(item_.sessions[i].label);
       if (!c.ok()) return c.status();
       sessions_[i] = std::move(c.value());
-      status[i] = StartOne(i, workspace, &lost[i]);
+      status[k] = StartOne(i, workspace, &lost[k]);
     }
-    if (!status[i].ok()) return status[i];
+    if (!status[k].ok()) return status[k];
   }
   return Status::Ok();
+}
+
+Status ItemSession::FinishSessionsClean(int trial) {
+  const std::string& workspace = SlotOf(trial).workspace;
+  Status first = Status::Ok();
+  for (size_t i = 0; i < sessions_.size(); ++i) {
+    if (sent_[i] < 0) continue;
+    const int sent_for = sent_[i];
+    sent_[i] = -1;
+    bool lost = false;
+    Status s = engine_.FinishStartClean(sessions_[i].get(), StartOf(i, SlotOf(sent_for).workspace), Deadline(),
+                                        item_.file, &lost);
+    if (s.ok() && sent_for != trial) s = StartOne(i, workspace, &lost);  // sent for another workspace
+    if (lost) {  // ended while idle (e.g. terminated from outside after its last step): reopen once
+      auto c = Open(item_.sessions[i].label);
+      if (!c.ok()) {
+        if (first.ok()) first = c.status();
+        continue;
+      }
+      sessions_[i] = std::move(c.value());
+      s = StartOne(i, workspace, &lost);
+    }
+    if (first.ok() && !s.ok()) first = s;  // every one is collected, the first error reported
+  }
+  return first;
 }
 
 Status ItemSession::CleanControl(Slot* slot) {

@@ -36,10 +36,18 @@ class ItemSession {
 
   // Opens whatever is not open and healthy: the monitor, one connection per session instance.
   Status EnsureConnections();
-  // Before trial `trial`: every session starts clean (Engine::StartClean) in that trial's workspace
-  // with its `settings`, all sessions at once (one thread each but the first); a session found lost is
-  // reopened once.
+  // Before trial `trial`, in three steps, so that the clean start's round trip overlaps other work
+  // (docs/performance.md): SendSessionsClean sends every idle session's clean start for `trial`
+  // (Engine::SendStartClean: in `trial`'s workspace with its `settings`) without waiting — the runner
+  // calls it once trial N's final checks and teardown are done, so it runs after everything trial N
+  // did, final checks included; StartSessionsClean sends what was not sent yet and starts clean at once
+  // the sessions that cannot be sent one (a transaction still open: ROLLBACK first; engines that send
+  // nothing ahead), all at once (one thread each but the first), before the workspace is prepared;
+  // FinishSessionsClean waits for what was sent, after AwaitWorkspace and before the trial. Errors
+  // are reported as StartClean's; a session found lost is reopened once and started clean again.
+  void SendSessionsClean(int trial);
   Status StartSessionsClean(int trial);
+  Status FinishSessionsClean(int trial);
   // Makes `trial`'s workspace current: waits for the helper that prepares it, or prepares it now —
   // the slot's control session starts clean, the workspace is emptied, `setup` runs on that control.
   Status AwaitWorkspace(int trial);
@@ -93,6 +101,7 @@ class ItemSession {
   void ReadBaseline(Slot* slot);
   // Starts session i clean in `workspace`; *lost when it turned out to be gone.
   Status StartOne(size_t i, const std::string& workspace, bool* lost);
+  SessionStart StartOf(size_t i, const std::string& workspace) const;
   void JoinHelpers();
 
   const RunOptions& options_;
@@ -102,6 +111,9 @@ class ItemSession {
   size_t current_ = 0;
   std::unique_ptr<WaitMonitor> monitor_;
   std::vector<std::unique_ptr<Session>> sessions_;
+  // sent_[i] >= 0: session i's clean start for trial sent_[i] is in flight (SendSessionsClean); nothing
+  // else uses the session until FinishSessionsClean collects it.
+  std::vector<int> sent_;
 };
 
 }  // namespace racelab::internal

@@ -235,8 +235,9 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
   for (int t = 0; t < item.trials; ++t) {
     if (stopped()) return Interrupted(t, item);
     Status s = conns.EnsureConnections();
-    if (s.ok()) s = conns.StartSessionsClean(t);  // nothing of the last trial is seen in this one
-    if (s.ok()) s = conns.AwaitWorkspace(t);      // emptied and set up since a trial last used it
+    if (s.ok()) s = conns.StartSessionsClean(t);   // nothing of the last trial is seen in this one
+    if (s.ok()) s = conns.AwaitWorkspace(t);       // emptied and set up since a trial last used it
+    if (s.ok()) s = conns.FinishSessionsClean(t);  // the clean starts sent ahead have all answered
     if (!s.ok()) {
       conns.DropSchema();
       // A connection or setup the stop request cancelled: the interrupt, not a fault.
@@ -248,6 +249,9 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
       return s;
     }
     TrialResult trial = RunTrial(options_, item, conns, wait_log_.get(), t);
+    // Trial t is over on every session, final checks and teardown included: the next trial's clean
+    // starts go out now and are collected after its workspace is ready (ItemSession::SendSessionsClean).
+    if (t + 1 < item.trials && !stopped()) conns.SendSessionsClean(t + 1);
     conns.TrialEnded(t, trial.error.empty() && !trial.deadline_exceeded);  // an error: set up fresh after it
     if (options_.stop != nullptr && options_.stop->stop_requested()) {
       // Cut short by the stop request: its events say nothing about the race; not evaluated.

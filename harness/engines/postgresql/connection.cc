@@ -289,6 +289,47 @@ QueryResult Connection::Exec(const std::string& sql, SteadyTime deadline, size_t
   }
   if (PQsendQuery(conn_, sql.c_str()) == 0) return lost(Trim(PQerrorMessage(conn_)));
   if (!Flush(deadline)) return lost("could not send the statement");
+  return Receive(deadline, max_rows, cancel_grace, run_delay_start);
+}
+
+bool Connection::Send(const std::string& sql, SteadyTime deadline) {
+  if (conn_ == nullptr || PQtransactionStatus(conn_) != PQTRANS_IDLE) return false;
+  if (SilentServers::Get().Has(server_)) deadline = CapIfSilent(server_, deadline);
+  if (PQsendQuery(conn_, sql.c_str()) == 0 || !Flush(deadline)) {
+    Close();  // the next Exec or Finish reports it lost
+    return false;
+  }
+  return true;
+}
+
+QueryResult Connection::Finish(SteadyTime deadline, size_t max_rows, std::chrono::milliseconds cancel_grace) {
+  if (conn_ == nullptr || PQtransactionStatus(conn_) != PQTRANS_ACTIVE) {
+    QueryResult out;
+    out.sqlstate = kSqlstateConnectionFailure;
+    out.message = conn_ == nullptr ? "connection is closed" : "no statement was sent";
+    out.connection_lost = conn_ == nullptr;
+    return out;
+  }
+  if (SilentServers::Get().Has(server_)) {
+    deadline = CapIfSilent(server_, deadline);
+    cancel_grace = std::min(cancel_grace, kSilentServerWait);
+  }
+  idle_poll_delay_us_ = 0;
+  return Receive(deadline, max_rows, cancel_grace, -1);
+}
+
+QueryResult Connection::Receive(SteadyTime deadline, size_t max_rows, std::chrono::milliseconds cancel_grace,
+                                int64_t run_delay_start) {
+  QueryResult out;
+  auto lost = [&](const std::string& why) {
+    if (out.sqlstate.empty() || out.cancelled_by_deadline) {
+      out.sqlstate = kSqlstateConnectionFailure;
+      out.message = why;
+    }
+    out.connection_lost = true;
+    Close();
+    return out;
+  };
   SteadyTime hard_deadline = deadline;
   bool copy_out = false;  // inside a COPY TO STDOUT: rows to drain (and drop) before its result
   for (;;) {

@@ -54,6 +54,16 @@ class Connection : public Session {
   QueryResult Exec(const std::string& sql, SteadyTime deadline, size_t max_rows = 1,
                    std::chrono::milliseconds cancel_grace = std::chrono::milliseconds(5000)) override;
 
+  // Exec in two halves, for a statement whose answer can wait (the runner sends a session's clean
+  // start after a trial and collects it before the next): Send sends `sql` and returns at once —
+  // false, sending nothing, when a transaction is open or a statement is in flight, and false with the
+  // connection closed when it could not be sent (Finish or Exec then report it lost); Finish collects
+  // its results as Exec does (deadline, cancel, grace; client_late_us not measured). Until Finish,
+  // nothing else may use the connection (healthy() is false while the statement is in flight).
+  bool Send(const std::string& sql, SteadyTime deadline);
+  QueryResult Finish(SteadyTime deadline, size_t max_rows = 1,
+                     std::chrono::milliseconds cancel_grace = std::chrono::milliseconds(5000));
+
   // Sends a cancel request for whatever runs now (PQcancel on a helper thread) and waits at most
   // `wait` for the server to take it; 0 (the default) does not wait. Returns true when the server
   // took the request within `wait`. While one request is in flight no other is started (a server
@@ -86,6 +96,9 @@ class Connection : public Session {
   };
 
   Connection(PGconn* conn, const StopFlag* stop);
+  // Collects the results of the statement sent last (Exec's second half).
+  QueryResult Receive(SteadyTime deadline, size_t max_rows, std::chrono::milliseconds cancel_grace,
+                      int64_t run_delay_start);
   bool WaitSocket(bool for_write, SteadyTime until, const StopFlag* stop);
   // Flushes libpq's output buffer (non-blocking mode) until `until`. False on error or deadline.
   bool Flush(SteadyTime until);

@@ -211,6 +211,16 @@ Status PostgresEngine::StartClean(Session* session, const SessionStart& start, S
                         role_ ? kDeniedSettingHint : "");
 }
 
+bool PostgresEngine::SendStartClean(Session* session, const SessionStart& start, SteadyTime deadline) {
+  return pg::SendStartClean(static_cast<Connection*>(session), start, deadline);
+}
+
+Status PostgresEngine::FinishStartClean(Session* session, const SessionStart& start, SteadyTime deadline,
+                                        const std::string& file, bool* connection_lost) {
+  return pg::FinishStartClean(static_cast<Connection*>(session), start, deadline, file, connection_lost,
+                              role_ ? kDeniedSettingHint : "");
+}
+
 std::string PostgresEngine::BeginSql(IsolationLevel level) const {
   return fmt::format("BEGIN ISOLATION LEVEL {}", IsolationName(level));
 }

@@ -61,6 +61,9 @@ class PostgresEngine : public Engine {
   std::string WorkspaceName(int n) const override;
   Status StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
                     const std::string& file, bool* connection_lost) override;
+  bool SendStartClean(Session* session, const SessionStart& start, SteadyTime deadline) override;
+  Status FinishStartClean(Session* session, const SessionStart& start, SteadyTime deadline,
+                          const std::string& file, bool* connection_lost) override;
 
   std::string BeginSql(IsolationLevel level) const override;
   std::string BeginSqlWith(IsolationLevel level, const TransactionModes& modes) const override;

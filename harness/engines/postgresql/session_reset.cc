@@ -41,6 +41,22 @@ std::string SessionStartSql(const SessionStart& start) {
   return sql;
 }
 
+namespace {
+
+// Steps 2–5's result, judged: what StartClean says about it.
+Status Judge(const QueryResult& r, const SessionStart& start, const std::string& file, bool* connection_lost,
+             const std::string& denied_hint) {
+  if (r.ok()) return Status::Ok();
+  std::string what = fmt::format("{}: {} ({}): settings of session '{}'", file, r.message,
+                                 r.sqlstate, start.label);
+  if (IsSettingError(r.sqlstate)) return Status::Usage(what);
+  *connection_lost = r.connection_lost;
+  if (r.sqlstate == "42501" && !denied_hint.empty()) what += " (" + denied_hint + ")";
+  return Status::Database(what);
+}
+
+}  // namespace
+
 Status StartClean(Connection* conn, const SessionStart& start, SteadyTime deadline,
                   const std::string& file, bool* connection_lost, const std::string& denied_hint) {
   *connection_lost = false;
@@ -54,13 +70,18 @@ Status StartClean(Connection* conn, const SessionStart& start, SteadyTime deadli
     if (!r.ok()) return failed("ROLLBACK", r);
   }
   QueryResult r = conn->Exec(kDiscardAllParts + SessionStartSql(start), deadline);
-  if (r.ok()) return Status::Ok();
-  std::string what = fmt::format("{}: {} ({}): settings of session '{}'", file, r.message,
-                                 r.sqlstate, start.label);
-  if (IsSettingError(r.sqlstate)) return Status::Usage(what);
-  *connection_lost = r.connection_lost;
-  if (r.sqlstate == "42501" && !denied_hint.empty()) what += " (" + denied_hint + ")";
-  return Status::Database(what);
+  return Judge(r, start, file, connection_lost, denied_hint);
+}
+
+bool SendStartClean(Connection* conn, const SessionStart& start, SteadyTime deadline) {
+  if (!conn->healthy()) return false;  // a transaction open (ROLLBACK first), or gone: StartClean
+  return conn->Send(kDiscardAllParts + SessionStartSql(start), deadline);
+}
+
+Status FinishStartClean(Connection* conn, const SessionStart& start, SteadyTime deadline,
+                        const std::string& file, bool* connection_lost, const std::string& denied_hint) {
+  *connection_lost = false;
+  return Judge(conn->Finish(deadline), start, file, connection_lost, denied_hint);
 }
 
 }  // namespace racelab::pg

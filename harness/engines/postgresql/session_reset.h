@@ -52,4 +52,14 @@ std::string SessionStartSql(const SessionStart& start);
 Status StartClean(Connection* conn, const SessionStart& start, SteadyTime deadline,
                   const std::string& file, bool* connection_lost, const std::string& denied_hint = "");
 
+// StartClean in two halves, so that the round trip overlaps other work (the runner sends it after a
+// trial's final checks and collects it before the next trial starts). SendStartClean sends steps 2–5
+// and returns at once; false when it sent nothing — a transaction is open (step 1 is needed) or the
+// connection is gone: call StartClean then. FinishStartClean waits (at most until `deadline`) for
+// what SendStartClean sent and judges it as StartClean does, same errors. Between the two, nothing
+// else may use `conn`.
+bool SendStartClean(Connection* conn, const SessionStart& start, SteadyTime deadline);
+Status FinishStartClean(Connection* conn, const SessionStart& start, SteadyTime deadline,
+                        const std::string& file, bool* connection_lost, const std::string& denied_hint = "");
+
 }  // namespace racelab::pg
