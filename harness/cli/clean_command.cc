@@ -17,6 +17,32 @@ namespace {
 
 SteadyTime In(long ms) { return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); }
 
+// "2 schema(s), 1 database(s) and 1 role(s)" for the kinds counted (in this order), "nothing" for none.
+std::string Counted(const std::map<std::string, size_t>& by_kind) {
+  std::vector<std::string> parts;
+  for (const char* kind : {"schema", "database", "file", "role", "user"}) {
+    auto it = by_kind.find(kind);
+    if (it != by_kind.end() && it->second > 0) parts.push_back(fmt::format("{} {}(s)", it->second, kind));
+  }
+  if (parts.empty()) return "nothing";
+  std::string out = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) out += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return out;
+}
+
+// The last line of `racelab clean --dsn`: what it did (or would do) to dead runs, what it kept of live
+// ones, e.g. "dropped 1 database(s) and 1 role(s) of dead runs, after ending 1 backend(s); kept nothing
+// of live runs, on postgresql://…".
+std::string Summary(const std::map<std::string, size_t>& done, const std::map<std::string, size_t>& kept,
+                    bool dry_run, const std::string& dsn_redacted) {
+  auto backends = done.find("backend");
+  const size_t ended = backends == done.end() ? 0 : backends->second;
+  std::string ending =
+      ended == 0 ? "" : fmt::format(", after ending {} backend(s)", ended);
+  return fmt::format("{} {} of dead runs{}; kept {} of live runs, on {}", dry_run ? "would drop" : "dropped",
+                     Counted(done), ending, Counted(kept), dsn_redacted);
+}
+
 }  // namespace
 
 int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) {
@@ -59,19 +85,21 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
     std::cerr << "racelab: " << SanitizeForTerminal(leftovers.status().message()) << "\n";
     return 3;
   }
-  size_t dropped = 0, kept = 0, roles = 0;
+  std::map<std::string, size_t> done, kept;  // by kind
   bool failed = false;
   for (const Leftover& l : *leftovers) {
     if (l.live || !l.kept_because.empty()) {
       const std::string why = l.live ? "its run is still connected" : l.kept_because;
       std::cout << SanitizeForTerminal(fmt::format("kept {} {}: {}", l.kind, l.name, why)) << "\n";
-      if (l.live) ++kept;
+      if (l.live) ++kept[l.kind];
       continue;
     }
     const bool account = l.kind == "role" || l.kind == "user";  // PostgreSQL role, MariaDB user
     if (account && failed) break;  // workspaces first: a run's role outlives its workspaces
+    const bool backend = l.kind == "backend";
+    const std::string what = backend ? fmt::format("backend {} of {}", l.name, l.of) : l.kind + " " + l.name;
     if (dry_run) {
-      std::cout << "would drop " << l.kind << " " << l.name << "\n";
+      std::cout << SanitizeForTerminal((backend ? "would end " : "would drop ") + what) << "\n";
     } else {
       Status s = db.DropLeftovers({l}, In(30000));
       if (!s.ok()) {
@@ -80,13 +108,12 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
         if (account) return 3;
         continue;
       }
-      std::cout << "dropped " << l.kind << " " << l.name << "\n";
+      std::cout << SanitizeForTerminal((backend ? "ended " : "dropped ") + what) << "\n";
     }
-    ++(account ? roles : dropped);
+    ++done[l.kind];
   }
   if (failed) return 3;
-  std::cout << fmt::format("{} racelab schema(s) and {} role(s) {}, {} schema(s) of live runs kept, on {}\n",
-                           dropped, roles, dry_run ? "found" : "dropped", kept, db.info().dsn_redacted);
+  std::cout << SanitizeForTerminal(Summary(done, kept, dry_run, db.info().dsn_redacted)) << "\n";
   return 0;
 }
 

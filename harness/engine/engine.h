@@ -73,11 +73,15 @@ struct TransactionModes {
 // One leftover racelab found on a server, for `racelab clean`: a workspace or role of a run that is
 // gone (its run lock is free), or one that is kept, with the reason.
 struct Leftover {
-  std::string kind;   // "schema", "database", "file", "role"
-  std::string name;
+  // "schema", "database", "file", "role", "user", or "backend" (a server process of a dead run —
+  // e.g. a scenario step still running pg_sleep — that `racelab clean` ends before dropping the rest).
+  std::string kind;
+  std::string name;   // a backend's: its pid
   bool live = false;  // its run still holds its run lock: never dropped (counted as "of live runs")
   // Why it is never dropped when not `live` (e.g. a name that does not say which run made it), or "".
   std::string kept_because;
+  // For a backend: what makes it the dead run's, "role <name>" or "database <name>"; else "".
+  std::string of;
 };
 
 class Engine {

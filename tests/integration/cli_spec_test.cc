@@ -103,9 +103,20 @@ TEST(CliSpec, SigintEndsTheRunSaysSoAndDropsTheDatabase) {
   EXPECT_EQ(SpecDatabases(), 0);
 }
 
+int GeneratedRoles() {
+  PGconn* c = PQconnectdb(TestConninfo().c_str());
+  PGresult* r = PQexec(c, "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'racelab\\_role\\_%'");
+  int n = PQresultStatus(r) == PGRES_TUPLES_OK ? std::atoi(PQgetvalue(r, 0, 0)) : -1;
+  PQclear(r);
+  PQfinish(c);
+  return n;
+}
+
+// One clean drops the database and the generated role (its owner) of the killed run, whose backend
+// still runs the step's pg_sleep; the summary calls the database a database.
 TEST(CliSpec, CleanDropsTheDatabaseOfASpecRunKilledWithSigkill) {
   TempDir dir;
-  std::string spec = WriteSpec(dir, "sleepy.spec", "session s\nstep nap { SELECT pg_sleep(60); }\n");
+  std::string spec = WriteSpec(dir, "sleepy.spec", "session s\nstep nap { SELECT pg_sleep(3600); }\n");
   {
     Subprocess p({kBin, "run", spec, "--dsn", TestConninfo(), "--allow-superuser", "-q"});
     for (int i = 0; i < 300 && SpecDatabases() < 1; ++i) usleep(100 * 1000);
@@ -117,10 +128,15 @@ TEST(CliSpec, CleanDropsTheDatabaseOfASpecRunKilledWithSigkill) {
   ProcessResult r = RunProcess({kBin, "clean", "--dsn", TestConninfo(), "--dry-run"}, seconds(60));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("would drop database racelab_spec_"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("would drop role racelab_role_"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("would drop 1 database(s) and 1 role(s) of dead runs"), std::string::npos) << r.out;
   EXPECT_EQ(SpecDatabases(), 1) << "--dry-run drops nothing";
+  EXPECT_EQ(GeneratedRoles(), 1) << "--dry-run drops nothing";
   r = RunProcess({kBin, "clean", "--dsn", TestConninfo()}, seconds(60));
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("dropped 1 database(s) and 1 role(s) of dead runs"), std::string::npos) << r.out;
   EXPECT_EQ(SpecDatabases(), 0) << r.out;
+  EXPECT_EQ(GeneratedRoles(), 0) << "one clean drops the role too: " << r.out;
 }
 
 }  // namespace

@@ -247,5 +247,51 @@ TEST(Confinement, CleanDropsTheRoleOfAKilledRunOnly) {
   EXPECT_EQ(RacelabSchemas(), 0) << r.out;
 }
 
+
+// A run killed with SIGKILL while a step runs pg_sleep(3600): its backend outlives it (holding its
+// schema's locks). One `racelab clean` ends that backend, then drops the schema and the role — and
+// says so; --dry-run says what it would do and does nothing; a live run's are untouched.
+TEST(Confinement, OneCleanEndsTheBackendsOfAKilledRunThenDropsItsSchemaAndRole) {
+  const std::string dsn = AdminDsn();
+  const std::string sleeping =
+      "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3600)' AND usename LIKE "
+      "'racelab\\_role\\_%'";
+  Subprocess p({kBin, "run", kFixtures + "sleep_forever.yaml", "--trials", "1", "--dsn", dsn, "-q",
+                "--format", "console"});
+  for (int i = 0; i < 300 && Query(sleeping) != "1"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(Query(sleeping), "1") << "the run never reached its pg_sleep step";
+  ProcessResult live = RunProcess({kBin, "clean", "--dsn", dsn, "--dry-run"}, seconds(30));
+  EXPECT_EQ(live.exit_code, 0) << live.err;
+  EXPECT_EQ(live.out.find("would end"), std::string::npos) << "a live run's backends are kept: " << live.out;
+  EXPECT_EQ(live.out.find("would drop schema"), std::string::npos) << "a live run's schema is kept: " << live.out;
+  EXPECT_EQ(live.out.find("would drop role"), std::string::npos) << "a live run's role is kept: " << live.out;
+  EXPECT_NE(live.out.find("kept 1 schema(s) of live runs"), std::string::npos) << live.out;
+  p.Signal(SIGKILL);
+  p.Wait(seconds(10));
+  ASSERT_EQ(GeneratedRoles(), 1);
+  ASSERT_EQ(Query(sleeping), "1") << "the killed run's backend outlives it";
+
+  ProcessResult dry = RunProcess({kBin, "clean", "--dsn", dsn, "--dry-run"}, seconds(30));
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("would end backend "), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find(" of role racelab_role_"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("would drop schema racelab_"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("would drop role racelab_role_"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("would drop 1 schema(s) and 1 role(s) of dead runs, after ending "), std::string::npos)
+      << dry.out;
+  EXPECT_EQ(Query(sleeping), "1") << "--dry-run ends nothing";
+  EXPECT_EQ(GeneratedRoles(), 1) << "--dry-run drops nothing";
+
+  ProcessResult r = RunProcess({kBin, "clean", "--dsn", dsn}, seconds(60));
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("ended backend "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dropped role racelab_role_"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dropped 1 schema(s) and 1 role(s) of dead runs, after ending "), std::string::npos) << r.out;
+  EXPECT_EQ(Query(sleeping), "0") << r.out;
+  EXPECT_EQ(GeneratedRoles(), 0) << r.out << r.err;
+  EXPECT_EQ(RacelabSchemas(), 0) << r.out;
+}
+
 }  // namespace
 }  // namespace racelab::testing

@@ -1,17 +1,28 @@
 // `racelab clean` on PostgreSQL: the racelab_<pid>_<run id>_<n> schemas and the
 // racelab_spec_<pid>_<run id>_<n> databases (of `racelab run X.spec`) of runs that are provably
 // gone — killed with SIGKILL, or cut off with their server (any other exit drops them itself) — and
-// the generated roles of such runs (scenario_role.h).
+// the generated roles of such runs (scenario_role.h), after ending the backends such runs left
+// running (a step's pg_sleep(3600) outlives its killed client until it next talks to it).
+//
+// A dead run's role is the generated role that owns its schemas or its spec database (datdba); its
+// backends are those logged in as that role, admin connections naming it (application_name
+// racelab:role:<role>), and any backend connected to its spec database. Other generated roles are
+// dropped once nothing on the server is logged in as them or names them (a run killed before it
+// made a schema). Under --no-confine a dead run's scenario backends run as the --dsn role in a shared
+// database and cannot be told apart: they are not ended.
 //
 // A run is gone when its advisory lock is free (run_lock.h): pg_try_advisory_lock on its run id
 // succeeds. Listing takes and releases it; dropping a schema takes it again and keeps it while it
 // drops, so the run cannot be alive meanwhile. A schema of a live run (wherever it runs) is kept, as
 // are schemas named the old way (racelab_<pid>_<n>), whose run cannot be told alive or dead.
 #include <map>
+#include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "harness/engines/postgresql/pg_engine.h"
+#include "harness/engines/postgresql/scenario_role.h"
 
 namespace racelab::pg {
 namespace {
@@ -31,6 +42,51 @@ constexpr const char* kLeftoverRoles =
     "r.rolname) ORDER BY 1";
 
 SteadyTime In(long ms) { return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); }
+
+// From pg_terminate_backend to the backend gone from pg_stat_activity.
+constexpr long kBackendExitMs = 10000;
+
+std::string Literal(const std::string& s) {
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("''") : std::string(1, ch);
+  return out + "'";
+}
+
+// ARRAY['a','b']::text[] (an empty array for no names).
+std::string TextArray(const std::vector<std::string>& names) {
+  std::string out = "ARRAY[";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? "," : "") + Literal(names[i]);
+  return out + "]::text[]";
+}
+
+// pg_terminate_backend on a dead run's backend `b` (Leftover::of says whose: it is ended only if it
+// still is), then waits until it is gone, so that what it locked can be dropped.
+Status EndBackend(Connection& c, const Leftover& b) {
+  const size_t space = b.of.find(' ');
+  const std::string whose = b.of.substr(0, space), name = space == std::string::npos ? "" : b.of.substr(space + 1);
+  if (b.name.empty() || b.name.find_first_not_of("0123456789") != std::string::npos ||
+      (whose != "role" && whose != "database")) {
+    return Status::Internal("not a backend of a dead run: " + b.name);
+  }
+  const std::string same = fmt::format(
+      "pid = {} AND pid <> pg_backend_pid() AND {}", b.name,
+      whose == "database" ? "datname = " + Literal(name)
+                          : fmt::format("(usename = {0} OR application_name = {1} || {0})", Literal(name),
+                                        Literal(kRoleAdminApp)));
+  QueryResult t = c.Exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE " + same, In(30000));
+  if (!t.ok()) return Status::Database(fmt::format("cannot end backend {} of {}: {}", b.name, b.of, t.message));
+  const SteadyTime gone_by = In(kBackendExitMs);
+  for (;;) {
+    QueryResult left = c.Exec("SELECT 1 FROM pg_stat_activity WHERE " + same, In(30000));
+    if (!left.ok()) return Status::Database(fmt::format("cannot end backend {} of {}: {}", b.name, b.of, left.message));
+    if (left.values.empty()) return Status::Ok();
+    if (std::chrono::steady_clock::now() >= gone_by) {
+      return Status::Database(fmt::format("backend {} of {} did not exit within {} ms of pg_terminate_backend",
+                                          b.name, b.of, kBackendExitMs));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
 
 }  // namespace
 
@@ -72,17 +128,55 @@ Result<std::vector<Leftover>> PostgresEngine::ListLeftovers(SteadyTime deadline)
                      "alive; drop it by hand (DROP DATABASE … WITH (FORCE)) when no racelab runs on this server"});
     }
   }
+  std::vector<Leftover> workspaces_out;
+  std::vector<std::string> dead_schemas, dead_databases;
   for (const auto& [id, workspaces] : by_run) {
     const int64_t key = *RunLockKey(id);
     QueryResult lock = c.Exec(fmt::format("SELECT pg_try_advisory_lock({})", key), In(30000));
     if (!lock.ok() || lock.values.empty()) return Status::Database(fmt::format("cannot check run {}: {}", id, lock.message));
     const bool live = lock.values[0][0].value_or("f") != "t";  // a session of that run holds its lock
     if (!live) c.Exec(fmt::format("SELECT pg_advisory_unlock({})", key), In(30000));
-    for (const auto& [kind, name] : workspaces) out.push_back({kind, name, live, ""});
+    for (const auto& [kind, name] : workspaces) {
+      workspaces_out.push_back({kind, name, live, ""});
+      if (!live) (kind == "database" ? dead_databases : dead_schemas).push_back(name);
+    }
   }
+  // The generated roles of dead runs: owners of their schemas and spec databases.
+  std::vector<std::string> dead_roles;
+  if (!dead_schemas.empty() || !dead_databases.empty()) {
+    QueryResult owners = c.Exec(
+        fmt::format("SELECT r.rolname FROM pg_roles r WHERE r.rolname ~ '^racelab_role_[0-9a-f]+$' AND ("
+                    "r.oid IN (SELECT nspowner FROM pg_namespace WHERE nspname = ANY({})) OR "
+                    "r.oid IN (SELECT datdba FROM pg_database WHERE datname = ANY({}))) ORDER BY 1",
+                    TextArray(dead_schemas), TextArray(dead_databases)),
+        In(30000), /*max_rows=*/100000);
+    if (!owners.ok()) return Status::Database(owners.message);
+    for (const auto& row : owners.values) dead_roles.push_back(row[0].value_or(""));
+  }
+  // Their backends, ended first: a backend in a step holds locks on what clean drops.
+  if (!dead_roles.empty() || !dead_databases.empty()) {
+    QueryResult backends = c.Exec(
+        fmt::format("SELECT pid, CASE WHEN datname = ANY({1}) THEN 'database ' || datname "
+                    "WHEN usename = ANY({0}) THEN 'role ' || usename "
+                    "ELSE 'role ' || substr(application_name, length('{2}') + 1) END "
+                    "FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND (datname = ANY({1}) OR "
+                    "usename = ANY({0}) OR application_name = ANY(ARRAY(SELECT '{2}' || n FROM unnest({0}) n))) "
+                    "ORDER BY pid",
+                    TextArray(dead_roles), TextArray(dead_databases), kRoleAdminApp),
+        In(30000), /*max_rows=*/100000);
+    if (!backends.ok()) return Status::Database(backends.message);
+    for (const auto& row : backends.values) {
+      Leftover b{"backend", row[0].value_or(""), false, ""};
+      b.of = row[1].value_or("");
+      out.push_back(b);
+    }
+  }
+  out.insert(out.end(), workspaces_out.begin(), workspaces_out.end());
+  std::set<std::string> roles_seen(dead_roles.begin(), dead_roles.end());
   QueryResult roles = c.Exec(kLeftoverRoles, In(30000), /*max_rows=*/100000);
   if (!roles.ok()) return Status::Database(roles.message);
-  for (const auto& row : roles.values) out.push_back({"role", row[0].value_or(""), false, ""});
+  for (const auto& row : roles.values) roles_seen.insert(row[0].value_or(""));
+  for (const std::string& role : roles_seen) out.push_back({"role", role, false, ""});
   return out;
 }
 
@@ -91,6 +185,7 @@ Status PostgresEngine::DropLeftover(const Leftover& leftover, SteadyTime deadlin
   if (!conn.ok()) return conn.status();
   Connection& c = **conn;
   if (leftover.live || !leftover.kept_because.empty()) return Status::Internal("kept: " + leftover.name);
+  if (leftover.kind == "backend") return EndBackend(c, leftover);
   if (leftover.kind == "role") {
     QueryResult d = c.Exec(fmt::format("DROP OWNED BY {0}; DROP ROLE {0}", QuoteIdent(leftover.name)), In(30000));
     if (!d.ok()) return Status::Database(fmt::format("cannot drop role {}: {}", leftover.name, d.message));

@@ -21,7 +21,8 @@
 // GRANT SET ON PARAMETER on PostgreSQL 15+ when the admin may (a superuser, or one holding SET … WITH
 // GRANT OPTION). Dropped
 // (DROP OWNED BY, DROP ROLE) by Drop() and the destructor; `racelab clean` drops the role of a run
-// killed with SIGKILL (no backend of the role and no admin connection naming it is left).
+// killed with SIGKILL: the owner of that dead run's schemas or spec database, after ending its
+// backends; or a role nothing is logged in as or names any more (pg_leftovers.cc).
 // Thread-safety: one thread.
 #pragma once
 
