@@ -119,6 +119,22 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
   if (run.formats != RunArgs{}.formats && run.formats != "transcript") {  // the default, or transcript
     return UsageError("--format: a spec file's run prints isolationtester's transcript only (--format transcript)");
   }
+  // Spec files run on PostgreSQL only (docs/scenario-format.md): say so before any server starts.
+  if (!run.engine.empty() && run.engine != "postgresql") {
+    return UsageError(fmt::format("--engine {}: a spec file runs on PostgreSQL only (isolationtester's format); "
+                                  "drop --engine, or convert it first (racelab convert X.spec) and run the "
+                                  "scenario on {}",
+                                  run.engine, run.engine));
+  }
+  if (run.dsns.size() > 1) return UsageError("--dsn: a spec file runs on one PostgreSQL server (one --dsn)");
+  if (!run.dsn.empty()) {
+    const std::string engine = EngineOfDsn(run.dsn);
+    if (!engine.empty() && engine != "postgresql") {
+      return UsageError(fmt::format("--dsn names a {} server: a spec file runs on PostgreSQL only (a "
+                                    "postgresql:// URI or libpq key=value string)",
+                                    EngineDisplayName(engine)));
+    }
+  }
   const std::string& path = run.selectors[0];
   auto spec = LoadSpecFile(path);
   if (!spec.ok()) return UsageError(spec.status().message());

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
@@ -137,6 +138,29 @@ TEST(CliSpec, CleanDropsTheDatabaseOfASpecRunKilledWithSigkill) {
   EXPECT_NE(r.out.find("dropped 1 database(s) and 1 role(s) of dead runs"), std::string::npos) << r.out;
   EXPECT_EQ(SpecDatabases(), 0) << r.out;
   EXPECT_EQ(GeneratedRoles(), 0) << "one clean drops the role too: " << r.out;
+}
+
+
+// A spec file runs on PostgreSQL only (docs/scenario-format.md): --engine mariadb|sqlite or a --dsn of
+// another engine is a usage error, said before any server starts (the run folder base stays empty).
+TEST(CliSpec, AnotherEngineIsAUsageErrorBeforeAnyServerStarts) {
+  TempDir base;
+  const std::map<std::string, std::string> env = {{"RACELAB_TMPDIR", base.path.string()}};
+  for (const std::string engine : {"sqlite", "mariadb"}) {
+    ProcessResult r = RunProcess({kBin, "run", kDiff + "locks.spec", "--engine", engine}, seconds(60), env);
+    EXPECT_EQ(r.exit_code, 2) << engine << ": " << r.err << r.out;
+    EXPECT_NE(r.err.find("--engine " + engine + ": a spec file runs on PostgreSQL only"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("starting embedded"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << "no transcript: " << r.out;
+  }
+  ProcessResult r = RunProcess({kBin, "run", kDiff + "locks.spec", "--dsn", "sqlite:" + (base.path / "x.db").string()},
+                               seconds(60), env);
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_NE(r.err.find("--dsn names a SQLite server: a spec file runs on PostgreSQL only"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(base.path)) << "no server, no run folder";
+  EXPECT_EQ(SpecDatabases(), 0);
 }
 
 }  // namespace
