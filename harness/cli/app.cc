@@ -141,7 +141,7 @@ int Main(int argc, char** argv) {
                 "that owns only racelab's schemas or databases (scenario files are code: use only with files you "
                 "trust)");
   run->add_option("--pg-bindir", args.pg_bindir, "PostgreSQL binaries for the embedded cluster");
-  run->add_option("--out", args.out, "Folder for report files")->capture_default_str();
+  run->add_option("--out", args.out, "Folder for report files (not for a spec file: its transcript goes to stdout)")->capture_default_str();
   run->add_option("--format", args.formats, "Reports: console,json,md,md-summary,junit,html; transcript for a .spec file (isolationtester's output)")->capture_default_str();
   run->add_option("--details", args.details,
                   "Trials kept in the reports: none (aggregates only), failed (failing trials, at most 10 per result, "
@@ -210,7 +210,12 @@ int Main(int argc, char** argv) {
   merge_args.command_line = CommandLine(argc, argv);
   if (merge->parsed()) return compare::MergeCommand(merge_args);
   args.command_line = CommandLine(argc, argv);
+  args.out_given = run->count("--out") > 0;
   if (IsSpecRun(args)) return SpecRunCommand(args, spec_run_args, &stop);  // PostgreSQL isolation spec files
+  if (!spec_run_args.expected.empty()) {
+    return UsageError("--expected compares a spec file's transcript (racelab run X.spec --expected X.out); a "
+                      "scenario's run has no transcript to compare: its expectations are its expect: section");
+  }
   args.permutations = spec_run_args.permutations;  // of ordered scenarios (`order:`)
   return RunCommand(args, &stop);
 }

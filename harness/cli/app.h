@@ -25,6 +25,7 @@ struct RunArgs {
   std::string engine;                  // --engine: "" = the DSN's, else postgresql
   std::string pg_bindir;
   std::string out = "racelab-reports";
+  bool out_given = false;              // --out was on the command line (a spec run refuses it)
   std::string formats = "console,json,md,md-summary,junit,html";
   std::string details = "failed";      // --details: none | failed | all (harness/eval/result_accumulator.h)
   uint64_t seed = 0;

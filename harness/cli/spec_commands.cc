@@ -99,7 +99,8 @@ void AddSpecRunOptions(CLI::App* run, SpecRunArgs* args) {
                   "Applies to every ordered scenario: stderr says what runs and what is skipped in each (one "
                   "with no match is skipped whole); no match anywhere is exit 2");
   run->add_option("--expected", args->expected,
-                  "Spec files: compare the transcript with this file (e.g. expected/X.out): exit 1 when it differs");
+                  "Spec files only (a usage error with scenarios): compare the transcript with this file (e.g. "
+                  "expected/X.out): exit 1 when it differs");
   run->add_option("--step-timeout-ms", args->step_timeout_ms,
                   "Spec files: cancel a step that neither ends nor blocks within this many ms; end the run at twice "
                   "it")
@@ -134,6 +135,10 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
                                     "postgresql:// URI or libpq key=value string)",
                                     EngineDisplayName(engine)));
     }
+  }
+  if (run.out_given) {
+    return UsageError("--out: a spec file's run writes no report files; its transcript goes to stdout "
+                      "(redirect it: > FILE, or compare it with --expected FILE)");
   }
   const std::string& path = run.selectors[0];
   auto spec = LoadSpecFile(path);

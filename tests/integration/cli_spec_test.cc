@@ -163,5 +163,26 @@ TEST(CliSpec, AnotherEngineIsAUsageErrorBeforeAnyServerStarts) {
   EXPECT_EQ(SpecDatabases(), 0);
 }
 
+
+// A spec run writes no report files, so --out is refused rather than ignored; --expected compares a
+// spec's transcript, so on a scenario run it is refused rather than ignored (both exit 2, nothing run).
+TEST(CliSpec, OutOnASpecRunAndExpectedOnAScenarioRunAreUsageErrors) {
+  TempDir base;
+  const std::map<std::string, std::string> env = {{"RACELAB_TMPDIR", base.path.string()}};
+  const std::string out = (base.path / "reports").string();
+  ProcessResult r = RunProcess({kBin, "run", kDiff + "locks.spec", "--out", out}, seconds(60), env);
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_NE(r.err.find("--out: a spec file's run writes no report files"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "") << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = RunProcess({kBin, "run", std::string(RACELAB_SOURCE_DIR) + "/scenarios/lock-hold-wait.yaml", "--trials", "1", "--expected",
+                  kDiff + "locks.out", "--out", out},
+                 seconds(120), env);
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_NE(r.err.find("--expected compares a spec file's transcript"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "no run, no reports";
+  EXPECT_TRUE(std::filesystem::is_empty(base.path)) << "no server, no run folder";
+}
+
 }  // namespace
 }  // namespace racelab::testing
