@@ -81,6 +81,7 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
     const auto& s = item.sessions[i];
     int64_t pid = conns.session_conn(i)->session_id();
     ctx.role_pids[s.role].push_back(pid);
+    ctx.sessions.push_back(conns.session_conn(i));
     pid_labels[pid] = s.label;
     label_pids[s.label] = pid;
     pids.push_back(pid);
@@ -146,6 +147,11 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   auto observations = ctx.monitor->End();
   std::string monitor_error = ctx.monitor->error();
 
+  // A worker that ended the trial early (an order that could not go on) names its cause first; the
+  // others' cancelled statements are its consequences.
+  for (const auto& o : outs) {
+    if (o.ended_trial && result.error.empty()) result.error = o.error;
+  }
   for (auto& o : outs) {
     for (auto& ev : o.events) result.events.push_back(std::move(ev));
     result.sessions.push_back(o.session);

@@ -42,6 +42,9 @@ struct TrialContext {
   // use it only while holding `control_mutex` (one probe at a time, each with its deadline).
   Session* control = nullptr;
   std::timed_mutex control_mutex;
+  // Every session's connection, to cancel what they run when a worker ends the trial early
+  // (Session::Cancel is safe from any thread; nothing else may be called on another's connection).
+  std::vector<Session*> sessions;
   std::atomic<bool> abort{false};    // set by the runner when the trial is abandoned; workers stop
 
   // Stops the trial: workers see `abort`, every barrier wakes its waiters. Safe from any thread.
@@ -81,6 +84,7 @@ struct WorkerOutput {
   std::string error;               // harness error (a wait that never ended, a missing capture, …)
   bool deadline_exceeded = false;
   bool scenario_error = false;     // a step's SQL can never run (Engine::IsScenarioError; see TrialResult)
+  bool ended_trial = false;        // this worker abandoned the trial: its error is the trial's
   // Sessions this session's terminate steps ended, or its await_ended steps saw the server end.
   std::vector<internal::OwnTermination> terminated;
 };

@@ -76,6 +76,15 @@ void Worker::AwaitOrder(const PlannedStep& step) {
   out_.deadline_exceeded = r == OrderGates::Result::kTimedOut;
   if (out_.error.empty()) out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);
   Fail(ev);
+  // The order cannot go on: end the trial now, not at the late step's own deadline (the statement
+  // it waits for may run for as long as the run's --statement-timeout-ms): every other session's
+  // statement is cancelled and their remaining steps are skipped.
+  out_.ended_trial = true;
+  ctx_->Abandon();
+  for (Session* s : ctx_->sessions) {
+    if (s != conn_) s->Cancel();
+  }
+  if (ctx_->control != nullptr) ctx_->control->Cancel();  // a probe that waits
 }
 
 StepEvent Worker::NewEvent(const PlannedStep& step) const {

@@ -71,5 +71,21 @@ TEST(Order, AStepPastItsOwnTimeoutIsCancelledAndTheTrialIsAnError) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(4));
 }
 
+// A hand-over past the waiting step's timeout_ms ends the trial then (docs/scenario-format.md "Every
+// wait has a deadline"): the error names both steps and a's hour-long statement is cancelled, not left
+// to the run's 30 s statement deadline.
+TEST(Order, AHandOverPastTheNextStepsTimeoutEndsTheTrialNamingBothSteps) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ScenarioRun run = RunScenario(Fixture("order-timeout"), 1, {}, {kRc});
+  ASSERT_TRUE(run.error.empty()) << run.error;
+  ASSERT_EQ(run.results.size(), 1u);
+  EXPECT_EQ(run.results[0].verdict, Verdict::kError);
+  EXPECT_NE(run.results[0].error.find(
+                "b: step 'next': order: a/slow neither ended nor was seen waiting within 600 ms"),
+            std::string::npos)
+      << run.results[0].error;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(8));
+}
+
 }  // namespace
 }  // namespace racelab::testing
