@@ -13,6 +13,7 @@
 namespace racelab {
 namespace {
 
+using internal::LastEvent;
 using internal::MsText;
 using internal::LastRun;
 
@@ -116,7 +117,10 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
     }
     long n = 0;
     for (const auto& s : result.sessions) {
-      const StepEvent* ev = LastRun(result, s.label, sr.step);
+      // A last run skipped by its when returned no rows (rows 0), as rows(STEP) says; one skipped
+      // because its session had failed did not run (rows -1) and returned nothing to count.
+      const StepEvent* ev = LastEvent(result, s.label, sr.step);
+      if (ev != nullptr && ev->skipped && ev->rows < 0) ev = LastRun(result, s.label, sr.step);
       if (ev != nullptr && ev->sqlstate.empty() && ev->rows == sr.rows) ++n;
     }
     Add(&checks, fmt::format("sessions whose {} returned {} rows {}", sr.step, sr.rows, sr.sessions.Text()),

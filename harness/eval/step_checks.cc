@@ -19,6 +19,18 @@ const StepEvent* LastRun(const TrialResult& r, const std::string& label, const s
   return found;
 }
 
+const StepEvent* LastEvent(const TrialResult& r, const std::string& label, const std::string& step) {
+  int last_attempt = 1;
+  for (const auto& ev : r.events) {
+    if (ev.session == label) last_attempt = std::max(last_attempt, ev.attempt);
+  }
+  const StepEvent* found = nullptr;
+  for (const auto& ev : r.events) {
+    if (ev.session == label && ev.attempt == last_attempt && ev.step == step) found = &ev;
+  }
+  return found;
+}
+
 std::string MsText(double ms) { return fmt::format("{:.3f}", ms); }
 
 void AddCheck(std::vector<Check>* checks, std::string text, bool passed, std::string detail) {

@@ -21,6 +21,8 @@ namespace racelab::internal {
 // The last executed (not skipped) event of `step` in session `label`, or nullptr. Only the session's
 // last transaction attempt counts: a step that ran in an attempt that was retried (`retry`) is void.
 const StepEvent* LastRun(const TrialResult& r, const std::string& label, const std::string& step);
+// The last event of `step` in session `label`'s last attempt, skipped or not, or nullptr.
+const StepEvent* LastEvent(const TrialResult& r, const std::string& label, const std::string& step);
 
 // "12.345" (ms with 3 decimals).
 std::string MsText(double ms);

@@ -191,6 +191,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       if (!run) break;  // an unset ${capture}: a scenario error, already recorded
       if (!*run) {
         ev.skipped = true;
+        ev.rows = 0;  // a step skipped by its when returns no rows (docs/scenario-format.md "when")
         ev.completed_us = ctx_->NowUs();
         errors_[step.name] = "";
         Unset(step, "was skipped (its when was false)");

@@ -105,5 +105,13 @@ TEST(Outcomes, TheDeadlockVictimIsOneOfTwoAndTheSurvivorAnyOfTwo) {
   EXPECT_NE(Tally(r, "final: SELECT string_agg(who, ',') FROM survivors returns one of 'a', 'b'"), nullptr);
 }
 
+// A step skipped by its when returns no rows (docs/scenario-format.md "when"): expect.step_rows counts it
+// among rows: 0, as rows(STEP) == 0 holds for it in the same trial.
+TEST(Outcomes, AStepSkippedByItsWhenReturnedZeroRowsForStepRows) {
+  ScenarioRun run = RunScenario(std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/outcomes/when-skipped-rows.yaml",
+                                2, {}, {kRc});
+  ExpectAllPass(run, 2, 1);
+}
+
 }  // namespace
 }  // namespace racelab::testing
