@@ -292,11 +292,18 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
   }
   for (size_t i = 0; spec.errors && i < spec.errors->size(); ++i) {
     const ErrorSpec& e = (*spec.errors)[i];
-    long instances = std::count_if(sessions.begin(), sessions.end(),
-                                   [&](const PlannedSession& s) { return s.role == e.session; });
-    out.errors.push_back({e.session, e.step, e.sqlstate, e.message, e.detail,
-                          e.sessions ? PlanCount(ev, *e.sessions, fmt::format("{}[{}].sessions", paths.errors, i))
-                                     : CountRange(instances)});
+    const long instances = InstancesOf(sessions, e.session);
+    const std::string path = fmt::format("{}[{}].sessions", paths.errors, i);
+    const CountRange count = e.sessions ? PlanCount(ev, *e.sessions, path) : CountRange(instances);
+    // More sessions of a role than it has could never fail so: refused, as blocked.instances is.
+    if (ev.ok() && e.sessions && !e.session.empty() && count.min > instances) {
+      const std::string text = e.sessions->exact ? e.sessions->at_least : e.sessions->at_least + " " + e.sessions->at_most;
+      ev.Fail(text, e.sessions->exact ? path : path + ".at_least",
+              fmt::format("{} '{}' = {} is more than session '{}' has ({})", e.sessions->exact ? "sessions" : "at_least",
+                          e.sessions->at_least, count.min, e.session, instances),
+              &e.loc);
+    }
+    out.errors.push_back({e.session, e.step, e.sqlstate, e.message, e.detail, count});
   }
   for (size_t i = 0; spec.one_of && i < spec.one_of->size(); ++i) {
     const ExpectAlternative& alt = (*spec.one_of)[i];

@@ -68,6 +68,28 @@ TEST(OutcomeLoaderTest, ErrorsEntryLoadsAndPlansWithEveryInstanceAsDefault) {
   EXPECT_EQ(item.expect.errors[1].sessions, CountRange::Between(0, 1));
 }
 
+// More sessions of a role than it has could never fail so: refused when planned, before any trial,
+// as blocked.instances is (a new user's trial: every trial failed instead).
+TEST(OutcomeLoaderTest, ErrorsSessionsMoreThanTheRoleHasAreRefusedWhenPlanned) {
+  Result<Scenario> s = Load("  errors: [ { session: worker, sqlstate: \"40001\", sessions: \"${workers} + 1\" } ]\n");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  Result<std::vector<PlanItem>> items = ExpandScenario(*s, PlanOptions{});
+  ASSERT_FALSE(items.ok());
+  EXPECT_THAT(items.status().message(),
+              StartsWith("o.yaml:15:13: expect.errors[0].sessions: sessions '${workers} + 1' = 4 is more than "
+                         "session 'worker' has (3)"));
+  s = Load("  errors: [ { session: worker, sqlstate: \"40001\", sessions: { at_least: 4 } } ]\n");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  items = ExpandScenario(*s, PlanOptions{});
+  ASSERT_FALSE(items.ok());
+  EXPECT_THAT(items.status().message(),
+              StartsWith("o.yaml:15:13: expect.errors[0].sessions.at_least: at_least '4' = 4 is more than "
+                         "session 'worker' has (3)"));
+  s = Load("  errors: [ { session: worker, sqlstate: \"40001\", sessions: { at_most: 4 } } ]\n");  // at most: may hold
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_TRUE(ExpandScenario(*s, PlanOptions{}).ok());
+}
+
 TEST(OutcomeLoaderTest, ErrorsEntryBadInputNamesLineColumnAndField) {
   EXPECT_THAT(ErrorOf("  errors: [ { session: worker, message: 'pivot (' } ]\n"),
               StartsWith("o.yaml:15:41: expect.errors[0].message: 'pivot (' is not an ECMAScript regular expression"));
