@@ -11,6 +11,7 @@
 #include "harness/loader/limits.h"
 #include "harness/loader/loader_context.h"
 #include "harness/model/condition.h"
+#include "harness/model/isolation.h"
 #include "harness/model/step_kind.h"
 
 namespace racelab::internal {
@@ -221,9 +222,29 @@ void ReadBeginModes(LoadContext& ctx, const Fields& fields, Step& step) {
                                        *text));
     }
     step.isolation = level;
+    // SQLite runs every transaction serializable and has no other level (sqlite.org/isolation.html,
+    // docs/sqlite.md "Levels and capabilities"): refused here, not after setup when the step runs.
+    if (level && *level != IsolationLevel::kSerializable && ctx.scenario.engine == "sqlite") {
+      ctx.reader.Error(*r, fmt::format("SQLite has one isolation level, serializable: a begin cannot run at {} "
+                                       "(drop the key, or give sqlite its own sessions with an engine map)",
+                                       IsolationName(*level)));
+    }
   }
-  if (const Ref* r = fields.Get("read_only")) step.read_only = ctx.reader.Bool(*r).value_or(false);
-  if (const Ref* r = fields.Get("deferrable")) step.deferrable = ctx.reader.Bool(*r).value_or(false);
+  // Nor a READ ONLY or DEFERRABLE transaction: its BEGIN takes DEFERRED, IMMEDIATE or EXCLUSIVE only
+  // (sqlite.org/lang_transaction.html); PRAGMA query_only holds for the connection, not one transaction.
+  auto mode = [&](const char* key, bool* out) {
+    const Ref* r = fields.Get(key);
+    if (r == nullptr) return;
+    *out = ctx.reader.Bool(*r).value_or(false);
+    if (*out && ctx.scenario.engine == "sqlite") {
+      ctx.reader.Error(*r, fmt::format("SQLite has no {} transaction mode (its BEGIN is DEFERRED, IMMEDIATE or "
+                                       "EXCLUSIVE only): drop the key, or give sqlite its own sessions with an "
+                                       "engine map",
+                                       std::string_view(key) == "read_only" ? "READ ONLY" : "DEFERRABLE"));
+    }
+  };
+  mode("read_only", &step.read_only);
+  mode("deferrable", &step.deferrable);
 }
 
 // Reads one step written as a mapping.

@@ -43,8 +43,9 @@ TEST(SqliteCli, ScenariosPassAndBusyWaitsAreReported) {
 }
 
 // A SQLite transaction is serializable and has no READ ONLY or DEFERRABLE mode: a `begin` that asks for
-// one is a scenario error (exit 2) that says so, never a transaction silently run otherwise.
-TEST(SqliteCli, ABeginWithAModeSqliteLacksIsAScenarioError) {
+// one is refused when the file loads (exit 2, its line and field), before any setup runs — never a
+// transaction silently run otherwise.
+TEST(SqliteCli, ABeginWithAModeSqliteLacksIsRefusedWhenLoaded) {
   TempDir base, dir;
   for (const std::string begin : {"{ begin: , read_only: true, name: b }", "{ begin: , isolation: rc, name: b }"}) {
     const fs::path file = dir.path / "modes.yaml";
@@ -58,9 +59,10 @@ TEST(SqliteCli, ABeginWithAModeSqliteLacksIsAScenarioError) {
                                  seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
     EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
     const std::string want = begin.find("read_only") != std::string::npos
-                                 ? "sqlite cannot begin a transaction READ ONLY: it has no such transaction mode"
-                                 : "sqlite cannot begin a transaction at read committed: it has no such transaction "
-                                   "mode";
+                                 ? "modes.yaml:10:31: sessions[0].steps[0].read_only: SQLite has no READ ONLY "
+                                   "transaction mode"
+                                 : "modes.yaml:10:31: sessions[0].steps[0].isolation: SQLite has one isolation "
+                                   "level, serializable: a begin cannot run at read committed";
     EXPECT_NE((r.err + r.out).find(want), std::string::npos) << r.err << r.out;
   }
   EXPECT_EQ(RunFolders(base.path), 0);

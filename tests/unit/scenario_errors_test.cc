@@ -52,6 +52,24 @@ std::string ErrorOf(const std::string& yaml) {
 
 TEST(ScenarioErrorsTest, BaseIsValid) { EXPECT_EQ(ErrorOf(With({})), "(loaded without error)"); }
 
+// SQLite has one isolation level and no READ ONLY or DEFERRABLE transaction (docs/sqlite.md): a
+// `begin` asking for one is refused when the file loads, each with its line, column and field — not
+// at run time after setup with only the first of them.
+TEST(ScenarioErrorsTest, BeginModesSqliteLacksAreRefusedWhenLoaded) {
+  const std::string sqlite = "teaches: L\nengines: [postgresql, sqlite]";  // lines after 3 move down by one
+  std::string msg = ErrorOf(With({{3, sqlite}, {9, "      - { begin: , isolation: rc, read_only: true }"}}));
+  EXPECT_THAT(msg, StartsWith("t.yaml:10:31: sessions[0].steps[0].isolation: SQLite has one isolation level, "
+                              "serializable: a begin cannot run at read committed"));
+  EXPECT_THAT(msg, HasSubstr("\nt.yaml:10:46: sessions[0].steps[0].read_only: SQLite has no READ ONLY "
+                             "transaction mode"));
+  EXPECT_THAT(ErrorOf(With({{3, sqlite}, {9, "      - { begin: , deferrable: true }"}})),
+              StartsWith("t.yaml:10:32: sessions[0].steps[0].deferrable: SQLite has no DEFERRABLE transaction mode"));
+  // What SQLite has is accepted, and the modes load for the other engines.
+  EXPECT_EQ(ErrorOf(With({{3, sqlite}, {9, "      - { begin: , isolation: serializable, read_only: false }"}})),
+            "(loaded without error)");
+  EXPECT_EQ(ErrorOf(With({{9, "      - { begin: , isolation: rc, read_only: true }"}})), "(loaded without error)");
+}
+
 TEST(ScenarioErrorsTest, BadYaml) {
   EXPECT_THAT(ErrorOf(With({{10, "      - barrier: [go"}})), StartsWith("t.yaml:11:"));
   EXPECT_THAT(ErrorOf(With({{10, "      - barrier: [go"}})), HasSubstr("invalid YAML"));
