@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <utility>
+#include <vector>
 
 #include "harness/loader/expr.h"
 #include "harness/loader/expr_rules.h"
@@ -18,19 +20,32 @@ namespace {
 
 using internal::NumberRule;
 
-// Evaluates a scenario's Exprs with the resolved params; remembers the first failure.
+// Evaluates a scenario's Exprs with the resolved params; remembers every failure (the first
+// limits::kMaxErrors of them, as the loader does: docs/scenario-format.md "All problems of a file are
+// reported"). A check that compares evaluated values runs only when they evaluated: it takes
+// failures() before evaluating them and compares after (a failed one reads 0).
 class ParamResolver {
  public:
   ParamResolver(const Scenario& scenario, ParamMap params, std::map<std::string, std::string> from_set)
       : scenario_(scenario), params_(std::move(params)), from_set_(std::move(from_set)) {}
 
   const ParamMap& params() const { return params_; }
-  bool ok() const { return status_.ok(); }
-  const Status& status() const { return status_; }
+  bool ok() const { return failures_ == 0; }
+  // Failures recorded so far (repeats of one message count once).
+  size_t failures() const { return failures_; }
+  // kUsage with one line per failure, then "FILE: … and more errors" past the limit; OK when none.
+  Status status() const {
+    if (ok()) return Status::Ok();
+    std::string text = fmt::format("{}", fmt::join(errors_, "\n"));
+    if (failures_ > errors_.size()) {
+      text += fmt::format("\n{}: … and more errors (the loader stops after the first {})", scenario_.loc.file,
+                          errors_.size());
+    }
+    return Status::Usage(text);
+  }
 
   // Evaluates `text` (at field `path`) under `rule`; on failure records the error and returns 0.
   double Number(const Expr& text, const std::string& path, NumberRule rule) {
-    if (!ok()) return 0;
     Result<double> value = internal::EvalWithRule(text, params_, rule);
     if (value.ok()) return *value;
     Fail(text, path, value.status().message());
@@ -43,7 +58,6 @@ class ParamResolver {
   // `path` (`loc` when given, else where the loader saw `path`) and gives "".
   std::string Text(const std::string& text, const std::string& path,
                    const SourceLoc* loc = nullptr) {
-    if (!ok()) return "";
     size_t size = SubstitutedSize(text, params_);
     if (size <= limits::kMaxSubstitutedBytes) return SubstituteParams(text, params_);
     Fail(text, path,
@@ -57,7 +71,6 @@ class ParamResolver {
   // overridden param; LINE:COL from `loc`, else from where the loader saw `path`, else none).
   void Fail(const std::string& text, const std::string& path, const std::string& message,
             const SourceLoc* loc = nullptr) {
-    if (!ok()) return;
     std::string prefix;
     for (const std::string& name : ReferencedNames(text)) {
       auto it = from_set_.find(name);
@@ -73,21 +86,28 @@ class ParamResolver {
     std::string where = loc != nullptr && loc->line > 0
                             ? fmt::format("{}:{}:{}", scenario_.loc.file, loc->line, loc->column)
                             : scenario_.loc.file;
-    status_ = Status::Usage(fmt::format("{}{}: {}: {}", prefix, where, path,
-                                        internal::Clip(message, internal::kMaxMessageBytes)));
+    std::string line = fmt::format("{}{}: {}: {}", prefix, where, path,
+                                   internal::Clip(message, internal::kMaxMessageBytes));
+    // Each level (and permutation) plans the same expectations: a problem is reported once.
+    if (!seen_.insert(line).second) return;
+    ++failures_;
+    if (errors_.size() < limits::kMaxErrors) errors_.push_back(std::move(line));
   }
 
  private:
   const Scenario& scenario_;
   ParamMap params_;
   std::map<std::string, std::string> from_set_;
-  Status status_;
+  std::vector<std::string> errors_;
+  std::set<std::string> seen_;
+  size_t failures_ = 0;
 };
 
 // A wait of `ms` at `path` must fit in the trial deadline, or every trial would end at it.
-void CheckFitsTrial(ParamResolver& ev, const Expr& text, const std::string& path, long ms,
+// `before`: ev.failures() before `ms` was evaluated (a failed evaluation is not checked again).
+void CheckFitsTrial(ParamResolver& ev, size_t before, const Expr& text, const std::string& path, long ms,
                     long trial_timeout_ms, const SourceLoc* loc, const char* what) {
-  if (!ev.ok() || ms <= trial_timeout_ms) return;
+  if (ev.failures() != before || ms <= trial_timeout_ms) return;
   ev.Fail(text, path,
           fmt::format("{} of {} ms cannot end before the trial deadline (--trial-timeout-ms {}): "
                       "every trial would end at the deadline; shorten it or raise the deadline",
@@ -120,12 +140,13 @@ PlannedSession PlanRole(ParamResolver& ev, const SessionSpec& role, const std::s
     std::string retry_path = path + ".retry";
     PlannedRetry retry;
     retry.on = r.on;
+    const size_t before = ev.failures();
     retry.attempts = ev.Integer(r.attempts, retry_path + ".attempts", NumberRule::kAttempts);
     retry.initial_ms =
         ev.Integer(r.initial_ms, retry_path + ".initial_ms", NumberRule::kDurationMs);
     retry.factor = ev.Number(r.factor, retry_path + ".factor", NumberRule::kFactor);
     retry.cap_ms = ev.Integer(r.cap_ms, retry_path + ".cap_ms", NumberRule::kDurationMs);
-    CheckFitsTrial(ev, r.initial_ms, retry_path + ".initial_ms", retry.initial_ms, trial_timeout_ms,
+    CheckFitsTrial(ev, before, r.initial_ms, retry_path + ".initial_ms", retry.initial_ms, trial_timeout_ms,
                    nullptr, "a first retry backoff");
     planned.retry = retry;
   }
@@ -145,8 +166,9 @@ PlannedSession PlanRole(ParamResolver& ev, const SessionSpec& role, const std::s
     p.read_only = step.read_only;
     p.deferrable = step.deferrable;
     if (step.kind == StepKind::kSleep) {
+      const size_t before = ev.failures();
       p.sleep_ms = ev.Integer(step.sleep_ms, step_path + ".sleep_ms", NumberRule::kDurationMs);
-      CheckFitsTrial(ev, step.sleep_ms, step_path + ".sleep_ms", p.sleep_ms, trial_timeout_ms,
+      CheckFitsTrial(ev, before, step.sleep_ms, step_path + ".sleep_ms", p.sleep_ms, trial_timeout_ms,
                      &step.loc, "a sleep");
     }
     if (step.kind == StepKind::kProbe) {
@@ -154,8 +176,9 @@ PlannedSession PlanRole(ParamResolver& ev, const SessionSpec& role, const std::s
       p.read_rows = static_cast<int>(p.equals.size()) + 1;  // one more: a longer result shows
     }
     if (!step.timeout_ms.empty()) {  // await_blocked, and a statement's own deadline
+      const size_t before = ev.failures();
       p.timeout_ms = ev.Integer(step.timeout_ms, step_path + ".timeout_ms", NumberRule::kTimeoutMs);
-      CheckFitsTrial(ev, step.timeout_ms, step_path + ".timeout_ms", p.timeout_ms, trial_timeout_ms,
+      CheckFitsTrial(ev, before, step.timeout_ms, step_path + ".timeout_ms", p.timeout_ms, trial_timeout_ms,
                      &step.loc, "a wait (timeout_ms)");
     }
     planned.steps.push_back(std::move(p));
@@ -188,10 +211,10 @@ struct ExpectPaths {
 };
 
 // A min_ms above its max_ms can never hold: refused with both expressions and their values.
-void CheckMinMax(ParamResolver& ev, const std::optional<Expr>& min_text, const std::optional<Expr>& max_text,
+void CheckMinMax(ParamResolver& ev, size_t before, const std::optional<Expr>& min_text, const std::optional<Expr>& max_text,
                  std::optional<double> min, std::optional<double> max, const std::string& path,
                  const SourceLoc& loc) {
-  if (!ev.ok() || !min || !max || *min <= *max) return;
+  if (ev.failures() != before || !min || !max || *min <= *max) return;
   ev.Fail(*min_text + " " + *max_text, path,
           fmt::format("min_ms '{}' = {} is greater than max_ms '{}' = {}", *min_text, *min, *max_text, *max), &loc);
 }
@@ -203,11 +226,12 @@ long InstancesOf(const std::vector<PlannedSession>& sessions, const std::string&
 
 // A count: exactly n, or {at_least, at_most} (written at `path`.at_least / .at_most).
 CountRange PlanCount(ParamResolver& ev, const CountExpr& count, const std::string& path) {
+  const size_t before = ev.failures();
   if (count.exact) return CountRange(ev.Integer(count.at_least, path, NumberRule::kCount));
   long low = count.at_least.empty() ? 0 : ev.Integer(count.at_least, path + ".at_least", NumberRule::kCount);
   std::optional<long> high;
   if (!count.at_most.empty()) high = ev.Integer(count.at_most, path + ".at_most", NumberRule::kCount);
-  if (ev.ok() && high && low > *high) {
+  if (ev.failures() == before && high && low > *high) {
     ev.Fail(count.at_least + " " + count.at_most, path + ".at_least",
             fmt::format("at_least '{}' = {} is greater than at_most '{}' = {}: no count could pass", count.at_least,
                         low, count.at_most, *high));
@@ -240,14 +264,16 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
     const BlockedSpec& b = (*spec.blocked)[i];
     std::string path = fmt::format("{}[{}]", paths.blocked, i);
     PlannedBlocked planned{b.session, b.step, std::nullopt, std::nullopt, b.by};
+    const size_t before = ev.failures();
     if (b.min_ms) planned.min_ms = ev.Number(*b.min_ms, path + ".min_ms", NumberRule::kAnyMs);
     if (b.max_ms) planned.max_ms = ev.Number(*b.max_ms, path + ".max_ms", NumberRule::kAnyMs);
-    CheckMinMax(ev, b.min_ms, b.max_ms, planned.min_ms, planned.max_ms, path, b.loc);
+    CheckMinMax(ev, before, b.min_ms, b.max_ms, planned.min_ms, planned.max_ms, path, b.loc);
     if (b.instances) {
+      const size_t evaluated = ev.failures();
       planned.instances = ev.Integer(*b.instances, path + ".instances", NumberRule::kCount);
       // More instances than the role has could never be met: refused, not a check that always fails.
       const long count = InstancesOf(sessions, b.session);
-      if (ev.ok() && *planned.instances > count) {
+      if (ev.failures() == evaluated && *planned.instances > count) {
         ev.Fail(*b.instances, path + ".instances",
                 fmt::format("instances '{}' = {} is more than session '{}' has ({})", *b.instances,
                             *planned.instances, b.session, count),
@@ -261,12 +287,13 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
     const TimingSpec& t = (*spec.timing)[i];
     std::string path = fmt::format("{}[{}]", paths.timing, i);
     PlannedTiming planned{t.session, t.step, t.after_session, t.after_step, std::nullopt, std::nullopt, t.waited};
+    const size_t before = ev.failures();
     if (t.min_ms) planned.min_ms = ev.Number(*t.min_ms, path + ".min_ms", NumberRule::kAnyMs);
     if (t.max_ms) planned.max_ms = ev.Number(*t.max_ms, path + ".max_ms", NumberRule::kAnyMs);
-    CheckMinMax(ev, t.min_ms, t.max_ms, planned.min_ms, planned.max_ms, path, t.loc);
+    CheckMinMax(ev, before, t.min_ms, t.max_ms, planned.min_ms, planned.max_ms, path, t.loc);
     if (!t.after_session.empty()) {
       const long count = InstancesOf(sessions, t.after_session);
-      if (ev.ok() && count != 1) {
+      if (count != 1) {
         ev.Fail("", path + ".after",
                 fmt::format("after names {}.{}, but session '{}' has {} instances: the step to time from must be "
                             "one session's",
@@ -294,9 +321,10 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
     const ErrorSpec& e = (*spec.errors)[i];
     const long instances = InstancesOf(sessions, e.session);
     const std::string path = fmt::format("{}[{}].sessions", paths.errors, i);
+    const size_t before = ev.failures();
     const CountRange count = e.sessions ? PlanCount(ev, *e.sessions, path) : CountRange(instances);
     // More sessions of a role than it has could never fail so: refused, as blocked.instances is.
-    if (ev.ok() && e.sessions && !e.session.empty() && count.min > instances) {
+    if (ev.failures() == before && e.sessions && !e.session.empty() && count.min > instances) {
       const std::string text = e.sessions->exact ? e.sessions->at_least : e.sessions->at_least + " " + e.sessions->at_most;
       ev.Fail(text, e.sessions->exact ? path : path + ".at_least",
               fmt::format("{} '{}' = {} is more than session '{}' has ({})", e.sessions->exact ? "sessions" : "at_least",

@@ -138,6 +138,26 @@ TEST(TimingExpectTest, MoreInstancesThanTheRoleHasAreRefusedWhenPlanned) {
                          "session 'w' has (3)"));
 }
 
+// All problems of a file are reported (docs/scenario-format.md), the planner's cross-checks too: two
+// blocked entries and a timing entry with min_ms > max_ms are three lines, not one per fix.
+TEST(TimingExpectTest, EveryMinAboveItsMaxIsReportedAtOnce) {
+  Result<Scenario> s = Load(
+      "expect:\n"
+      "  blocked:\n"
+      "    - { session: w, step: claim, min_ms: 20, max_ms: 10 }\n"
+      "    - { session: w, step: claim, min_ms: 30, max_ms: \"${limit}\" }\n"
+      "  timing:\n"
+      "    - { session: a, step: claim, min_ms: 9, max_ms: 8 }\n");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  Result<std::vector<PlanItem>> items = ExpandScenario(*s, PlanOptions{});
+  ASSERT_FALSE(items.ok());
+  EXPECT_EQ(items.status().code(), StatusCode::kUsage);
+  EXPECT_EQ(items.status().message(),
+            "t.yaml:29:7: expect.blocked[0]: min_ms '20' = 20 is greater than max_ms '10' = 10\n"
+            "t.yaml:30:7: expect.blocked[1]: min_ms '30' = 30 is greater than max_ms '${limit}' = 5\n"
+            "t.yaml:32:7: expect.timing[0]: min_ms '9' = 9 is greater than max_ms '8' = 8");
+}
+
 TEST(TimingExpectTest, AfterARoleWithSeveralInstancesIsRefusedWhenPlanned) {
   Result<Scenario> s = Load("expect:\n  timing: [ { session: a, step: claim, after: w.claim, max_ms: 5 } ]\n");
   ASSERT_TRUE(s.ok()) << s.status().message();
