@@ -40,7 +40,7 @@ TEST(StepTiming, NowaitLoserFailsAtOnceAndTheWaiterAnswersRightAfterTheCommit) {
   RecordProperty("after_max_widened_us", static_cast<int>(after->max_widened_by_ms * 1000));
 }
 
-// Time a statement asks for is never lateness: 60 ms of pg_sleep breaks a 5 ms bound in every trial,
+// Time a statement asks for is never lateness: 300 ms of pg_sleep breaks a 5 ms bound in every trial,
 // however much lateness was measured.
 TEST(StepTiming, SlowStepsFailTheirBoundsInEveryTrial) {
   ScenarioRun run = RunScenario(kDir + "slow_steps.yaml", kTimingTrials, {}, {kRc});
@@ -54,7 +54,9 @@ TEST(StepTiming, SlowStepsFailTheirBoundsInEveryTrial) {
   EXPECT_EQ(slow->failed, kTimingTrials) << slow->first_failure;
   EXPECT_EQ(after->failed, kTimingTrials) << after->first_failure;
   EXPECT_NE(after->first_failure.find("measured lateness (its path"), std::string::npos) << after->first_failure;
-  EXPECT_LT(after->max_widened_by_ms, 55) << "the 60 ms sleep is not lateness";
+  // The bound is widened by measured lateness only (run-queue delay: ~64 ms was seen at load 5), never
+  // by the 300 ms the statement asked for.
+  EXPECT_LT(after->max_widened_by_ms, 250) << "the 300 ms sleep is not lateness";
 }
 
 // Three waiters on one row: exactly one waits for the holder's transaction, two queue on the tuple
