@@ -11,6 +11,7 @@
 
 #include "harness/loader/planner.h"
 #include "harness/loader/scenario_loader.h"
+#include "tests/unit/loader_text.h"
 #include "harness/model/step_kind.h"
 
 namespace racelab {
@@ -41,20 +42,9 @@ const std::vector<std::string> kBase = {
     "expect: { sqlstates: { 25P03: 1 } }",                                // 19
 };
 
-std::string With(std::vector<std::pair<int, std::string>> changes) {
-  std::vector<std::string> lines = kBase;
-  for (auto& [line, text] : changes) lines[line - 1] = text;
-  std::string out;
-  for (const std::string& line : lines) out += line + "\n";
-  return out;
-}
+std::string With(const std::vector<std::pair<int, std::string>>& changes) { return testing::EditLines(kBase, changes); }
 
-std::string ErrorOf(const std::string& yaml) {
-  Result<Scenario> r = LoadScenarioText(yaml, "t.yaml");
-  if (r.ok()) return "(loaded without error)";
-  EXPECT_EQ(r.status().code(), StatusCode::kUsage);
-  return r.status().message();
-}
+using testing::ErrorOf;
 
 TEST(AwaitEndedTest, IsAWaitStepOfTheTable) {
   const StepKindInfo& info = InfoOf(StepKind::kAwaitEnded);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/loader/scenario_loader.h"
+#include "tests/unit/loader_text.h"
 
 namespace racelab {
 namespace {
@@ -35,20 +36,9 @@ const std::vector<std::string> kBase = {
     "expect: { winners: 1 }",                                                     // 15
 };
 
-std::string With(std::vector<std::pair<int, std::string>> changes) {
-  std::vector<std::string> lines = kBase;
-  for (auto& [line, text] : changes) lines[line - 1] = text;
-  std::string out;
-  for (const std::string& line : lines) out += line + "\n";
-  return out;
-}
+std::string With(const std::vector<std::pair<int, std::string>>& changes) { return testing::EditLines(kBase, changes); }
 
-std::string ErrorOf(const std::string& yaml) {
-  Result<Scenario> r = LoadScenarioText(yaml, "t.yaml");
-  if (r.ok()) return "(loaded without error)";
-  EXPECT_EQ(r.status().code(), StatusCode::kUsage);
-  return r.status().message();
-}
+using testing::ErrorOf;
 
 TEST(ScenarioErrorsTest, BaseIsValid) { EXPECT_EQ(ErrorOf(With({})), "(loaded without error)"); }
 

@@ -11,6 +11,7 @@
 #include "harness/loader/limits.h"
 #include "harness/loader/planner.h"
 #include "harness/loader/scenario_loader.h"
+#include "tests/unit/loader_text.h"
 
 namespace racelab {
 namespace {
@@ -45,12 +46,7 @@ std::string File(const std::string& top = "", const std::string& session = "",
          "expect: { lock_waits: 0 }\n";
 }
 
-std::string ErrorOf(const std::string& yaml) {
-  Result<Scenario> r = LoadScenarioText(yaml, "t.yaml");
-  if (r.ok()) return "(loaded without error)";
-  EXPECT_EQ(r.status().code(), StatusCode::kUsage);
-  return r.status().message();
-}
+using testing::ErrorOf;
 
 TEST(ScenarioLimitsTest, BaseIsValid) { EXPECT_EQ(ErrorOf(File()), "(loaded without error)"); }
 
