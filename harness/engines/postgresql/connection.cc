@@ -9,6 +9,7 @@
 #include <set>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -268,18 +269,20 @@ bool Connection::RefuseCopyIn(SteadyTime until) {
   }
 }
 
+QueryResult Connection::Lost(QueryResult out, const std::string& why) {
+  if (out.sqlstate.empty() || out.cancelled_by_deadline) {  // keep a server error that came first
+    out.sqlstate = kSqlstateConnectionFailure;
+    out.message = why;
+  }
+  out.connection_lost = true;
+  Close();
+  return out;
+}
+
 QueryResult Connection::Exec(const std::string& sql, SteadyTime deadline, size_t max_rows,
                              std::chrono::milliseconds cancel_grace) {
   QueryResult out;
-  auto lost = [&](const std::string& why) {
-    if (out.sqlstate.empty() || out.cancelled_by_deadline) {
-      out.sqlstate = kSqlstateConnectionFailure;
-      out.message = why;
-    }
-    out.connection_lost = true;
-    Close();
-    return out;
-  };
+  auto lost = [&](const std::string& why) { return Lost(std::move(out), why); };
   if (conn_ == nullptr) return lost("connection is closed");
   const int64_t run_delay_start = ThreadRunDelayUs();
   idle_poll_delay_us_ = 0;
@@ -321,15 +324,7 @@ QueryResult Connection::Finish(SteadyTime deadline, size_t max_rows, std::chrono
 QueryResult Connection::Receive(SteadyTime deadline, size_t max_rows, std::chrono::milliseconds cancel_grace,
                                 int64_t run_delay_start) {
   QueryResult out;
-  auto lost = [&](const std::string& why) {
-    if (out.sqlstate.empty() || out.cancelled_by_deadline) {
-      out.sqlstate = kSqlstateConnectionFailure;
-      out.message = why;
-    }
-    out.connection_lost = true;
-    Close();
-    return out;
-  };
+  auto lost = [&](const std::string& why) { return Lost(std::move(out), why); };
   SteadyTime hard_deadline = deadline;
   bool copy_out = false;  // inside a COPY TO STDOUT: rows to drain (and drop) before its result
   for (;;) {

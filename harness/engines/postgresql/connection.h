@@ -97,6 +97,9 @@ class Connection : public Session {
 
   Connection(PGconn* conn, const StopFlag* stop);
   // Collects the results of the statement sent last (Exec's second half).
+  // `out` as a lost connection (08006 with `why`, unless it already holds a server error that was not
+  // a deadline's cancel), after closing the connection.
+  QueryResult Lost(QueryResult out, const std::string& why);
   QueryResult Receive(SteadyTime deadline, size_t max_rows, std::chrono::milliseconds cancel_grace,
                       int64_t run_delay_start);
   bool WaitSocket(bool for_write, SteadyTime until, const StopFlag* stop);
