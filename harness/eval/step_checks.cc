@@ -7,28 +7,32 @@
 
 namespace racelab::internal {
 
-const StepEvent* LastRun(const TrialResult& r, const std::string& label, const std::string& step) {
+namespace {
+
+// The last event of `step` in `label`'s last attempt; skipped ones only when `with_skipped`.
+const StepEvent* LastOfLastAttempt(const TrialResult& r, const std::string& label, const std::string& step,
+                                   bool with_skipped) {
   int last_attempt = 1;
   for (const auto& ev : r.events) {
     if (ev.session == label) last_attempt = std::max(last_attempt, ev.attempt);
   }
   const StepEvent* found = nullptr;
   for (const auto& ev : r.events) {
-    if (ev.session == label && ev.attempt == last_attempt && ev.step == step && !ev.skipped) found = &ev;
+    if (ev.session == label && ev.attempt == last_attempt && ev.step == step && (with_skipped || !ev.skipped)) {
+      found = &ev;
+    }
   }
   return found;
 }
 
+}  // namespace
+
+const StepEvent* LastRun(const TrialResult& r, const std::string& label, const std::string& step) {
+  return LastOfLastAttempt(r, label, step, /*with_skipped=*/false);
+}
+
 const StepEvent* LastEvent(const TrialResult& r, const std::string& label, const std::string& step) {
-  int last_attempt = 1;
-  for (const auto& ev : r.events) {
-    if (ev.session == label) last_attempt = std::max(last_attempt, ev.attempt);
-  }
-  const StepEvent* found = nullptr;
-  for (const auto& ev : r.events) {
-    if (ev.session == label && ev.attempt == last_attempt && ev.step == step) found = &ev;
-  }
-  return found;
+  return LastOfLastAttempt(r, label, step, /*with_skipped=*/true);
 }
 
 std::string MsText(double ms) { return fmt::format("{:.3f}", ms); }

@@ -81,6 +81,14 @@ Status ItemSession::StartOne(size_t i, const std::string& workspace, bool* lost)
   return engine_.StartClean(sessions_[i].get(), StartOf(i, workspace), Deadline(), item_.file, lost);
 }
 
+Status ItemSession::ReopenAndStart(size_t i, const std::string& workspace, bool* lost) {
+  // Ended while idle (e.g. terminated from outside after its last step): reopened once.
+  auto c = Open(item_.sessions[i].label);
+  if (!c.ok()) return c.status();
+  sessions_[i] = std::move(c.value());
+  return StartOne(i, workspace, lost);
+}
+
 void ItemSession::SendSessionsClean(int trial) {
   const std::string& workspace = SlotOf(trial).workspace;
   for (size_t i = 0; i < sessions_.size(); ++i) {
@@ -113,12 +121,7 @@ Status ItemSession::StartSessionsClean(int trial) {
   for (auto& t : threads) t.join();
   for (size_t k = 0; k < n; ++k) {
     const size_t i = now[k];
-    if (lost[k]) {  // ended while idle (e.g. terminated from outside after its last step): reopen once
-      auto c = Open(item_.sessions[i].label);
-      if (!c.ok()) return c.status();
-      sessions_[i] = std::move(c.value());
-      status[k] = StartOne(i, workspace, &lost[k]);
-    }
+    if (lost[k]) status[k] = ReopenAndStart(i, workspace, &lost[k]);
     if (!status[k].ok()) return status[k];
   }
   return Status::Ok();
@@ -135,15 +138,7 @@ Status ItemSession::FinishSessionsClean(int trial) {
     Status s = engine_.FinishStartClean(sessions_[i].get(), StartOf(i, SlotOf(sent_for).workspace), Deadline(),
                                         item_.file, &lost);
     if (s.ok() && sent_for != trial) s = StartOne(i, workspace, &lost);  // sent for another workspace
-    if (lost) {  // ended while idle (e.g. terminated from outside after its last step): reopen once
-      auto c = Open(item_.sessions[i].label);
-      if (!c.ok()) {
-        if (first.ok()) first = c.status();
-        continue;
-      }
-      sessions_[i] = std::move(c.value());
-      s = StartOne(i, workspace, &lost);
-    }
+    if (lost) s = ReopenAndStart(i, workspace, &lost);
     if (first.ok() && !s.ok()) first = s;  // every one is collected, the first error reported
   }
   return first;

@@ -99,6 +99,8 @@ class ItemSession {
   // `reset:` and the state check; *done false when a fresh setup is needed instead.
   Status TryReset(Slot* slot, bool* done);
   void ReadBaseline(Slot* slot);
+  // Session i reopened (it was found lost) and started clean in `workspace`.
+  Status ReopenAndStart(size_t i, const std::string& workspace, bool* lost);
   // Starts session i clean in `workspace`; *lost when it turned out to be gone.
   Status StartOne(size_t i, const std::string& workspace, bool* lost);
   SessionStart StartOf(size_t i, const std::string& workspace) const;
