@@ -95,6 +95,12 @@ void ItemSession::SendSessionsClean(int trial) {
     if (sent_[i] >= 0 || !sessions_[i]) continue;
     if (engine_.SendStartClean(sessions_[i].get(), StartOf(i, workspace), Deadline())) sent_[i] = trial;
   }
+  // The control of the trial just over: its workspace's next trial is `trial - 1 + slots`, prepared
+  // by the helper (two slots) or by AwaitWorkspace (one). Not when no later trial uses that workspace.
+  if (trial == 0 || trial - 1 + static_cast<int>(slots_.size()) >= item_.trials) return;
+  Slot& done = SlotOf(trial - 1);
+  if (done.control_sent || !done.control || done.helper.joinable()) return;
+  done.control_sent = engine_.SendStartClean(done.control.get(), ControlStart(done), Deadline());
 }
 
 Status ItemSession::StartSessionsClean(int trial) {
@@ -144,17 +150,23 @@ Status ItemSession::FinishSessionsClean(int trial) {
   return first;
 }
 
+SessionStart ItemSession::ControlStart(const Slot& slot) { return SessionStart{kControl, slot.workspace, {}}; }
+
 Status ItemSession::CleanControl(Slot* slot) {
   // The control session runs `setup`, `final` and `teardown`: it starts each trial clean too (a
   // temporary table or session lock of the last trial's setup is gone), in the trial's workspace.
+  bool lost = false;
+  if (slot->control_sent) {  // sent when its last trial was over: collected here
+    slot->control_sent = false;
+    Status s = engine_.FinishStartClean(slot->control.get(), ControlStart(*slot), Deadline(), item_.file, &lost);
+    if (!lost) return s;
+  }
   if (!slot->control || !slot->control->healthy()) {
     auto c = Open(kControl);
     if (!c.ok()) return c.status();
     slot->control = std::move(c.value());
   }
-  bool lost = false;
-  return engine_.StartClean(slot->control.get(), SessionStart{kControl, slot->workspace, {}}, Deadline(),
-                            item_.file, &lost);
+  return engine_.StartClean(slot->control.get(), ControlStart(*slot), Deadline(), item_.file, &lost);
 }
 
 Status ItemSession::TryReset(Slot* slot, bool* done) {

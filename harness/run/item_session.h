@@ -45,6 +45,9 @@ class ItemSession {
   // nothing ahead), all at once (one thread each but the first), before the workspace is prepared;
   // FinishSessionsClean waits for what was sent, after AwaitWorkspace and before the trial. Errors
   // are reported as StartClean's; a session found lost is reopened once and started clean again.
+  // Also sends the clean start of the control session that ran `trial - 1` (its final checks and
+  // teardown are done), for the next trial in its workspace: CleanControl, on whichever thread prepares
+  // that workspace, collects it, so the helper does one round trip fewer (docs/performance.md).
   void SendSessionsClean(int trial);
   Status StartSessionsClean(int trial);
   Status FinishSessionsClean(int trial);
@@ -76,6 +79,7 @@ class ItemSession {
     bool created = false;      // ResetWorkspace ran: DropSchema drops it
     int prepared_for = -1;     // the trial whose setup ran here last
     int used_by = -1;          // the last trial that ran here
+    bool control_sent = false; // the control's clean start is in flight (SendSessionsClean)
     // `reset:` (workspace_reset.h): the state read right after the last fresh setup, the resets since,
     // and whether the last trial here ended in an error (then the next one gets a fresh setup).
     std::unique_ptr<Session> checker;       // reads the state (Engine::ReadWorkspaceState)
@@ -96,6 +100,7 @@ class ItemSession {
   // (`reset:`, verified) or emptied and set up.
   Status Prepare(Slot* slot);
   Status CleanControl(Slot* slot);
+  static SessionStart ControlStart(const Slot& slot);
   // `reset:` and the state check; *done false when a fresh setup is needed instead.
   Status TryReset(Slot* slot, bool* done);
   void ReadBaseline(Slot* slot);
