@@ -123,10 +123,12 @@ bool ReadEntry(LoadContext& ctx, const Ref& ref, OrderEntry& entry) {
 }
 
 // One permutation's entries, in the order they run: any step of any session, any number of times
-// (as isolationtester's permutation lines); a marker names a step the permutation runs.
-void ReadEntries(LoadContext& ctx, const Ref& ref, Permutation& perm) {
+// (as isolationtester's permutation lines); a marker names a step the permutation runs. True when
+// every entry read without error (else `perm` lacks the bad ones: it is not what the file says).
+bool ReadEntries(LoadContext& ctx, const Ref& ref, Permutation& perm) {
+  const size_t errors_before = ctx.reader.error_count();
   std::optional<std::vector<Ref>> items = ctx.reader.Seq(ref, limits::kMaxListItems);
-  if (!items) return;
+  if (!items) return false;
   if (items->empty()) ctx.reader.Error(ref, "list at least one SESSION.STEP");
   std::vector<const Ref*> refs;
   for (const Ref& item : *items) {
@@ -145,6 +147,7 @@ void ReadEntries(LoadContext& ctx, const Ref& ref, Permutation& perm) {
       }
     }
   }
+  return ctx.reader.error_count() == errors_before;
 }
 
 // `order: all`: every interleaving of the sessions' steps, in isolationtester's order.
@@ -239,30 +242,42 @@ void ReadOrder(LoadContext& ctx, const Ref& ref) {
   std::optional<std::vector<Ref>> perms = ctx.reader.Seq(ref, limits::kMaxListItems);
   if (!perms) return;
   if (perms->empty()) ctx.reader.Error(ref, "list at least one permutation (or write order: all)");
-  for (const Ref& item : *perms) {
+  // The permutations whose entries all read, by name: only these are compared for duplicates (one that
+  // lost a bad entry would look like another that lacks that step).
+  struct Whole {
+    std::string name;
+    size_t index;  // in order:
+    int line;
+  };
+  std::vector<Whole> whole;
+  for (size_t index = 0; index < perms->size(); ++index) {
+    const Ref& item = (*perms)[index];
     Permutation perm;
     perm.loc = ctx.reader.Loc(item.mark);
+    bool entries_read = false;
     if (item.node.IsMap()) {
       std::optional<Fields> f = ctx.reader.Map(item, {"steps", "expect"}, {"steps"});
       if (!f) continue;
-      if (const Ref* steps = f->Get("steps")) ReadEntries(ctx, *steps, perm);
+      if (const Ref* steps = f->Get("steps")) entries_read = ReadEntries(ctx, *steps, perm);
       if (const Ref* expect = f->Get("expect")) {
         perm.expect.emplace();
         std::map<IsolationLevel, Ref> at_refs;
         ReadExpectAndAt(ctx, *expect, &*perm.expect, &perm.expect_at, &at_refs);
       }
     } else {
-      ReadEntries(ctx, item, perm);
+      entries_read = ReadEntries(ctx, item, perm);
     }
     // Each permutation is one result per level named by its entries: the same one twice would be two
     // results with one name (`--trials` runs a permutation again).
-    const std::string name = PermutationName(perm);
-    for (size_t k = 0; k < order.permutations.size() && !perm.steps.empty(); ++k) {
-      if (PermutationName(order.permutations[k]) != name) continue;
-      ctx.reader.Error(item, fmt::format("the same permutation as order[{}] (line {}): '{}' (list each order once; "
-                                         "--trials runs it again)",
-                                         k, order.permutations[k].loc.line, name));
-      break;
+    if (entries_read) {
+      const std::string name = PermutationName(perm);
+      auto same = std::find_if(whole.begin(), whole.end(), [&](const Whole& w) { return w.name == name; });
+      if (same != whole.end()) {
+        ctx.reader.Error(item, fmt::format("the same permutation as order[{}] (line {}): '{}' (list each order "
+                                           "once; --trials runs it again)",
+                                           same->index, same->line, name));
+      }
+      whole.push_back(Whole{name, index, perm.loc.line});
     }
     order.permutations.push_back(std::move(perm));
   }

@@ -291,6 +291,18 @@ TEST(OrderTest, TheSamePermutationTwiceIsRefused) {
                         "(list each order once; --trials runs it again)"));
   EXPECT_EQ(ErrorOf("order:\n  - [a.begin, b.begin(*)]\n  - [a.begin, b.begin]\nexpect: { sqlstates: {} }\n"),
             "(loaded)");  // markers make another permutation
+  // A permutation with a bad entry is not what the file says (it lacks that entry): its own error only,
+  // never a false "same permutation" with one that lacks the step, before or after it; a real duplicate
+  // after it still is one.
+  const std::string wrte = "unknown step 'wrte' in session 'a' (did you mean 'write'? steps: begin, write, commit)";
+  EXPECT_EQ(ErrorOf("order:\n  - [a.begin, a.wrte]\n  - [a.begin]\nexpect: { sqlstates: {} }\n"),
+            "o.yaml:18:15: order[0][1]: " + wrte);
+  EXPECT_EQ(ErrorOf("order:\n  - [a.begin]\n  - { steps: [a.begin, a.wrte] }\nexpect: { sqlstates: {} }\n"),
+            "o.yaml:19:24: order[1].steps[1]: " + wrte);
+  EXPECT_EQ(ErrorOf("order:\n  - [a.begin, a.wrte]\n  - [a.begin]\n  - [a.begin]\nexpect: { sqlstates: {} }\n"),
+            "o.yaml:18:15: order[0][1]: " + wrte +
+                "\no.yaml:20:5: order[2]: the same permutation as order[1] (line 19): 'a.begin' (list each order once; "
+                "--trials runs it again)");
 }
 
 TEST(OrderTest, AnOrderedScenarioHasNoBarriersRetriesOrSeveralInstances) {
