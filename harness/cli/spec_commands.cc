@@ -29,14 +29,6 @@ bool ReadFile(const std::string& path, std::string* text) {
   return true;
 }
 
-bool Selected(const std::vector<std::string>& only, size_t number, const StepOrder& order) {
-  if (only.empty()) return true;
-  for (const std::string& o : only) {
-    if (o == std::to_string(number) || o == order.name) return true;
-  }
-  return false;
-}
-
 // The first line where `a` and `b` differ, 1-based, with both lines; "" when equal.
 std::string FirstDifference(const std::string& expected, const std::string& got) {
   std::istringstream ie(expected), ig(got);
@@ -58,14 +50,10 @@ int ConvertCommand(const ConvertArgs& args) {
   if (!spec.ok()) return UsageError(spec.status().message());
   auto orders = ExpandSpecPermutations(*spec);
   if (!orders.ok()) return UsageError(orders.status().message());
+  auto chosen = SelectSpecPermutations(*spec, *orders, args.permutations);
+  if (!chosen.ok()) return UsageError(chosen.status().message());
   std::vector<NumberedOrder> selected;
-  for (size_t i = 0; i < orders->size(); ++i) {
-    if (Selected(args.permutations, i + 1, (*orders)[i])) selected.push_back(NumberedOrder{i + 1, &(*orders)[i]});
-  }
-  if (selected.empty()) {
-    return UsageError(fmt::format("{}: no permutation matches --permutation (it has {}, numbered from 1)", args.spec,
-                                  orders->size()));
-  }
+  for (size_t i : *chosen) selected.push_back(NumberedOrder{i + 1, &(*orders)[i]});
   for (const std::string& w : spec->warnings) std::cerr << "racelab: " << args.spec << ": " << w << "\n";
   ConvertedScenario c = ConvertSpec(*spec, selected);
   if (args.out_dir.empty()) {
@@ -87,17 +75,21 @@ CLI::App* AddConvertSubcommand(CLI::App& app, ConvertArgs* args) {
                  "order: (as far as the scenario format can say it; the file's comments list what it cannot)");
   convert->add_option("spec", args->spec, "The .spec file")->required();
   convert->add_option("--permutation", args->permutations,
-                      "Only these permutations: 1-based numbers, or the step list \"s1a s2a s1c\" (repeatable)");
+                      "Only these permutations: a 1-based number, the permutation as the spec writes it "
+                      "\"s1a s2a(*) s1c\" (markers included) or its step names alone \"s1a s2a s1c\" "
+                      "(repeatable); one that names none is exit 2 listing them");
   convert->add_option("--out", args->out_dir, "Folder for the scenario file NAME.yaml (default: stdout)");
   return convert;
 }
 
 void AddSpecRunOptions(CLI::App* run, SpecRunArgs* args) {
   run->add_option("--permutation", args->permutations,
-                  "Spec files and scenarios with order: only these permutations, by 1-based number or step list "
-                  "\"s1a s2a s1c\" (a scenario's: \"a.begin b.begin …\" as its order param says; repeatable). "
-                  "Applies to every ordered scenario: stderr says what runs and what is skipped in each (one "
-                  "with no match is skipped whole); no match anywhere is exit 2");
+                  "Spec files and scenarios with order: only these permutations, by 1-based number or steps "
+                  "(repeatable). A spec's: as the spec writes it, \"s1a s2a(*) s1c\" (markers included), or "
+                  "its step names alone, \"s1a s2a s1c\"; one that names none is exit 2 listing them, before "
+                  "any server starts. A scenario's: \"a.begin b.begin(*) …\" as its order param says; applies "
+                  "to every ordered scenario: stderr says what runs and what is skipped in each (one with no "
+                  "match is skipped whole); no match anywhere is exit 2");
   run->add_option("--expected", args->expected,
                   "Spec files only (a usage error with scenarios): compare the transcript with this file (e.g. "
                   "expected/X.out): exit 1 when it differs");
@@ -143,8 +135,13 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
   const std::string& path = run.selectors[0];
   auto spec = LoadSpecFile(path);
   if (!spec.ok()) return UsageError(spec.status().message());
-  auto orders = ExpandSpecPermutations(*spec);
-  if (!orders.ok()) return UsageError(orders.status().message());
+  auto all_orders = ExpandSpecPermutations(*spec);
+  if (!all_orders.ok()) return UsageError(all_orders.status().message());
+  // --permutation is checked here, before any server starts (a selector that names nothing is exit 2).
+  auto chosen = SelectSpecPermutations(*spec, *all_orders, args.permutations);
+  if (!chosen.ok()) return UsageError(chosen.status().message());
+  std::vector<StepOrder> orders;
+  for (size_t i : *chosen) orders.push_back((*all_orders)[i]);
   std::string expected;
   if (!args.expected.empty() && !ReadFile(args.expected, &expected)) {
     return UsageError(args.expected + ": cannot read the expected output");
@@ -169,20 +166,19 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
   SpecRunOptions options;
   options.step_timeout_ms = args.step_timeout_ms;
   options.connect_timeout_ms = run.connect_timeout_ms;
-  options.only = args.permutations;
   options.wait_detail = args.wait_detail;
   // Printed as it happens; kept in memory only when it is to be compared.
   std::string transcript;
   Status s;
   if (args.expected.empty()) {
-    s = (*engine)->RunIsolationSpec(*spec, *orders, options, stop, stdout);
+    s = (*engine)->RunIsolationSpec(*spec, orders, options, stop, stdout);
     std::fflush(stdout);
   } else {
     char* buffer = nullptr;
     size_t size = 0;
     FILE* mem = open_memstream(&buffer, &size);
     if (!mem) return UsageError("cannot allocate the transcript buffer");
-    s = (*engine)->RunIsolationSpec(*spec, *orders, options, stop, mem);
+    s = (*engine)->RunIsolationSpec(*spec, orders, options, stop, mem);
     fclose(mem);
     transcript.assign(buffer, size);
     free(buffer);

@@ -25,6 +25,15 @@ Tok KeywordOrName(const std::string& word) {
 
 }  // namespace
 
+std::string WriteName(const std::string& name) {
+  bool plain = !name.empty() && IsIdentStart(name[0]) && KeywordOrName(name) == Tok::kName;
+  for (char c : name) plain = plain && IsIdentCont(c);
+  if (plain) return name;
+  std::string quoted = "\"";
+  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
 std::string Describe(const Token& t) {
   switch (t.kind) {
     case Tok::kEnd: return "end of file";

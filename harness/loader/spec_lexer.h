@@ -1,5 +1,5 @@
 // SpecLexer: the tokens of a PostgreSQL isolationtester spec file (src/test/isolation/specscanner.l),
-// each with its 1-based line and column. Used by spec_parser.cc only.
+// each with its 1-based line and column. Used by the spec parser and the permutation selection.
 // Thread-safety: one lexer per thread.
 #pragma once
 
@@ -27,6 +27,10 @@ struct Token {
 
 // What a token is called in an error message: "keyword 'step'", "name \"s1\"", "end of file", ….
 std::string Describe(const Token& token);
+
+// `name` as a spec file writes it: as is when it lexes as a plain identifier that is no keyword, else
+// double-quoted with each '"' doubled.
+std::string WriteName(const std::string& name);
 
 class SpecLexer {
  public:

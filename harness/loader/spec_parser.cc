@@ -54,6 +54,16 @@ class Parser {
     return spec;
   }
 
+  // The text is one permutation line and nothing else.
+  Result<SpecPermutation> ParseOnePermutation() {
+    if (Status s = Shift(); !s.ok()) return s;
+    if (look_.kind != Tok::kPermutation) return Unexpected("'permutation'");
+    auto perm = ParsePermutation();
+    if (!perm.ok()) return perm.status();
+    if (look_.kind != Tok::kEnd) return Unexpected("a step name or the end");
+    return perm;
+  }
+
  private:
   Status Shift() {
     auto tok = lexer_.Next();
@@ -264,6 +274,12 @@ Result<IsolationSpec> LoadSpecFile(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return ParseSpecText(text.str(), path);
+}
+
+Result<SpecPermutation> ParseSpecPermutationSteps(const std::string& text, const std::string& what) {
+  const std::string line = "permutation " + text;  // the lexer keeps a reference to it
+  Parser parser(line, what);
+  return parser.ParseOnePermutation();
 }
 
 bool IsSpecPath(const std::string& path) {

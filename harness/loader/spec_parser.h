@@ -33,6 +33,11 @@ Result<IsolationSpec> LoadSpecFile(const std::string& path);
 // Same, from text; `file_name` is used in error messages and locations.
 Result<IsolationSpec> ParseSpecText(const std::string& text, const std::string& file_name);
 
+// The steps of one permutation line without its keyword, as `--permutation "s1a s2a(*) s1c"` gives
+// them: names (plain or "quoted") with optional markers. The names are not checked against a spec.
+// Errors: kUsage "WHAT:1:COL: …" (`what` names the text; columns count the "permutation " put before it).
+Result<SpecPermutation> ParseSpecPermutationSteps(const std::string& text, const std::string& what);
+
 // True when `path` names a spec file (ends in ".spec").
 bool IsSpecPath(const std::string& path);
 

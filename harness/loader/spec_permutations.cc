@@ -1,9 +1,14 @@
 #include "harness/loader/spec_permutations.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
+
+#include "harness/loader/spec_lexer.h"
+#include "harness/loader/spec_parser.h"
 
 namespace racelab {
 namespace {
@@ -49,7 +54,97 @@ void Interleave(const IsolationSpec& spec, std::vector<int>* taken, std::vector<
   if (!any) out->push_back(StepOrder{OrderName(spec, *prefix), *prefix});
 }
 
+// One step of a permutation line as written: its name and its markers, each as the spec writes it.
+struct WrittenStep {
+  std::string name;
+  std::vector<std::string> markers;  // "*", "s1a", "s1a notices 2"
+};
+
+std::string Join(const std::vector<WrittenStep>& steps, bool markers) {
+  std::string out;
+  for (const WrittenStep& s : steps) {
+    if (!out.empty()) out += ' ';
+    out += s.name;
+    if (markers && !s.markers.empty()) out += fmt::format("({})", fmt::join(s.markers, ", "));
+  }
+  return out;
+}
+
+std::string Marker(SpecBlocker::Kind kind, const std::string& step, int notices) {
+  if (kind == SpecBlocker::Kind::kOnce) return "*";
+  const std::string name = spec_internal::WriteName(step);
+  return kind == SpecBlocker::Kind::kStep ? name : fmt::format("{} notices {}", name, notices);
+}
+
+// `selector` read as the steps of a permutation line and written back as WrittenPermutation writes
+// one; "" when it does not read as one (then only a number or the bare names can match it).
+std::string Normalized(const std::string& selector) {
+  Result<SpecPermutation> perm = ParseSpecPermutationSteps(selector, "--permutation");
+  if (!perm.ok()) return "";
+  std::vector<WrittenStep> steps;
+  for (const SpecPermutationStep& step : perm->steps) {
+    WrittenStep w{spec_internal::WriteName(step.name), {}};
+    for (const SpecBlocker& b : step.blockers) w.markers.push_back(Marker(b.kind, b.step, b.notices));
+    steps.push_back(std::move(w));
+  }
+  return Join(steps, true);
+}
+
+bool Names(const IsolationSpec& spec, const std::string& selector, size_t number, const StepOrder& order) {
+  if (selector == std::to_string(number) || selector == order.name) return true;
+  const std::string normalized = Normalized(selector);
+  return !normalized.empty() &&
+         (normalized == WrittenPermutation(spec, order) || normalized == WrittenPermutation(spec, order, false));
+}
+
 }  // namespace
+
+std::string WrittenPermutation(const IsolationSpec& spec, const StepOrder& order, bool markers) {
+  auto name = [&](int session, int step) -> const std::string& {
+    return spec.sessions[static_cast<size_t>(session)].steps[static_cast<size_t>(step)].name;
+  };
+  std::vector<WrittenStep> steps;
+  for (const OrderedStep& s : order.steps) {
+    WrittenStep w{spec_internal::WriteName(name(s.session, s.step)), {}};
+    for (const OrderedBlocker& b : s.blockers) {
+      w.markers.push_back(Marker(b.kind, b.kind == SpecBlocker::Kind::kOnce ? "" : name(b.session, b.step), b.notices));
+    }
+    steps.push_back(std::move(w));
+  }
+  return Join(steps, markers);
+}
+
+Result<std::vector<size_t>> SelectSpecPermutations(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
+                                                   const std::vector<std::string>& selectors) {
+  std::vector<bool> chosen(orders.size(), selectors.empty());
+  for (const std::string& selector : selectors) {
+    bool any = false;
+    for (size_t i = 0; i < orders.size(); ++i) {
+      if (!Names(spec, selector, i + 1, orders[i])) continue;
+      chosen[i] = true;
+      any = true;
+    }
+    if (any) continue;
+    std::string list;
+    for (size_t i = 0; i < orders.size() && i < kMaxListedPermutations; ++i) {
+      list += fmt::format("\n  {}: {}", i + 1, WrittenPermutation(spec, orders[i]));
+    }
+    if (orders.size() > kMaxListedPermutations) {
+      list += fmt::format("\n  … and {} more (racelab convert {} lists every one, numbered)",
+                          orders.size() - kMaxListedPermutations, spec.loc.file);
+    }
+    return Status::Usage(fmt::format("{}: --permutation {} names none of its {} permutation{}; give a number from "
+                                     "1 to {}, the permutation as the spec writes it (markers included) or its "
+                                     "step names alone:{}",
+                                     spec.loc.file, selector, orders.size(), orders.size() == 1 ? "" : "s",
+                                     orders.size(), list));
+  }
+  std::vector<size_t> out;
+  for (size_t i = 0; i < orders.size(); ++i) {
+    if (chosen[i]) out.push_back(i);
+  }
+  return out;
+}
 
 Result<std::vector<StepOrder>> ExpandSpecPermutations(const IsolationSpec& spec) {
   std::vector<StepOrder> out;

@@ -21,4 +21,24 @@ inline constexpr size_t kMaxSpecPermutations = 10000;
 // The orders to run. Errors (kUsage): more than kMaxSpecPermutations interleavings.
 Result<std::vector<StepOrder>> ExpandSpecPermutations(const IsolationSpec& spec);
 
+// `order` (one of `spec`'s) as the spec's permutation line writes it: each step's name (quoted when it
+// is not a plain identifier, or is a keyword) with its markers "(*)", "(s1a)", "(s1a notices 2)",
+// several joined by ", "; steps joined by one space. `markers` false: the names only.
+std::string WrittenPermutation(const IsolationSpec& spec, const StepOrder& order, bool markers = true);
+
+// The indices in `orders` (ExpandSpecPermutations(spec)) of the orders that `selectors` (`--permutation`
+// values) name, ascending. A selector names an order by its 1-based number, by the permutation as the spec
+// writes it (markers included; blanks between tokens and quoting of plain names do not matter), or by
+// its step names alone (as isolationtester's "starting permutation:" line prints them; these name
+// every order with those steps, whatever its markers). Empty `selectors`: every order.
+// Errors (kUsage), before anything runs: a selector that names no order —
+//   "FILE: --permutation 7 names none of its 4 permutations; give a number from 1 to 4, the permutation
+//   as the spec writes it (markers included) or its step names alone:" then one line per order
+//   "  N: WRITTEN" (at most kMaxListedPermutations, then how many more).
+Result<std::vector<size_t>> SelectSpecPermutations(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
+                                                   const std::vector<std::string>& selectors);
+
+// Most permutations one selection error lists.
+inline constexpr size_t kMaxListedPermutations = 40;
+
 }  // namespace racelab

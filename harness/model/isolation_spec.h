@@ -89,8 +89,6 @@ struct StepOrder {
 struct SpecRunOptions {
   long step_timeout_ms = 300000;  // isolationtester's PGISOLATIONTIMEOUT default: 300 s
   long connect_timeout_ms = 5000;
-  // Run only the permutations whose 1-based number or name ("s1a s2a s1c") is listed; empty: all.
-  std::vector<std::string> only;
   // After each "<waiting ...>" seen on the server, a line "  (SESSION waits: Lock/transactionid, held
   // by s1)" — what the step waits for and which sessions hold it (not in isolationtester's output).
   bool wait_detail = false;

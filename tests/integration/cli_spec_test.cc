@@ -164,6 +164,35 @@ TEST(CliSpec, AnotherEngineIsAUsageErrorBeforeAnyServerStarts) {
 }
 
 
+// --permutation is checked before any server starts: one that names no permutation is exit 2 that lists
+// them as the spec writes them (markers included), for run and convert alike; a permutation given as
+// the spec writes it, markers and all, runs that one.
+TEST(CliSpec, APermutationThatIsNotThereIsAUsageErrorBeforeAnyServerStarts) {
+  TempDir base;
+  const std::map<std::string, std::string> env = {{"RACELAB_TMPDIR", base.path.string()}};
+  for (const std::string command : {"run", "convert"}) {
+    ProcessResult r = RunProcess({kBin, command, kDiff + "locks.spec", "--permutation", "7"}, seconds(60), env);
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err << r.out;
+    EXPECT_NE(r.err.find("locks.spec: --permutation 7 names none of its 4 permutations; give a number from 1 to 4, "
+                         "the permutation as the spec writes it (markers included) or its step names alone:\n"
+                         "  1: s1u s2u s1s s1c s2s s3l s3e\n"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("\n  3: s1u s2u(*) s1c s2s s3l s3e\n  4: s1u s2u s3l(s2u) s1c s2s s3e\n"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("starting embedded"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << r.out;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(base.path)) << "no server, no run folder";
+  ProcessResult r = RunProcess({kBin, "run", kDiff + "locks.spec", "--dsn", TestConninfo(), "--allow-superuser",
+                                "--permutation", "s1u s2u s3l(s2u) s1c s2s s3e"},
+                               seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("starting permutation: s1u s2u s3l s1c s2s s3e\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("starting permutation:"), r.out.rfind("starting permutation:")) << "one permutation: " << r.out;
+  EXPECT_EQ(SpecDatabases(), 0);
+}
+
 // A spec run writes no report files, so --out is refused rather than ignored; --expected compares a
 // spec's transcript, so on a scenario run it is refused rather than ignored (both exit 2, nothing run).
 TEST(CliSpec, OutOnASpecRunAndExpectedOnAScenarioRunAreUsageErrors) {

@@ -458,26 +458,10 @@ class TranscriptRun {
   std::vector<std::vector<int>> notice_targets_;  // per permutation step, per marker
 };
 
-bool Selected(const SpecRunOptions& options, size_t number, const StepOrder& order) {
-  if (options.only.empty()) return true;
-  for (const std::string& o : options.only) {
-    if (o == std::to_string(number) || o == order.name) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 Status RunSpecTranscript(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
                          const SpecRunOptions& options, const SpecServer& server, const StopFlag* stop, FILE* out) {
-  std::vector<StepOrder> selected;
-  for (size_t i = 0; i < orders.size(); ++i) {
-    if (Selected(options, i + 1, orders[i])) selected.push_back(orders[i]);
-  }
-  if (selected.empty()) {
-    return Status::Usage(fmt::format("{}: no permutation matches --permutation (it has {}, numbered from 1)",
-                                     spec.loc.file, orders.size()));
-  }
   // isolationtester's warnings come first, sorted by name: steps no permutation line uses.
   if (!spec.permutations.empty()) {
     std::set<std::string> used, all;
@@ -493,7 +477,7 @@ Status RunSpecTranscript(const IsolationSpec& spec, const std::vector<StepOrder>
   }
   std::fprintf(out, "Parsed test spec with %zu sessions\n", spec.sessions.size());
   TranscriptRun run(spec, options, server, stop, out);
-  Status s = run.Run(selected);
+  Status s = run.Run(orders);
   std::fflush(out);
   return s;
 }

@@ -36,11 +36,11 @@
 
 namespace racelab {
 
-// Writes the transcript of every selected permutation to `out` (the first line: "Parsed test spec
-// with N sessions"). Setup failures end the run as they end isolationtester ("setup failed: …" on
-// stderr, kDatabase); teardown failures are reported on stderr and the run goes on. Errors:
-// kDatabase (connection, database creation, a step past twice its deadline, mutually blocking steps),
-// kUsage (a permutation selector that matches nothing).
+// Writes the transcript of every order in `orders` (the ones to run: ExpandSpecPermutations, or those
+// SelectSpecPermutations chose) to `out` (the first line: "Parsed test spec with N sessions"). Setup
+// failures end the run as they end isolationtester ("setup failed: …" on stderr, kDatabase); teardown
+// failures are reported on stderr and the run goes on. Errors: kDatabase (connection, database
+// creation, a step past twice its deadline, mutually blocking steps).
 // `conninfo`: libpq connection string or URI of the server (admin rights: CREATEDB). `stop` ends the
 // run early (kDatabase after cancelling what runs).
 Status RunSpecTranscript(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
