@@ -1,8 +1,10 @@
 // "console" reporter: the summary a person sees in the terminal (stdout, no file).
 //
 // A fixed-width table, one row per result: scenario, isolation, verdict, winners, errors,
-// retries, blocked p95 ms, skew p95 µs — or, for a run of several engines, one row per scenario ×
-// level and one column per engine, side by side (reports/engine_table.h), then each engine's server.
+// retries, blocked p95 ms, skew p95 µs, and params when two results of one scenario differ in them
+// (an ordered scenario's permutations: order=a.begin b.begin …, as the Markdown names them; failures
+// below say "with order=…" too) — or, for a run of several engines, one row per scenario × level and
+// one column per engine, side by side (reports/engine_table.h), then each engine's server.
 // Column widths are computed from the content (in UTF-8 code points, so "×" and "µ" count as one).
 // Under it, for each result that did not pass, its failed expectations with the first failure's detail (or the harness error). The last line counts
 // verdicts: "12 results: 11 pass, 1 fail, 0 error" (", 1 interrupted" when a stop request cut one short). Plain text, no colours; every data string goes
@@ -12,7 +14,9 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +50,20 @@ size_t Width(std::string_view text) {
 // A table cell: control characters escaped, on one line (harness/model/terminal_text.h).
 std::string Cell(std::string_view text) { return SanitizeForTerminal(text, /*keep_newlines=*/false); }
 
+// The scenarios (of one engine) whose results differ in params — as an ordered scenario's
+// permutations do (`order=a.begin b.begin …`): their results are told apart by their params, as in
+// the Markdown report.
+std::set<std::pair<std::string, std::string>> ScenariosWithSeveralParams(const RunReport& report) {
+  std::map<std::pair<std::string, std::string>, const PlanItem*> first;
+  std::set<std::pair<std::string, std::string>> several;
+  for (const ResultSummary& r : report.results) {
+    const PlanItem& item = ItemOf(r);
+    auto [it, added] = first.emplace(std::make_pair(item.engine, item.scenario), &item);
+    if (!added && it->second->params != item.params) several.insert(it->first);
+  }
+  return several;
+}
+
 TableRow MakeRow(const ResultSummary& r) {
   const PlanItem& item = ItemOf(r);
   return {Cell(item.scenario),
@@ -58,18 +76,21 @@ TableRow MakeRow(const ResultSummary& r) {
           FormatSkewUs(r.skew_us, r.skew_us.p95)};
 }
 
-void WriteTable(const std::vector<TableRow>& rows, std::ostream& out) {
+// `params`: a last column with each row's params (empty: none), when results are told apart by them.
+void WriteTable(const std::vector<TableRow>& rows, const std::vector<std::string>& params, std::ostream& out) {
   std::array<size_t, kColumns> widths{};
   for (const TableRow& row : rows) {
     for (size_t c = 0; c < kColumns; ++c) widths[c] = std::max(widths[c], Width(row[c]));
   }
-  for (const TableRow& row : rows) {
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const TableRow& row = rows[r];
     std::string line;
     for (size_t c = 0; c < kColumns; ++c) {
       const std::string pad(widths[c] - Width(row[c]), ' ');
       if (c > 0) line += "  ";
       line += kRightAligned[c] ? pad + row[c] : row[c] + pad;
     }
+    if (r < params.size()) line += "  " + params[r];
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << '\n';
   }
@@ -128,8 +149,12 @@ void WriteSideBySide(const RunReport& report, std::ostream& out) {
   }
 }
 
-void WriteProblems(const RunReport& report, const ResultSummary& r, std::ostream& out) {
-  out << fmt::format("{}: {}\n", VerdictName(r.verdict), SanitizeForTerminal(EngineResultLabel(report, ItemOf(r)), false));
+// `with_params`: the label names the result's params too ("… with order=a.begin b.begin …"), as the
+// Markdown's list of failures does.
+void WriteProblems(const RunReport& report, const ResultSummary& r, bool with_params, std::ostream& out) {
+  std::string label = EngineResultLabel(report, ItemOf(r));
+  if (with_params) label += " with " + FormatParams(ItemOf(r).params);
+  out << fmt::format("{}: {}\n", VerdictName(r.verdict), SanitizeForTerminal(label, false));
   if (!r.error.empty()) out << "  " << IndentLines(SanitizeForTerminal(r.error), "  ") << '\n';
   if (!r.interrupted.empty()) out << "  " << SanitizeForTerminal(InterruptedText(r), false) << '\n';
   for (const ExpectationTally& e : r.expectations) {
@@ -146,19 +171,30 @@ class ConsoleReporter : public Reporter {
   std::string_view name() const override { return "console"; }
   std::string_view file_name() const override { return ""; }
   void Write(const RunReport& report, std::ostream& out) const override {
+    // Results of one scenario and level told apart only by their params (an ordered scenario's
+    // permutations) are named by them: a "params" column, and "with …" after each problem's label.
+    const auto several_params = ScenariosWithSeveralParams(report);
+    auto told_by_params = [&](const ResultSummary& r) {
+      return several_params.count({ItemOf(r).engine, ItemOf(r).scenario}) != 0;
+    };
     if (SeveralEngines(report)) {
       WriteSideBySide(report, out);
     } else {
       std::vector<TableRow> rows = {kHeader};
-      for (const ResultSummary& r : report.results) rows.push_back(MakeRow(r));
-      WriteTable(rows, out);
+      std::vector<std::string> params;
+      if (!several_params.empty()) params.push_back("params");
+      for (const ResultSummary& r : report.results) {
+        rows.push_back(MakeRow(r));
+        if (!several_params.empty()) params.push_back(Cell(FormatParams(ItemOf(r).params)));
+      }
+      WriteTable(rows, params, out);
     }
     bool first = true;
     for (const ResultSummary& r : report.results) {
       if (r.verdict == Verdict::kPass) continue;
       if (first) out << '\n';
       first = false;
-      WriteProblems(report, r, out);
+      WriteProblems(report, r, told_by_params(r), out);
     }
     out << '\n' << CountsLine(CountVerdicts(report.results));
     if (!report.not_run.empty()) {

@@ -1,4 +1,5 @@
 // `racelab list` and `racelab explain`: what would run, without connecting.
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -7,6 +8,7 @@
 #include "harness/cli/app.h"
 #include "harness/eval/evaluator.h"
 #include "harness/loader/catalogue.h"
+#include "harness/loader/order_planner.h"
 #include "harness/loader/planner.h"
 #include "harness/model/step_kind.h"
 #include "harness/model/terminal_text.h"
@@ -113,7 +115,11 @@ int ExplainCommand(const std::string& name, const StopFlag* stop) {
     for (const auto& [k, v] : s.params) params += fmt::format("{}{} = {}", params.empty() ? "" : ", ", k, v);
     out << "\nChecked in every trial" << (params.empty() ? "" : " (with " + params + ")") << ":\n";
     for (const PlanItem& item : items.value()) {
-      out << "  at " << IsolationName(item.isolation) << ":\n";
+      // An ordered scenario's permutations are one item per level each: named as the reports name them.
+      auto order = std::find_if(item.params.begin(), item.params.end(),
+                                [](const auto& p) { return p.first == kOrderParam; });
+      out << "  at " << IsolationName(item.isolation)
+          << (order == item.params.end() ? "" : fmt::format(" with {}={}", order->first, order->second)) << ":\n";
       for (const std::string& text : CheckTexts(item)) out << "    " << text << "\n";
     }
     if (any_engine.engines.size() > 1) out << "\n";

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tests/integration/scenario_runner.h"
+#include "tests/integration/subprocess.h"
 
 namespace racelab::testing {
 namespace {
@@ -41,6 +42,21 @@ TEST(Order, EachPermutationRunsInItsOrderAndChecksItsOwnExpectations) {
 TEST(Order, ADeferrableReadWaitsForASafeSnapshotAndTheOrderSeesIt) {
   ScenarioRun run = RunScenario(Fixture("deferrable-waits"), kOrderTrials, {}, {kRc});
   ExpectAllPass(run, kOrderTrials, 1);
+}
+
+// `racelab explain` names each permutation's checks as the reports name its results (order=…).
+TEST(Order, ExplainNamesThePermutationOfEachCheckList) {
+  ProcessResult r =
+      RunProcess({RACELAB_BINARY, "explain", Fixture("lost-update-two-orders")}, std::chrono::seconds(30));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  at read committed with order=a.begin a.read a.write a.commit b.begin b.read b.write "
+                       "b.commit:\n    no other SQLSTATE\n    a read reads [0]\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  at repeatable read with order=a.begin b.begin a.read b.read a.write b.write a.commit "
+                       "b.commit:\n    SQLSTATE 40001 count = 1\n"),
+            std::string::npos)
+      << r.out;
 }
 
 // The markers change which step waits for which, so each permutation writes its rows in its own
