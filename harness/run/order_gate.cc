@@ -54,6 +54,18 @@ OrderGates::Result OrderGates::AwaitEnded(const std::vector<int>& entries, Stead
   }
 }
 
+int OrderGates::StillRunningBefore(int i, const std::vector<PlannedOrderEntry>& entries) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const size_t index = static_cast<size_t>(i);
+  if (gates_.at(index).started) return -1;
+  for (size_t e = 0; e < index && e < entries.size(); ++e) {
+    if (entries[e].session == entries.at(index).session && gates_[e].started && !gates_[e].done) {
+      return static_cast<int>(e);
+    }
+  }
+  return -1;
+}
+
 OrderGates::Result OrderGates::AwaitHandover(int i, bool once, int64_t session_id, WaitMonitor* monitor,
                                              SteadyTime deadline, const StopFlag* stop) {
   const size_t index = static_cast<size_t>(i);

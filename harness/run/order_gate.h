@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "harness/engine/wait_monitor.h"
+#include "harness/model/plan.h"
 #include "harness/model/stop_flag.h"
 
 namespace racelab {
@@ -53,6 +54,12 @@ class OrderGates {
   // Waits until every entry in `entries` is done (kDone, kTimedOut or kAbandoned); `*late` is then
   // the first one not done.
   Result AwaitEnded(const std::vector<int>& entries, SteadyTime deadline, const StopFlag* stop, int* late);
+
+  // Why entry `i` may not have started: when it has not, the entry of its own session (`entries` are
+  // the permutation's, PlanItem::order_entries) that started before it and has not ended — the step
+  // its session is still in, typically waiting on a lock no earlier entry released (an order that
+  // cannot go on). -1 when `i` started, or its session is in no entry.
+  int StillRunningBefore(int i, const std::vector<PlannedOrderEntry>& entries);
 
  private:
   struct Gate {

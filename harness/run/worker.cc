@@ -66,13 +66,30 @@ void Worker::AwaitOrder(const PlannedStep& step) {
   ev.completed_us = ev.sent_us;
   const bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
   const std::string who = late != nullptr ? late->session + "/" + late->step : "?";
-  ev.message = r == OrderGates::Result::kMonitorFailed
-                   ? fmt::format("order: the wait monitor failed before {} ended or was seen waiting ({})", who,
-                                 ctx_->monitor->error())
-                   : fmt::format("order: {} ", who) +
-                         fmt::format(fmt::runtime(why),
-                                     trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
-                                           : fmt::format("within {} ms", ms));
+  const std::string when =
+      trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms) : fmt::format("within {} ms", ms);
+  // The step waited for may never have started: its session is still in an earlier step, blocked on
+  // something no entry before it in the order released (an order that cannot go on).
+  const auto& entries = ctx_->item->order_entries;
+  const int running =
+      late != nullptr ? ctx_->order->StillRunningBefore(static_cast<int>(late - entries.data()), entries) : -1;
+  ev.message = fmt::format("order: {} ", who) + fmt::format(fmt::runtime(why), when);
+  if (r == OrderGates::Result::kMonitorFailed) {
+    ev.message = fmt::format("order: the wait monitor failed before {} ended or was seen waiting ({})", who,
+                             ctx_->monitor->error());
+  } else if (running >= 0) {
+    const PlannedOrderEntry& blocked = entries.at(static_cast<size_t>(running));
+    const SteadyTime look = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    const bool waiting = ctx_->monitor != nullptr &&
+                         ctx_->monitor->AwaitBlocked({ctx_->role_pids.at(blocked.session).at(0)}, look, nullptr);
+    ev.message = fmt::format("order: {} never started {}: {}/{} before it in session {} {}, so the order could "
+                             "not go on",
+                             who, when, blocked.session, blocked.step, blocked.session,
+                             waiting ? fmt::format("is still waiting (seen waiting on a lock) — no step before {} "
+                                                   "in the order ended that wait",
+                                                   who)
+                                     : std::string("is still running (not seen waiting on a lock)"));
+  }
   out_.deadline_exceeded = r == OrderGates::Result::kTimedOut;
   if (out_.error.empty()) out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);
   Fail(ev);

@@ -103,5 +103,23 @@ TEST(Order, AHandOverPastTheNextStepsTimeoutEndsTheTrialNamingBothSteps) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(8));
 }
 
+// An order that cannot go on: b.commit is next, but b's session is still in b.write, waiting on the
+// row lock a.write holds, which only a.commit — after b.commit in the order — releases. At a.commit's
+// deadline the error names the step still waiting, not only b.commit, which never started.
+TEST(Order, AnOrderThatCannotGoOnNamesTheStepStillWaiting) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ScenarioRun run = RunScenario(Fixture("infeasible"), 1, {}, {kRc});
+  ASSERT_TRUE(run.error.empty()) << run.error;
+  ASSERT_EQ(run.results.size(), 1u);
+  EXPECT_EQ(run.results[0].verdict, Verdict::kError);
+  EXPECT_NE(run.results[0].error.find("a: step 'commit': order: b/commit never started within 800 ms: b/write "
+                                      "before it in session b is still waiting (seen waiting on a lock) — no "
+                                      "step before b/commit in the order ended that wait, so the order could "
+                                      "not go on"),
+            std::string::npos)
+      << run.results[0].error;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(8));
+}
+
 }  // namespace
 }  // namespace racelab::testing
