@@ -6,12 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/scenario_runner.h"
+#include "tests/temp_dir.h"
 
 namespace racelab::testing {
 namespace {
@@ -82,10 +82,10 @@ TEST(StepTiming, ProbesSeeWhatAnotherTransactionSeesMidHistory) {
   std::string yaml = text.str();
   const std::string from = "equals: queued";
   yaml.replace(yaml.find(from), from.size(), "equals: running");
-  const std::string path = ::testing::TempDir() + "probe_sees_uncommitted.yaml";
+  const TempDir temp;  // removed with the file when the test ends
+  const std::string path = temp.File("probe_sees_uncommitted.yaml");
   std::ofstream(path) << yaml;
   ScenarioRun wrong = RunScenario(path, 3, {}, {kRc});
-  std::remove(path.c_str());
   ASSERT_TRUE(wrong.error.empty()) << wrong.error;
   const ResultSummary& r = wrong.results.at(0);
   EXPECT_EQ(r.verdict, Verdict::kFail);

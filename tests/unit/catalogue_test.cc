@@ -3,12 +3,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "tests/temp_dir.h"
 
 namespace racelab {
 namespace {
@@ -27,17 +28,11 @@ std::string ScenarioText(const std::string& name, const std::string& tags) {
 class CatalogueTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("racelab-catalogue-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     Write("b.yaml", ScenarioText("beta", "locks"));
     Write("a.yml", ScenarioText("alpha", "claim, locks"));
     Write("c-file.yaml", ScenarioText("gamma", "faults"));
     Write("notes.txt", "not a scenario");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::string Write(const std::string& file, const std::string& text) {
     fs::path path = dir_ / file;
@@ -51,7 +46,8 @@ class CatalogueTest : public ::testing::Test {
     return names;
   }
 
-  fs::path dir_;
+  const ::racelab::testing::TempDir temp_;  // this test's, removed with its files when it ends
+  const fs::path dir_ = temp_.path;
 };
 
 TEST_F(CatalogueTest, NoSelectorsLoadsTheFolderSortedByFileName) {

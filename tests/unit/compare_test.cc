@@ -12,6 +12,7 @@
 #include "harness/compare/anomaly_matrix.h"
 #include "harness/compare/compare_output.h"
 #include "harness/compare/report_view.h"
+#include "tests/temp_dir.h"
 
 namespace racelab::compare {
 namespace {
@@ -330,7 +331,8 @@ TEST(ReportViewTest, FieldOfTheWrongTypeIsNamed) {
 }
 
 TEST(ReportViewTest, InvalidJsonNamesFileLineAndColumn) {
-  const std::string path = ::testing::TempDir() + "/broken-report.json";
+  const ::racelab::testing::TempDir temp;
+  const std::string path = temp.File("broken-report.json");
   {
     std::ofstream f(path);
     f << "{\n  \"schema_version\": 1,\n  \"results\": [,]\n}\n";

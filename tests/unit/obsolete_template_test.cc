@@ -2,7 +2,6 @@
 // clean removes the initdb templates of earlier racelab versions (template-<major>, 16 MB WAL
 // segments) and nothing else of the base folder.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "harness/engines/postgresql/template.h"
+#include "tests/temp_dir.h"
 
 namespace racelab::internal {
 namespace {
@@ -17,8 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(ObsoleteTemplate, OnlyTheOldNamingIsListedAndRemoved) {
-  const fs::path base = fs::temp_directory_path() / ("racelab-obsolete-" + std::to_string(getpid()));
-  fs::remove_all(base);
+  const ::racelab::testing::TempDir temp;  // removed with its files when the test ends
+  const fs::path& base = temp.path;
   for (const char* dir : {"template-15", "template-15-wal1", "template-15.tmp-1-0", "run-1-0", "template-"}) {
     fs::create_directories(base / dir);
   }
@@ -33,7 +33,6 @@ TEST(ObsoleteTemplate, OnlyTheOldNamingIsListedAndRemoved) {
     EXPECT_TRUE(fs::exists(base / kept)) << kept;
   }
   EXPECT_TRUE(ListObsoleteTemplates(base.string()).empty());
-  fs::remove_all(base);
 }
 
 }  // namespace

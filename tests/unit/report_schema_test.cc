@@ -18,6 +18,7 @@
 
 #include "reports/reporter.h"
 #include "tests/schema/schema_check.h"
+#include "tests/temp_dir.h"
 #include "tests/unit/sample_report.h"
 
 namespace racelab {
@@ -142,7 +143,8 @@ TEST(ScenarioSchemaTest, EveryCatalogueFileMatches) {
 TEST(ScenarioSchemaTest, EveryDocsExampleMatches) {
   std::ifstream docs(std::string(RACELAB_SOURCE_DIR) + "/docs/scenario-format.md");
   ASSERT_TRUE(docs);
-  const std::string dir = ::testing::TempDir();
+  const ::racelab::testing::TempDir temp;  // removed with its files when the test ends
+  const std::string dir = temp.path.string() + "/";
   std::string line, block;
   bool inside = false;
   int examples = 0;
@@ -172,7 +174,8 @@ TEST(ScenarioSchemaTest, OrderedFixturesMatch) {
 }
 
 TEST(ScenarioSchemaTest, RejectsAMisspelledKeyAndAStepWithTwoKinds) {
-  const std::string dir = ::testing::TempDir();
+  const ::racelab::testing::TempDir temp;  // removed with its files when the test ends
+  const std::string dir = temp.path.string() + "/";
   const std::string good = std::string(RACELAB_SOURCE_DIR) + "/scenarios/guarded-cas-claim.yaml";
   ASSERT_THAT(ValidateYamlFile(kScenarioSchema, good), IsEmpty());
   auto write = [&](const std::string& name, const std::string& text) {
@@ -193,7 +196,8 @@ TEST(ScenarioSchemaTest, RejectsAMisspelledKeyAndAStepWithTwoKinds) {
 }
 
 TEST(ScenarioSchemaTest, RejectsAMisspelledKeyOfErrorsBoundsOneOfAndAnyOf) {
-  const std::string dir = ::testing::TempDir();
+  const ::racelab::testing::TempDir temp;  // removed with its files when the test ends
+  const std::string dir = temp.path.string() + "/";
   const std::string head = "name: x\ntitle: t\nteaches: l\nsessions:\n  - name: w\n    steps: [begin, { commit: , name: c }]\n";
   auto check = [&](const std::string& name, const std::string& expect) {
     std::ofstream(dir + name) << head + "expect:\n" + expect;
@@ -211,7 +215,8 @@ TEST(ScenarioSchemaTest, RejectsAMisspelledKeyOfErrorsBoundsOneOfAndAnyOf) {
 }
 
 TEST(ScenarioSchemaTest, EngineMapsMayStandForAnyValue) {
-  const std::string dir = ::testing::TempDir();
+  const ::racelab::testing::TempDir temp;  // removed with its files when the test ends
+  const std::string dir = temp.path.string() + "/";
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(dir + name) << text;
     return dir + name;
