@@ -1,7 +1,9 @@
 // `racelab list` and `racelab explain`: what would run, without connecting.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -10,6 +12,8 @@
 #include "harness/loader/catalogue.h"
 #include "harness/loader/order_planner.h"
 #include "harness/loader/planner.h"
+#include "harness/loader/spec_parser.h"
+#include "harness/loader/spec_permutations.h"
 #include "harness/model/step_kind.h"
 #include "harness/model/terminal_text.h"
 
@@ -50,19 +54,55 @@ std::string StepLine(const Step& s) {
   return line;
 }
 
+// A spec file as `racelab list` shows it: its file name (what `racelab run DIR/NAME.spec` takes) and how
+// many permutations a run of it runs (its permutation lines, else every interleaving).
+struct SpecRow {
+  std::string file_name;
+  size_t permutations = 0;
+};
+constexpr const char* kSpecEngine = "postgresql";  // a spec file runs on PostgreSQL only
+
+// Parses the spec at `path` and expands its permutations; never connects. Errors: kUsage naming the
+// file (FILE:LINE:COL: what; or too many interleavings).
+Result<SpecRow> ReadSpecRow(const std::string& path) {
+  Result<IsolationSpec> spec = LoadSpecFile(path);
+  if (!spec.ok()) return spec.status();
+  Result<std::vector<StepOrder>> orders = ExpandSpecPermutations(*spec);
+  if (!orders.ok()) return orders.status();
+  return SpecRow{std::filesystem::path(path).filename().string(), orders->size()};
+}
+
 }  // namespace
 
 int ListCommand(const std::vector<std::string>& tags, const StopFlag* stop) {
-  auto loaded = LoadScenarios({}, DefaultScenarioDir(), [stop] { return stop->stop_requested(); });
-  if (stop->stop_requested()) return InterruptedExitCode(stop);
-  if (!loaded.ok()) return UsageError(loaded.status().message());
-  auto scenarios = FilterByTags(std::move(loaded.value()), tags);
+  const std::string dir = DefaultScenarioDir();
+  // The folder's spec files are listed too (they have no tags: not with --tag). A folder of spec files
+  // only is not an empty catalogue; any other listing error is LoadScenarios' to report.
+  Result<CatalogueFiles> files = CatalogueFilesIn(dir);
+  std::vector<SpecRow> specs;
+  if (files.ok() && tags.empty()) {
+    for (const std::string& path : files->specs) {
+      if (stop->stop_requested()) return InterruptedExitCode(stop);
+      Result<SpecRow> row = ReadSpecRow(path);
+      if (!row.ok()) return UsageError(row.status().message());
+      specs.push_back(std::move(row).value());
+    }
+  }
+  std::vector<Scenario> scenarios;
+  if (!files.ok() || !files->scenarios.empty() || files->specs.empty()) {
+    auto loaded = LoadScenarios({}, dir, [stop] { return stop->stop_requested(); });
+    if (stop->stop_requested()) return InterruptedExitCode(stop);
+    if (!loaded.ok()) return UsageError(loaded.status().message());
+    scenarios = FilterByTags(std::move(loaded.value()), tags);
+  }
   size_t width = 4, tag_width = 4, engine_width = 7;
   for (const auto& s : scenarios) {
     width = std::max(width, s.name.size());
     tag_width = std::max(tag_width, fmt::format("{}", fmt::join(s.tags, ",")).size());
     engine_width = std::max(engine_width, fmt::format("{}", fmt::join(s.engines, ",")).size());
   }
+  for (const SpecRow& spec : specs) width = std::max(width, spec.file_name.size());
+  if (!specs.empty()) engine_width = std::max(engine_width, std::string_view(kSpecEngine).size());
   // ENGINES: the scenario's engines: list, the engines `racelab run --engine` runs it on.
   std::cout << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "NAME", width, "TAGS", tag_width, "ENGINES", engine_width,
                            "TITLE");
@@ -73,7 +113,16 @@ int ListCommand(const std::vector<std::string>& tags, const StopFlag* stop) {
                              fmt::format("{}", fmt::join(s.engines, ",")), engine_width,
                              SanitizeForTerminal(s.title, false));
   }
-  std::cout << fmt::format("{} scenario(s) in {}\n", scenarios.size(), DefaultScenarioDir());
+  for (const SpecRow& spec : specs) {
+    std::cout << fmt::format("{:<{}}  {:<{}}  {:<{}}  PostgreSQL isolation spec file, {} permutation(s)\n",
+                             SanitizeForTerminal(spec.file_name, false), width, "-", tag_width, kSpecEngine,
+                             engine_width, spec.permutations);
+  }
+  std::cout << fmt::format("{} scenario(s) in {}\n", scenarios.size(), SanitizeForTerminal(dir, false));
+  if (!specs.empty()) {
+    std::cout << fmt::format("{} spec file(s): run one by its path (racelab run {}/{})\n", specs.size(),
+                             SanitizeForTerminal(dir, false), SanitizeForTerminal(specs[0].file_name, false));
+  }
   return 0;
 }
 

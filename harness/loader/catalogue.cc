@@ -23,13 +23,18 @@ bool IsScenarioFile(const fs::path& path) {
   return (ext == ".yaml" || ext == ".yml") && !name.empty() && name[0] != '.';
 }
 
-// Every *.yaml / *.yml directly in `dir`, sorted by file name.
-Result<std::vector<std::string>> ScenarioFilesIn(const std::string& dir) {
+bool IsSpecFile(const fs::path& path) {
+  std::string name = path.filename().string();
+  return path.extension() == ".spec" && !name.empty() && name[0] != '.';
+}
+
+// Every regular file directly in `dir` that `wanted` accepts, sorted by file name.
+Result<std::vector<std::string>> FilesIn(const std::string& dir, bool (*wanted)(const fs::path&)) {
   std::error_code ec;
   std::vector<fs::path> found;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code type_ec;
-    if (it->is_regular_file(type_ec) && IsScenarioFile(it->path())) found.push_back(it->path());
+    if (it->is_regular_file(type_ec) && wanted(it->path())) found.push_back(it->path());
   }
   if (ec)
     return Status::Usage(fmt::format("{}: cannot list scenario folder: {}", dir, ec.message()));
@@ -39,6 +44,8 @@ Result<std::vector<std::string>> ScenarioFilesIn(const std::string& dir) {
   for (const fs::path& path : found) files.push_back(path.string());
   return files;
 }
+
+Result<std::vector<std::string>> ScenarioFilesIn(const std::string& dir) { return FilesIn(dir, &IsScenarioFile); }
 
 // Scenarios gathered so far; the same file selected twice is kept once, two files with one name
 // fail. A file that does not load is recorded and loading goes on, so that every such file's errors
@@ -241,6 +248,14 @@ std::vector<Scenario> FilterByTags(std::vector<Scenario> scenarios,
     if (match) kept.push_back(std::move(scenario));
   }
   return kept;
+}
+
+Result<CatalogueFiles> CatalogueFilesIn(const std::string& dir) {
+  Result<std::vector<std::string>> scenarios = ScenarioFilesIn(dir);
+  if (!scenarios.ok()) return scenarios.status();
+  Result<std::vector<std::string>> specs = FilesIn(dir, &IsSpecFile);
+  if (!specs.ok()) return specs.status();
+  return CatalogueFiles{std::move(scenarios).value(), std::move(specs).value()};
 }
 
 }  // namespace racelab

@@ -41,6 +41,16 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<std::string>& sele
                                             const std::string& catalogue_dir,
                                             const std::function<bool()>& stop_requested = {});
 
+// The files directly in a catalogue folder, each list sorted by file name (hidden files skipped).
+struct CatalogueFiles {
+  std::vector<std::string> scenarios;  // *.yaml, *.yml: what LoadScenarios reads of the folder
+  std::vector<std::string> specs;      // *.spec: PostgreSQL isolation spec files, which `racelab run`
+                                       // takes by path (harness/loader/spec_parser.h)
+};
+
+// Lists `dir` without reading any file. Errors: kUsage "<dir>: cannot list scenario folder: …".
+Result<CatalogueFiles> CatalogueFilesIn(const std::string& dir);
+
 // Keeps scenarios having at least one of `tags` (empty: keep all).
 std::vector<Scenario> FilterByTags(std::vector<Scenario> scenarios, const std::vector<std::string>& tags);
 

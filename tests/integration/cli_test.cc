@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "harness/engines/postgresql/cluster.h"
@@ -84,6 +85,41 @@ TEST(Cli, ListAndExplainNeedNoDatabase) {
   EXPECT_NE(r.out.find("await_blocked"), std::string::npos) << r.out;
   r = RunProcess({kBin, "explain", "no-such-scenario"}, seconds(10));
   EXPECT_EQ(r.exit_code, 2);
+}
+
+// A folder's PostgreSQL isolation spec files are listed beside its scenarios (racelab run takes them by
+// path): file name, engine, and how many permutations a run of each runs (its permutation lines, else
+// every interleaving); a folder of spec files only is listed too. --tag leaves them out (no tags), and a
+// spec file that does not parse is exit 2 naming file, line and column.
+TEST(Cli, ListShowsSpecFilesWithTheirPermutations) {
+  TempDir dir;
+  fs::copy_file(kSrc + "/scenarios/guarded-cas-claim.yaml", dir.path / "guarded-cas-claim.yaml");
+  fs::copy_file(kSrc + "/tests/fixtures/spec/diff/locks.spec", dir.path / "locks.spec");  // 4 permutation lines
+  fs::copy_file(kSrc + "/tests/fixtures/spec/interleavings.spec", dir.path / "interleavings.spec");  // none: 3
+  const std::string folder = dir.path.string();
+  ProcessResult r = RunProcess({kBin, "list", "--scenarios", folder}, seconds(10), {{"PGHOST", "/nonexistent"}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("guarded-cas-claim "), std::string::npos) << r.out;
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(r.out, m, std::regex(
+      R"(\ninterleavings\.spec +- +postgresql +PostgreSQL isolation spec file, 3 permutation\(s\)\n)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, m, std::regex(
+      R"(\nlocks\.spec +- +postgresql +PostgreSQL isolation spec file, 4 permutation\(s\)\n)"))) << r.out;
+  EXPECT_NE(r.out.find("1 scenario(s) in " + folder + "\n2 spec file(s): run one by its path (racelab run " + folder +
+                       "/interleavings.spec)\n"),
+            std::string::npos) << r.out;
+  r = RunProcess({kBin, "list", "--scenarios", folder, "--tag", "claim"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("guarded-cas-claim "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(".spec"), std::string::npos) << "a spec file has no tags: " << r.out;
+  r = RunProcess({kBin, "list", "--scenarios", kSrc + "/tests/fixtures/spec/diff"}, seconds(10));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 scenario(s) in"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4 spec file(s)"), std::string::npos) << r.out;
+  std::ofstream(dir.path / "broken.spec") << "session s\nstep a { SELECT 1; }\npermutation b\n";
+  r = RunProcess({kBin, "list", "--scenarios", folder}, seconds(10));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find(folder + "/broken.spec:3:"), std::string::npos) << r.err;
 }
 
 // Per level exactly the checks that run there: a list cleared at one level is not shown there, and a
