@@ -216,6 +216,18 @@ int Main(int argc, char** argv) {
     return UsageError("--expected compares a spec file's transcript (racelab run X.spec --expected X.out); a "
                       "scenario's run has no transcript to compare: its expectations are its expect: section");
   }
+  // Options of a spec file's run only: refused rather than ignored on a scenario run (each names the
+  // scenario's own equivalent: docs/scenario-format.md "What isolationtester's users ask for").
+  if (run->count("--step-timeout-ms") > 0) {
+    return UsageError("--step-timeout-ms bounds a spec file's steps (racelab run X.spec --step-timeout-ms MS); a "
+                      "scenario's step is bounded by its timeout_ms: (docs/scenario-format.md, Steps), else "
+                      "--statement-timeout-ms");
+  }
+  if (run->count("--wait-detail") > 0) {
+    return UsageError("--wait-detail adds lock-wait lines to a spec file's transcript (racelab run X.spec "
+                      "--wait-detail); a scenario's reports always show what each waiting step waits for "
+                      "(blocked by, wait event)");
+  }
   args.permutations = spec_run_args.permutations;  // of ordered scenarios (`order:`)
   return RunCommand(args, &stop);
 }

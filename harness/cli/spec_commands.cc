@@ -94,11 +94,12 @@ void AddSpecRunOptions(CLI::App* run, SpecRunArgs* args) {
                   "Spec files only (a usage error with scenarios): compare the transcript with this file (e.g. "
                   "expected/X.out): exit 1 when it differs");
   run->add_option("--step-timeout-ms", args->step_timeout_ms,
-                  "Spec files: cancel a step that neither ends nor blocks within this many ms; end the run at twice "
-                  "it")
+                  "Spec files only (a usage error with scenarios): cancel a step that neither ends nor blocks "
+                  "within this many ms; end the run at twice it")
       ->check(CLI::Range(1L, 86400000L))->capture_default_str();
   run->add_flag("--wait-detail", args->wait_detail,
-                "Spec files: after each <waiting ...>, what the step waits for and who holds it");
+                "Spec files only (a usage error with scenarios): after each <waiting ...>, what the step waits "
+                "for and who holds it");
 }
 
 bool IsSpecRun(const RunArgs& args) {

@@ -9,6 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
@@ -211,6 +214,30 @@ TEST(CliSpec, OutOnASpecRunAndExpectedOnAScenarioRunAreUsageErrors) {
   EXPECT_NE(r.err.find("--expected compares a spec file's transcript"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(out)) << "no run, no reports";
   EXPECT_TRUE(std::filesystem::is_empty(base.path)) << "no server, no run folder";
+}
+
+// --step-timeout-ms and --wait-detail shape a spec file's run only; on a scenario run they were silently
+// ignored (a 1 ms step timeout, a step blocked 1.3 s: exit 0). Each is now exit 2 naming the scenario's
+// equivalent, before any server starts.
+TEST(CliSpec, StepTimeoutAndWaitDetailOnAScenarioRunAreUsageErrors) {
+  TempDir base;
+  const std::map<std::string, std::string> env = {{"RACELAB_TMPDIR", base.path.string()}};
+  const std::string out = (base.path / "reports").string();
+  const std::string scenario = std::string(RACELAB_SOURCE_DIR) + "/scenarios/lock-hold-wait.yaml";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--step-timeout-ms", "1"}, "--step-timeout-ms bounds a spec file's steps"},
+      {{"--wait-detail"}, "--wait-detail adds lock-wait lines to a spec file's transcript"},
+  };
+  for (const auto& [options, message] : cases) {
+    std::vector<std::string> argv = {kBin, "run", scenario, "--trials", "1", "--isolation", "rc", "--out", out};
+    argv.insert(argv.end(), options.begin(), options.end());
+    ProcessResult r = RunProcess(argv, seconds(120), env);
+    EXPECT_EQ(r.exit_code, 2) << options[0] << ": " << r.err << r.out;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("starting embedded"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << "no run, no reports";
+    EXPECT_TRUE(std::filesystem::is_empty(base.path)) << "no server, no run folder";
+  }
 }
 
 }  // namespace
