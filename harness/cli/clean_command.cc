@@ -63,9 +63,8 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
     std::cout << SanitizeForTerminal((dry_run ? "would remove " : "removing ") + o) << "\n";
   }
   if (!obsolete.empty()) {
-    std::cout << (dry_run ? fmt::format("{} template(s) of earlier racelab versions found\n", obsolete.size())
-                          : fmt::format("removed {} template(s) of earlier racelab versions\n",
-                                        CleanObsoleteEmbeddedFiles()));
+    std::cout << (dry_run ? fmt::format("{} unused template(s) found\n", obsolete.size())
+                          : fmt::format("removed {} unused template(s)\n", CleanObsoleteEmbeddedFiles()));
   }
   if (dsn.empty()) return 0;
   EngineOptions eo;

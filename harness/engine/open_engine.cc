@@ -27,7 +27,7 @@ struct EngineEntry {
   int (*clean_orphans)() = nullptr;
   std::vector<std::string> (*list_orphans)() = nullptr;  // what clean_orphans would remove, as paths
   std::string orphan_kind;                                // "cluster", "server", "run folder"
-  // Cached files of earlier racelab versions that this one never uses (nullptr: none), and their removal.
+  // Cached files this racelab never uses (nullptr: none), each as "<what> <path>", and their removal.
   int (*clean_obsolete)() = nullptr;
   std::vector<std::string> (*list_obsolete)() = nullptr;
 };
@@ -64,9 +64,22 @@ const std::vector<EngineEntry>& Registry() {
       {"postgresql", "PostgreSQL", &OpenPostgres, &pg::RedactDsn, &pg::LooksLikeDsn, &pg::MayHoldPassword,
        [] { return SumOver(pg::BaseDirsToClean(), &pg::CleanOrphans); },
        [] { return ListOver(pg::BaseDirsToClean(), &pg::ListOrphans); }, "cluster",
-       // The initdb templates of earlier racelab versions (16 MB WAL segments): template.h.
-       [] { return SumOver(pg::BaseDirsToClean(), &pg::CleanObsoleteTemplates); },
-       [] { return ListOver(pg::BaseDirsToClean(), &pg::ListObsoleteTemplates); }},
+       // The initdb templates of earlier racelab versions (16 MB WAL segments), and this version's in a
+       // base folder racelab no longer uses: template.h.
+       [] {
+         return SumOver(pg::BaseDirsToClean(), &pg::CleanObsoleteTemplates) +
+                SumOver(pg::UnusedBaseDirs(), &pg::CleanUnusedTemplates);
+       },
+       [] {
+         std::vector<std::string> out;
+         for (const auto& path : ListOver(pg::BaseDirsToClean(), &pg::ListObsoleteTemplates)) {
+           out.push_back("template of an earlier racelab " + path);
+         }
+         for (const auto& path : ListOver(pg::UnusedBaseDirs(), &pg::ListUnusedTemplates)) {
+           out.push_back("template in a folder racelab no longer uses " + path);
+         }
+         return out;
+       }},
       {"sqlite", "SQLite", &sqlite::OpenSqliteEngine, &sqlite::RedactSqliteDsn, &sqlite::LooksLikeSqliteDsn,
        &sqlite::SqliteDsnMayHoldPassword, &sqlite::CleanSqliteOrphans, &sqlite::ListSqliteOrphans, "run folder",
        nullptr, nullptr},
@@ -165,7 +178,7 @@ std::vector<std::string> ListObsoleteEmbeddedFiles() {
   std::vector<std::string> out;
   for (const auto& e : Registry()) {
     if (e.list_obsolete == nullptr) continue;
-    for (const std::string& path : e.list_obsolete()) out.push_back(e.display + " template of an earlier racelab " + path);
+    for (const std::string& item : e.list_obsolete()) out.push_back(e.display + " " + item);
   }
   return out;
 }

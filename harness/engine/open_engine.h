@@ -59,11 +59,14 @@ int CleanEmbeddedOrphans();
 // cluster /tmp/racelab-1000/run-4242-0", "SQLite run folder …"); nothing is touched. A folder whose
 // owner dies between this call and a clean is listed by neither.
 std::vector<std::string> ListEmbeddedOrphans();
-// The cached files of earlier racelab versions that this one never uses — today PostgreSQL's initdb
-// templates with 16 MB WAL segments (harness/engines/postgresql/template.h) — one line each,
-// "PostgreSQL template of an earlier racelab <path>"; nothing is touched. CleanObsoleteEmbeddedFiles
-// removes them and returns how many: for `racelab clean` only (a run of an older racelab may be
-// copying one).
+// The cached files that this racelab never uses — today PostgreSQL's initdb templates of earlier
+// versions (16 MB WAL segments), "PostgreSQL template of an earlier racelab <path>", and this
+// version's template in a base folder it no longer uses (/tmp/racelab-<uid> once /dev/shm has room,
+// and no live run there), "PostgreSQL template in a folder racelab no longer uses <path>"
+// (harness/engines/postgresql/template.h) — one line each; nothing is touched.
+// CleanObsoleteEmbeddedFiles removes them and returns how many: for `racelab clean` only (a run of
+// an older racelab may be copying an old one; a run of this one holds the template it copies, which
+// is then kept).
 std::vector<std::string> ListObsoleteEmbeddedFiles();
 int CleanObsoleteEmbeddedFiles();
 

@@ -328,11 +328,11 @@ TEST(Cli, CleanRemovesTheTemplatesOfEarlierVersionsOnly) {
   EXPECT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_NE(dry.out.find("would remove PostgreSQL template of an earlier racelab " + (dir / "template-15").string() + "\n"),
             std::string::npos) << dry.out;
-  EXPECT_NE(dry.out.find("1 template(s) of earlier racelab versions found"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("1 unused template(s) found"), std::string::npos) << dry.out;
   EXPECT_TRUE(fs::exists(dir / "template-15")) << "--dry-run removes nothing";
   ProcessResult r = RunProcess({kBin, "clean"}, seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("removed 1 template(s) of earlier racelab versions"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("removed 1 unused template(s)"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir / "template-15"));
   EXPECT_TRUE(fs::exists(dir / "template-15-wal1")) << "this version's template is kept";
 }

@@ -106,6 +106,17 @@ int CleanRunFolders(const std::string& base_dir,
   return removed;
 }
 
+bool HasLiveRunFolder(const std::string& base_dir) {
+  std::error_code ec;
+  fs::directory_iterator it(base_dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code entry_ec;
+    if (name.rfind("run-", 0) == 0 && it->is_directory(entry_ec) && !OwnerGone(it->path().string())) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> DeadRunFolders(const std::string& base_dir) {
   std::vector<std::string> dead;
   std::error_code ec;

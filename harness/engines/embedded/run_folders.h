@@ -53,6 +53,10 @@ bool OwnerGone(const std::string& run_dir);
 int CleanRunFolders(const std::string& base_dir,
                     const std::function<bool(const std::string& run_dir)>& stop_server);
 
+// Whether a run folder under `base_dir` belongs to a live racelab (or one it cannot judge): the base
+// folder is in use.
+bool HasLiveRunFolder(const std::string& base_dir);
+
 // The run folders under `base_dir` whose owner is gone — what CleanRunFolders would remove — as
 // absolute paths, sorted; nothing is touched (`racelab clean --dry-run`).
 std::vector<std::string> DeadRunFolders(const std::string& base_dir);

@@ -125,8 +125,14 @@ std::string DefaultBaseDir() {
 
 std::vector<std::string> BaseDirsToClean() {
   std::vector<std::string> out{DefaultBaseDir()};
-  if (std::string disk = embedded::DefaultBaseDir(""); disk != out[0]) out.push_back(disk);
+  for (const std::string& unused : UnusedBaseDirs()) out.push_back(unused);
   return out;
+}
+
+std::vector<std::string> UnusedBaseDirs() {
+  std::string disk = embedded::DefaultBaseDir("");
+  if (disk == DefaultBaseDir()) return {};
+  return {disk};
 }
 
 Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(const ClusterOptions& options) {
@@ -147,7 +153,9 @@ Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(const ClusterOpt
   }
   if (Status s = embedded::PrepareBaseDir(base, *user); !s.ok()) return s;
   CleanOrphans(base);
-  Result<internal::TemplateDir> tmpl = internal::EnsureTemplate(*bins, base, *user);
+  // Held shared until copied: `racelab clean` removes no template a run is copying.
+  embedded::TemplateLock template_hold;
+  Result<internal::TemplateDir> tmpl = internal::EnsureTemplate(*bins, base, *user, &template_hold);
   if (!tmpl.ok()) return tmpl.status();
 
   std::unique_ptr<EmbeddedCluster> cluster(new EmbeddedCluster());
@@ -162,6 +170,7 @@ Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(const ClusterOpt
   const std::string log_path = *run_dir + "/postgres.log";
   if (Status s = embedded::WriteOwnerFile(*run_dir); !s.ok()) return s;
   if (Status s = embedded::CopyTreeAs(tmpl->data_dir, data_dir, *user); !s.ok()) return s;
+  template_hold.Release();
 
   embedded::SpawnOptions spawn;
   spawn.argv = {bins->postgres(), "-D", data_dir, "-k", *run_dir, "-c", "log_directory=" + *run_dir};

@@ -116,6 +116,11 @@ std::vector<std::string> ListOrphans(const std::string& base_dir);
 // (template.h: ListObsoleteTemplates): listed, and removed by `racelab clean` only.
 std::vector<std::string> ListObsoleteTemplates(const std::string& base_dir);
 int CleanObsoleteTemplates(const std::string& base_dir);
+// This version's template in a base folder racelab no longer uses (UnusedBaseDirs(); template.h:
+// ListUnusedTemplates): listed, and removed by `racelab clean` unless a run uses that folder or the
+// template.
+std::vector<std::string> ListUnusedTemplates(const std::string& base_dir);
+int CleanUnusedTemplates(const std::string& base_dir);
 
 // The default base folder (see ClusterOptions::base_dir): $RACELAB_TMPDIR, else $TMPDIR, else
 // /dev/shm when it is a tmpfs with at least kMinMemoryBaseFreeBytes free (embedded::MemoryTmpDir),
@@ -130,5 +135,9 @@ std::string DefaultBaseDir();
 // The folders `racelab clean` looks in: DefaultBaseDir(), and the /tmp one too when that is not it
 // (runs of earlier racelab versions, or of runs made while /dev/shm had too little room).
 std::vector<std::string> BaseDirsToClean();
+// The folders of BaseDirsToClean() that are not DefaultBaseDir(): a run of this racelab would not
+// choose them now (unless /dev/shm fills up), so this version's template there is an unused cache
+// (ListUnusedTemplates).
+std::vector<std::string> UnusedBaseDirs();
 
 }  // namespace racelab::pg

@@ -119,6 +119,10 @@ std::vector<std::string> ListObsoleteTemplates(const std::string& base_dir) {
   return internal::ListObsoleteTemplates(base_dir);
 }
 int CleanObsoleteTemplates(const std::string& base_dir) { return internal::CleanObsoleteTemplates(base_dir); }
+std::vector<std::string> ListUnusedTemplates(const std::string& base_dir) {
+  return internal::ListUnusedTemplates(base_dir);
+}
+int CleanUnusedTemplates(const std::string& base_dir) { return internal::CleanUnusedTemplates(base_dir); }
 
 int CleanOrphans(const std::string& base_dir) {
   int removed = embedded::CleanRunFolders(base_dir, internal::StopLeftoverPostmaster);

@@ -12,6 +12,7 @@
 
 #include "harness/engines/postgresql/pg_binaries.h"
 #include "harness/engines/embedded/process.h"
+#include "harness/engines/embedded/template_dir.h"
 #include "harness/model/status.h"
 
 namespace racelab::internal {
@@ -32,13 +33,23 @@ struct TemplateDir {
 // Returns the template, running `initdb -U racelab --auth=trust -E UTF8 --no-locale -N --wal-segsize=1` as `user`
 // when it does not exist yet. Errors: kDatabase when initdb fails or times out (the message ends
 // with the tail of its output), kInternal for file-system errors.
+// With `hold`, returns with the template held shared (embedded::EnsureTemplate): keep it until copied.
 Result<TemplateDir> EnsureTemplate(const PgBinaries& bins, const std::string& base_dir,
-                                   const embedded::ServerUser& user);
+                                   const embedded::ServerUser& user, embedded::TemplateLock* hold = nullptr);
 
 // Templates earlier racelab versions made under `base_dir` (template-<major>, 16 MB WAL segments),
 // as paths; nothing is touched. CleanObsoleteTemplates removes them (and their .lock files) and
 // returns how many — for `racelab clean` only: a run of an older racelab may be copying one.
 std::vector<std::string> ListObsoleteTemplates(const std::string& base_dir);
 int CleanObsoleteTemplates(const std::string& base_dir);
+
+// This version's templates (template-<major>-wal1) under `base_dir`, a base folder racelab no longer
+// uses (e.g. /tmp/racelab-<uid> once /dev/shm has room: pg::UnusedBaseDirs), as paths — an unused
+// cache of ~28 MB each. Only those removable now: none while a live run has a folder in `base_dir`
+// (it chose that folder), and not one a run is making or copying (its lock is held). Nothing is
+// touched. CleanUnusedTemplates removes them (embedded::RemoveTemplateUnlessHeld, checked again) and
+// returns how many — for `racelab clean` only.
+std::vector<std::string> ListUnusedTemplates(const std::string& base_dir);
+int CleanUnusedTemplates(const std::string& base_dir);
 
 }  // namespace racelab::internal
