@@ -73,8 +73,13 @@ def run_pgbench(dsn, protocol, clients, seconds):
     mode, script = MODES[protocol]
     fresh_queue(dsn)
     env = dict(os.environ, PGOPTIONS=f"-c search_path={SCHEMA}")
+    # A password goes to pgbench through its environment, never its command line (visible in ps).
+    params = psycopg.conninfo.conninfo_to_dict(dsn)
+    if "password" in params:
+        env["PGPASSWORD"] = str(params.pop("password"))
     out = subprocess.run(["pgbench", "-n", "-M", mode, "-c", str(clients), "-j", str(clients), "-T", str(seconds),
-                          "-f", str(HERE / "pgbench" / script), dsn], capture_output=True, text=True, env=env,
+                          "-f", str(HERE / "pgbench" / script), psycopg.conninfo.make_conninfo(**params)],
+                         capture_output=True, text=True, env=env,
                          timeout=seconds + 120)
     m = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", out.stdout)
     if out.returncode != 0 or not m:
@@ -100,9 +105,30 @@ def main():
     ap.add_argument("--protocols", default="simple,extended,prepared,pipeline")
     ap.add_argument("--json", help="also write every measurement here")
     args = ap.parse_args()
+    bad = [p for p in args.protocols.split(",") if p not in MODES]
+    if bad:
+        ap.error(f"unknown protocol {', '.join(bad)}: choose from {', '.join(MODES)}")
+    try:
+        if any(int(c) < 1 for c in args.clients.split(",")):
+            raise ValueError
+    except ValueError:
+        ap.error("--clients takes whole numbers of at least 1, separated by commas")
+    if args.seconds < 1 or args.rounds < 1:
+        ap.error("--seconds and --rounds must be at least 1")
     dsn = os.environ.get("RACELAB_BENCH_DSN")
     if not dsn:
         ap.error("set RACELAB_BENCH_DSN (or run under racelab-with-cluster)")
+    try:
+        return compare(args, dsn)
+    except psycopg.Error as e:
+        print(f"compare_pgbench: {e}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        print("compare_pgbench: interrupted", file=sys.stderr)
+        return 130
+
+
+def compare(args, dsn):
     with psycopg.connect(dsn) as c:
         version = c.execute("SHOW server_version").fetchone()[0]
         settings = dict(c.execute("SELECT name, setting FROM pg_settings WHERE name IN ('fsync', "
@@ -142,4 +168,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

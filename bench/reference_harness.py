@@ -110,6 +110,8 @@ def main():
     ap.add_argument("--reset", choices=["schema", "update"], default="schema")
     ap.add_argument("--json", help="write the result here too")
     args = ap.parse_args()
+    if args.trials < 1 or args.workers < 1:
+        ap.error("--trials and --workers must be at least 1")
     dsn = os.environ.get("RACELAB_BENCH_DSN")
     if not dsn:
         ap.error("set RACELAB_BENCH_DSN (or run under racelab-with-cluster)")
@@ -118,6 +120,15 @@ def main():
     except psycopg.Error as e:
         print(f"reference_harness: {e}", file=sys.stderr)
         return 3
+    except KeyboardInterrupt:
+        # Interrupted: drop the schema it made (best effort), no traceback.
+        try:
+            with psycopg.connect(dsn, autocommit=True, connect_timeout=5) as c:
+                c.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+        except (psycopg.Error, KeyboardInterrupt):
+            print(f"reference_harness: schema {SCHEMA} may be left; drop it by hand", file=sys.stderr)
+        print("reference_harness: interrupted", file=sys.stderr)
+        return 130
     print(json.dumps(result))
     if args.json:
         with open(args.json, "w") as f:
