@@ -17,6 +17,7 @@
 #include "reports/engine_table.h"
 #include "reports/reporter.h"
 #include "tests/schema/schema_check.h"
+#include "tests/unit/render_report.h"
 
 namespace racelab {
 namespace {
@@ -82,11 +83,7 @@ struct TwoEngineRun {
   RunReport report;
 };
 
-std::string Render(std::string_view format, const RunReport& report) {
-  std::ostringstream out;
-  (*MakeReporter(format))->Write(report, out);
-  return out.str();
-}
+using testing::Render;
 
 // The console line starting with `first_cell`, split at runs of two or more spaces.
 std::vector<std::string> ConsoleRow(const std::string& text, const std::string& first_cell, const std::string& level) {

@@ -13,6 +13,7 @@
 #include "harness/model/error_key.h"
 #include "reports/reporter.h"
 #include "reports/reporters.h"
+#include "tests/unit/render_report.h"
 
 namespace racelab {
 namespace {
@@ -67,14 +68,7 @@ TEST(ErrorKey, SummaryCountsByNameAndBySqlstate) {
                           {"1205", 1}, {"40001", 2}, {"SQLITE_BUSY", 2}, {"SQLITE_BUSY_SNAPSHOT", 1}}));
 }
 
-std::string Render(std::string_view format, const RunReport& report) {
-  auto reporter = MakeReporter(format);
-  EXPECT_TRUE(reporter.ok());
-  if (!reporter.ok()) return "";
-  std::ostringstream out;
-  (*reporter)->Write(report, out);
-  return out.str();
-}
+using testing::Render;
 
 TEST(ErrorKey, SummaryTablesNameTheEngineError) {
   PlanItem item;

@@ -11,6 +11,7 @@
 #include "reports/reporter.h"
 #include "reports/reporters.h"
 #include "tests/unit/sample_report.h"
+#include "tests/unit/render_report.h"
 
 namespace racelab {
 namespace {
@@ -18,14 +19,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string Render(std::string_view format, const RunReport& report) {
-  Result<std::unique_ptr<Reporter>> reporter = MakeReporter(format);
-  EXPECT_TRUE(reporter.ok()) << reporter.status().message();
-  if (!reporter.ok()) return "";
-  std::ostringstream out;
-  (*reporter)->Write(report, out);
-  return out.str();
-}
+using testing::Render;
 
 // The sample run made one ordered scenario: two permutations at read committed, the second failing.
 std::unique_ptr<testing::SampleRun> TwoPermutations() {

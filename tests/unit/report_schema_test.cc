@@ -20,6 +20,7 @@
 #include "tests/schema/schema_check.h"
 #include "tests/temp_dir.h"
 #include "tests/unit/sample_report.h"
+#include "tests/unit/render_report.h"
 
 namespace racelab {
 namespace {
@@ -35,11 +36,7 @@ const std::string kReportSchema = SchemaPath("racelab-report.schema.json");
 const std::string kScenarioSchema = SchemaPath("racelab-scenario.schema.json");
 const std::string kJunitSchema = SchemaPath("racelab-junit.xsd");
 
-std::string Render(std::string_view format, const RunReport& report) {
-  std::ostringstream out;
-  (*MakeReporter(format))->Write(report, out);
-  return out.str();
-}
+using testing::Render;
 
 // The sample run in the shapes a real run can end in.
 enum class Shape { kFinished, kInterrupted, kRunError, kDetailsNone, kErrorVerdict };

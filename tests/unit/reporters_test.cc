@@ -26,6 +26,7 @@
 #include "reports/svg_timeline.h"
 #include "reports/xml_writer.h"
 #include "tests/unit/sample_report.h"
+#include "tests/unit/render_report.h"
 
 namespace racelab {
 namespace {
@@ -33,14 +34,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string Render(std::string_view format, const RunReport& report) {
-  Result<std::unique_ptr<Reporter>> reporter = MakeReporter(format);
-  EXPECT_TRUE(reporter.ok()) << reporter.status().message();
-  if (!reporter.ok()) return "";
-  std::ostringstream out;
-  (*reporter)->Write(report, out);
-  return out.str();
-}
+using testing::Render;
 
 bool UpdateGolden() {
   const char* value = std::getenv("RACELAB_UPDATE_GOLDEN");
