@@ -46,7 +46,9 @@ std::string MergedVerdictLine(const RunReport& merged, size_t inputs) {
     if (n[v] > 0) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n[v], VerdictName(v));
   }
   if (!merged.not_run.empty()) counts += fmt::format("{}{} not run", counts.empty() ? "" : ", ", merged.not_run.size());
-  const bool incomplete = !merged.not_run.empty() || !merged.run_error.empty();
+  const bool incomplete = !merged.not_run.empty() || !merged.run_error.empty() ||
+                          std::any_of(merged.results.begin(), merged.results.end(),
+                                      [](const ResultSummary& r) { return !r.interrupted.empty(); });
   return fmt::format("racelab merge: {} result{} joined from {} report{}{}; merged verdict: {} (merge does not gate: "
                      "racelab compare or run --baseline does)",
                      merged.results.size(), merged.results.size() == 1 ? "" : "s", inputs, inputs == 1 ? "" : "s",

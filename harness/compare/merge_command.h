@@ -36,7 +36,7 @@ int MergeCommand(const MergeArgs& args);
 
 // "racelab merge: 12 results joined from 4 reports (11 pass, 1 fail); merged verdict: fail (merge does
 // not gate: …)": the worst verdict by a run's precedence (error, fail, interrupted, pass), or
-// "incomplete" when results did not run.
+// "incomplete" when results did not run or an interrupt cut one short (merge then exits 3).
 std::string MergedVerdictLine(const RunReport& merged, size_t inputs);
 
 }  // namespace racelab::compare

@@ -390,6 +390,9 @@ TEST(MergeVerdictTest, TheWorstVerdictByARunsPrecedenceOrIncomplete) {
             "gate: racelab compare or run --baseline does)");
   merged.results[2].verdict = Verdict::kError;
   EXPECT_NE(MergedVerdictLine(merged, 2).find("(1 pass, 1 fail, 1 error); merged verdict: error"), std::string::npos);
+  merged.results[0].interrupted = "interrupted during trial 4 of 20; that trial is not evaluated";
+  EXPECT_NE(MergedVerdictLine(merged, 2).find("merged verdict: incomplete"), std::string::npos);
+  merged.results[0].interrupted.clear();
   merged.not_run.push_back(NotRunResult{});
   EXPECT_NE(MergedVerdictLine(merged, 2).find("1 not run); merged verdict: incomplete"), std::string::npos);
 }
