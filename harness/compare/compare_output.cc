@@ -39,7 +39,10 @@ std::string TestLine(const CountTest& t) {
                   : fmt::format("{} in {} → {} in {} trials", t.base_count, t.base_trials, t.new_count, t.new_trials);
   return fmt::format("{}: {}, p = {:.2g}{}{}", t.subject, counts, t.p,
                      t.in_family ? fmt::format(", Holm-adjusted {:.2g}", t.p_adjusted) : "",
-                     t.regression ? " — REGRESSION" : t.significant ? " — significant" : " — within chance");
+                     t.regression                             ? " — REGRESSION"
+                     : t.significant && t.kind == "lock waits" ? " — significant, does not gate (timing-dependent)"
+                     : t.significant                           ? " — significant"
+                                                               : " — within chance");
 }
 
 std::string TimingLine(const TimingShift& s) {
