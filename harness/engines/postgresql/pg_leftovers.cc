@@ -11,9 +11,10 @@
 // made a schema). Under --no-confine a dead run's scenario backends run as the --dsn role in a shared
 // database and cannot be told apart: they are not ended.
 //
-// A run is gone when its advisory lock is free (run_lock.h): pg_try_advisory_lock on its run id
-// succeeds. Listing takes and releases it; dropping a schema takes it again and keeps it while it
-// drops, so the run cannot be alive meanwhile. A schema of a live run (wherever it runs) is kept, as
+// A run is gone when no backend of its run-lock connection is left (run_lock.h RunAliveSql; a run of
+// an earlier racelab version: its advisory lock is free). Listing checks it, and dropping a schema
+// checks it again right before the drop; clean takes no lock for it, so nothing of clean is visible
+// in pg_locks to another run's scenario SQL. A schema of a live run (wherever it runs) is kept, as
 // are schemas named the old way (racelab_<pid>_<n>), whose run cannot be told alive or dead.
 #include <map>
 #include <set>
@@ -131,11 +132,11 @@ Result<std::vector<Leftover>> PostgresEngine::ListLeftovers(SteadyTime deadline)
   std::vector<Leftover> workspaces_out;
   std::vector<std::string> dead_schemas, dead_databases;
   for (const auto& [id, workspaces] : by_run) {
-    const int64_t key = *RunLockKey(id);
-    QueryResult lock = c.Exec(fmt::format("SELECT pg_try_advisory_lock({})", key), In(30000));
-    if (!lock.ok() || lock.values.empty()) return Status::Database(fmt::format("cannot check run {}: {}", id, lock.message));
-    const bool live = lock.values[0][0].value_or("f") != "t";  // a session of that run holds its lock
-    if (!live) c.Exec(fmt::format("SELECT pg_advisory_unlock({})", key), In(30000));
+    QueryResult alive = c.Exec(RunAliveSql(id), In(30000));
+    if (!alive.ok() || alive.values.empty()) {
+      return Status::Database(fmt::format("cannot check run {}: {}", id, alive.message));
+    }
+    const bool live = alive.values[0][0].value_or("t") == "t";  // its run-lock connection is open
     for (const auto& [kind, name] : workspaces) {
       workspaces_out.push_back({kind, name, live, ""});
       if (!live) (kind == "database" ? dead_databases : dead_schemas).push_back(name);
@@ -196,10 +197,11 @@ Status PostgresEngine::DropLeftover(const Leftover& leftover, SteadyTime deadlin
   if ((leftover.kind != "schema" && !database) || !id) {
     return Status::Internal("not a racelab leftover: " + leftover.name);
   }
-  const int64_t key = *RunLockKey(*id);
-  QueryResult lock = c.Exec(fmt::format("SELECT pg_try_advisory_lock({})", key), In(30000));
-  if (!lock.ok() || lock.values.empty()) return Status::Database(fmt::format("cannot check run {}: {}", *id, lock.message));
-  if (lock.values[0][0].value_or("f") != "t") {
+  QueryResult alive = c.Exec(RunAliveSql(*id), In(30000));
+  if (!alive.ok() || alive.values.empty()) {
+    return Status::Database(fmt::format("cannot check run {}: {}", *id, alive.message));
+  }
+  if (alive.values[0][0].value_or("t") == "t") {
     return Status::Database(
         fmt::format("cannot drop {} {}: its run is connected again", leftover.kind, leftover.name));
   }
@@ -210,7 +212,6 @@ Status PostgresEngine::DropLeftover(const Leftover& leftover, SteadyTime deadlin
                            : c.Exec(fmt::format("SET lock_timeout = '{}ms'; DROP SCHEMA IF EXISTS {} CASCADE",
                                                 kDropLockTimeoutMs, QuoteIdent(leftover.name)),
                                     In(kDropLockTimeoutMs + 5000));
-  c.Exec(fmt::format("SELECT pg_advisory_unlock({})", key), In(30000));
   if (!d.ok()) {
     return Status::Database(fmt::format("cannot drop {} {}: {}", leftover.kind, leftover.name, d.message));
   }
