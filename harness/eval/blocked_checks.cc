@@ -54,7 +54,7 @@ void CheckInstances(const PlanItem& item, const PlannedBlocked& b, const TrialRe
     widened_ms = std::max(widened_ms, allowance_ms);
     const bool ok = (b.wait_event.empty() || WaitEventIs(ev->wait_event, b.wait_event)) &&
                     (b.by.empty() || BlockedBy(*ev, b.by)) &&
-                    (!b.min_ms || ms >= LowerBoundMs(*b.min_ms, r, *ev)) &&
+                    (!b.min_ms || ms >= LowerBoundMs(item, *b.min_ms, r, *ev)) &&
                     (!b.max_ms || ms <= *b.max_ms + allowance_ms);
     if (ok) ++meeting;
     seen.push_back(fmt::format("{} waited on {} held by [{}], {} ms{}{}", s->label, ev->wait_event,
@@ -126,9 +126,9 @@ void CheckBlocked(const PlanItem& item, const TrialResult& r, std::vector<Check>
       } else if (must_wait && !ev->lock_wait) {
         why = fmt::format("{}/{} was not seen in a lock wait ({} ms elapsed)", s.label, b.step,
                           MsText((ev->completed_us - ev->sent_us) / 1000.0));
-      } else if (b.min_ms && ms < LowerBoundMs(*b.min_ms, r, *ev)) {
+      } else if (b.min_ms && ms < LowerBoundMs(item, *b.min_ms, r, *ev)) {
         why = fmt::format("{}/{} took {} ms < {}", s.label, b.step, MsText(ms),
-                          LowerBoundText(*b.min_ms, r, *ev));
+                          LowerBoundText(item, *b.min_ms, r, *ev));
       } else if (b.max_ms && ms > *b.max_ms + allowance_ms) {
         why = fmt::format("{}/{} took {} ms > {} ms + {}", s.label, b.step, MsText(ms), MsText(*b.max_ms),
                           late.Describe());

@@ -39,12 +39,20 @@ const StepEvent* LastEvent(const TrialResult& r, const std::string& label, const
 
 std::string MsText(double ms) { return fmt::format("{:.3f}", ms); }
 
-double LowerBoundMs(double min_ms, const TrialResult& r, const StepEvent& ev) {
-  return min_ms - LateStartUs(r, ev) / 1000.0;
+namespace {
+
+int64_t LateStartOf(const PlanItem& item, const TrialResult& r, const StepEvent& ev) {
+  return item.order_entries.empty() ? LateStartUs(r, ev) : 0;
 }
 
-std::string LowerBoundText(double min_ms, const TrialResult& r, const StepEvent& ev) {
-  const int64_t late = LateStartUs(r, ev);
+}  // namespace
+
+double LowerBoundMs(const PlanItem& item, double min_ms, const TrialResult& r, const StepEvent& ev) {
+  return min_ms - LateStartOf(item, r, ev) / 1000.0;
+}
+
+std::string LowerBoundText(const PlanItem& item, double min_ms, const TrialResult& r, const StepEvent& ev) {
+  const int64_t late = LateStartOf(item, r, ev);
   if (late == 0) return MsText(min_ms) + " ms";
   return fmt::format("{} ms - {} ms measured late start", MsText(min_ms), MsText(late / 1000.0));
 }

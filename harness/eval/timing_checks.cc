@@ -106,10 +106,10 @@ void CheckTiming(const PlanItem& item, const TrialResult& r, std::vector<Check>*
                                                      MsText(ms), ref_label, t.after_step)
                                        : fmt::format("{}/{} took {} ms", s.label, t.step, MsText(ms));
         // A step's own time starts at its send: a late start shortens a wait another session ends.
-        const double lower_ms = !min_ms ? 0.0 : after ? *min_ms : LowerBoundMs(*min_ms, r, *ev);
+        const double lower_ms = !min_ms ? 0.0 : after ? *min_ms : LowerBoundMs(item, *min_ms, r, *ev);
         if (min_ms && ms < lower_ms) {
           why = fmt::format("{} < {}", took,
-                            after ? MsText(*min_ms) + " ms" : LowerBoundText(*min_ms, r, *ev));
+                            after ? MsText(*min_ms) + " ms" : LowerBoundText(item, *min_ms, r, *ev));
         } else if (t.max_ms && ms > *t.max_ms + allowance_ms) {
           why = fmt::format("{} > {} ms + {} ms measured lateness ({} {}, {} {})", took, MsText(*t.max_ms),
                             MsText(allowance_ms), after ? "its path" : "own", MsText(own_us / 1000.0),

@@ -101,6 +101,16 @@ TEST(LateStart, AWaiterThatStartedLateMeetsItsLowerBound) {
   }
 }
 
+TEST(LateStart, AnOrderedItemKeepsItsBoundAsWritten) {
+  // With `order:` the gap before a step is its wait for its turn (the scenario's time), not lateness.
+  PlanItem item = Item(false);
+  item.order_entries.push_back(PlannedOrderEntry{});
+  TrialVerdict v = EvaluateTrial(item, Trial(/*hold_ms=*/300, /*late_ms=*/170));
+  ASSERT_FALSE(v.checks.empty());
+  EXPECT_FALSE(v.checks[0].passed);
+  EXPECT_EQ(v.checks[0].detail, "waiter/claim took 82.000 ms < 237.500 ms");
+}
+
 TEST(LateStart, ALockReleasedEarlyStillFails) {
   for (bool timing : {false, true}) {
     // On time (1 ms gap), but the holder held 100 ms instead of 300: a behaviour change.
