@@ -30,15 +30,30 @@ std::string Counted(const std::map<std::string, size_t>& by_kind) {
   return out;
 }
 
+// A leftover `racelab clean` rolls back rather than drops (engine.h Leftover::kind).
+bool IsTransaction(const std::string& kind) {
+  const std::string suffix = "transaction";
+  return kind.size() >= suffix.size() && kind.compare(kind.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// What clean does to a leftover of `kind`: "end", "roll back" or "drop", or in the past tense.
+std::string Verb(const std::string& kind, bool done) {
+  if (kind == "backend") return done ? "ended" : "end";
+  if (IsTransaction(kind)) return done ? "rolled back" : "roll back";
+  return done ? "dropped" : "drop";
+}
+
 // The last line of `racelab clean --dsn`: what it did (or would do) to dead runs, what it kept of live
 // ones, e.g. "dropped 1 database(s) and 1 role(s) of dead runs, after ending 1 backend(s); kept nothing
 // of live runs, on postgresql://…".
 std::string Summary(const std::map<std::string, size_t>& done, const std::map<std::string, size_t>& kept,
                     bool dry_run, const std::string& dsn_redacted) {
-  auto backends = done.find("backend");
-  const size_t ended = backends == done.end() ? 0 : backends->second;
-  std::string ending =
-      ended == 0 ? "" : fmt::format(", after ending {} backend(s)", ended);
+  std::vector<std::string> before;  // what went first: backends ended, transactions rolled back
+  for (const auto& [kind, n] : done) {
+    if (kind == "backend") before.insert(before.begin(), fmt::format("ending {} backend(s)", n));
+    if (IsTransaction(kind)) before.push_back(fmt::format("rolling back {} {}(s)", n, kind));
+  }
+  std::string ending = before.empty() ? "" : fmt::format(", after {}", fmt::join(before, " and "));
   return fmt::format("{} {} of dead runs{}; kept {} of live runs, on {}", dry_run ? "would drop" : "dropped",
                      Counted(done), ending, Counted(kept), dsn_redacted);
 }
@@ -96,9 +111,11 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
     const bool account = l.kind == "role" || l.kind == "user";  // PostgreSQL role, MariaDB user
     if (account && failed) break;  // workspaces first: a run's role outlives its workspaces
     const bool backend = l.kind == "backend";
-    const std::string what = backend ? fmt::format("backend {} of {}", l.name, l.of) : l.kind + " " + l.name;
+    const std::string what = backend || (IsTransaction(l.kind) && !l.of.empty())
+                                 ? fmt::format("{} {} of {}", l.kind, l.name, l.of)
+                                 : l.kind + " " + l.name;
     if (dry_run) {
-      std::cout << SanitizeForTerminal((backend ? "would end " : "would drop ") + what) << "\n";
+      std::cout << SanitizeForTerminal("would " + Verb(l.kind, false) + " " + what) << "\n";
     } else {
       Status s = db.DropLeftovers({l}, In(30000));
       if (!s.ok()) {
@@ -107,7 +124,7 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
         if (account) return 3;
         continue;
       }
-      std::cout << SanitizeForTerminal((backend ? "ended " : "dropped ") + what) << "\n";
+      std::cout << SanitizeForTerminal(Verb(l.kind, true) + " " + what) << "\n";
     }
     ++done[l.kind];
   }

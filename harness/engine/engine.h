@@ -73,14 +73,17 @@ struct TransactionModes {
 // One leftover racelab found on a server, for `racelab clean`: a workspace or role of a run that is
 // gone (its run lock is free), or one that is kept, with the reason.
 struct Leftover {
-  // "schema", "database", "file", "role", "user", or "backend" (a server process of a dead run —
-  // e.g. a scenario step still running pg_sleep — that `racelab clean` ends before dropping the rest).
+  // "schema", "database", "file", "role", "user", "backend" (a server process of a dead run —
+  // e.g. a scenario step still running pg_sleep — that `racelab clean` ends before dropping the rest),
+  // or a kind ending in "transaction" (PostgreSQL: "prepared transaction", name its gid), which
+  // `racelab clean` rolls back before dropping the workspaces whose locks it holds.
   std::string kind;
-  std::string name;   // a backend's: its pid
+  std::string name;   // a backend's: its pid; a prepared transaction's: its gid
   bool live = false;  // its run still holds its run lock: never dropped (counted as "of live runs")
   // Why it is never dropped when not `live` (e.g. a name that does not say which run made it), or "".
   std::string kept_because;
-  // For a backend: what makes it the dead run's, "role <name>" or "database <name>"; else "".
+  // For a backend: what makes it the dead run's, "role <name>" or "database <name>"; for a prepared
+  // transaction "role <owner>"; else "".
   std::string of;
 };
 
@@ -146,6 +149,14 @@ class Engine {
                                   const std::string& file, bool* connection_lost) {
     return Status::Internal(name() + " sends no clean start ahead");
   }
+
+  // After a trial's final checks and teardown, before the next trial's sessions start: ends what the
+  // trial's scenario SQL left on the server outside its sessions, where no clean session start reaches
+  // (PostgreSQL: transactions it prepared with PREPARE TRANSACTION, rolled back —
+  // harness/engines/postgresql/prepared_xacts.h). Waits at most until `deadline`. Errors: kDatabase.
+  // Thread-safety: the runner's thread, possibly while the workspace helper runs ResetWorkspace (an
+  // engine uses a connection of its own for it).
+  virtual Status EndTrial(SteadyTime deadline) { return Status::Ok(); }
 
   // The statement(s) that open a transaction at `level`, e.g. "BEGIN ISOLATION LEVEL READ COMMITTED".
   virtual std::string BeginSql(IsolationLevel level) const = 0;

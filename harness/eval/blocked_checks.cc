@@ -53,7 +53,8 @@ void CheckInstances(const PlanItem& item, const PlannedBlocked& b, const TrialRe
     const double allowance_ms = b.max_ms ? MeasuredLateness(r, *ev).total_us() / 1000.0 : 0.0;
     widened_ms = std::max(widened_ms, allowance_ms);
     const bool ok = (b.wait_event.empty() || WaitEventIs(ev->wait_event, b.wait_event)) &&
-                    (b.by.empty() || BlockedBy(*ev, b.by)) && (!b.min_ms || ms >= *b.min_ms) &&
+                    (b.by.empty() || BlockedBy(*ev, b.by)) &&
+                    (!b.min_ms || ms >= LowerBoundMs(item, *b.min_ms, r, *ev)) &&
                     (!b.max_ms || ms <= *b.max_ms + allowance_ms);
     if (ok) ++meeting;
     seen.push_back(fmt::format("{} waited on {} held by [{}], {} ms{}{}", s->label, ev->wait_event,
@@ -74,11 +75,12 @@ bool WaitEventIs(const std::string& recorded, const std::string& want) {
 }
 
 // `blocked`: each instance of the role ran the step and the monitor saw it in a lock wait (whenever
-// min_ms, by or wait_event is given, or neither bound is); the statement took, from send to answer, at
-// least min_ms and at most max_ms plus the lateness the machine measurably added to it (lateness.h);
-// it was blocked by role `by`, and its first wait was on `wait_event`. A lone max_ms also accepts a
-// step never seen waiting. The text says which of these is checked; the widening of each trial is in
-// Check::widened_by_ms and, on failure, in the detail. With `instances`, CheckInstances instead.
+// min_ms, by or wait_event is given, or neither bound is); the statement took, from send to answer,
+// at least min_ms less its measured late start and at most max_ms plus the lateness the machine
+// measurably added to it (lateness.h); it was blocked by role `by`, and its first wait was on
+// `wait_event`. A lone max_ms also accepts a step never seen waiting. The text says which of these
+// is checked; the widening of each trial is in Check::widened_by_ms and, on failure, in the detail.
+// With `instances`, CheckInstances instead.
 void CheckBlocked(const PlanItem& item, const TrialResult& r, std::vector<Check>* checks) {
   for (const auto& b : item.expect.blocked) {
     if (b.instances) {
@@ -110,9 +112,10 @@ void CheckBlocked(const PlanItem& item, const TrialResult& r, std::vector<Check>
     for (const auto& s : item.sessions) {
       if (s.role != b.session) continue;
       const StepEvent* ev = LastRun(r, s.label, b.step);
-      // The statement's whole interval: it contains the server's wait (and, with statement_timeout, the
-      // time before the wait that the timer also counts), so load can only lengthen it — the lower bound
-      // holds as written — and it is the interval whose lateness lateness.h measures.
+      // The statement's whole interval: it contains the server's wait (and, with statement_timeout,
+      // the time before the wait that the timer also counts), so load only lengthens it — but for a
+      // late start, which shortens a wait another session ends (LateStartUs) — and it is the
+      // interval whose lateness lateness.h measures.
       double ms = ev == nullptr || !ev->lock_wait ? 0.0 : (ev->completed_us - ev->sent_us) / 1000.0;
       LatenessAllowance late = ev != nullptr ? MeasuredLateness(r, *ev) : LatenessAllowance{};
       double allowance_ms = b.max_ms ? late.total_us() / 1000.0 : 0.0;
@@ -123,8 +126,9 @@ void CheckBlocked(const PlanItem& item, const TrialResult& r, std::vector<Check>
       } else if (must_wait && !ev->lock_wait) {
         why = fmt::format("{}/{} was not seen in a lock wait ({} ms elapsed)", s.label, b.step,
                           MsText((ev->completed_us - ev->sent_us) / 1000.0));
-      } else if (b.min_ms && ms < *b.min_ms) {
-        why = fmt::format("{}/{} took {} ms < {} ms", s.label, b.step, MsText(ms), MsText(*b.min_ms));
+      } else if (b.min_ms && ms < LowerBoundMs(item, *b.min_ms, r, *ev)) {
+        why = fmt::format("{}/{} took {} ms < {}", s.label, b.step, MsText(ms),
+                          LowerBoundText(item, *b.min_ms, r, *ev));
       } else if (b.max_ms && ms > *b.max_ms + allowance_ms) {
         why = fmt::format("{}/{} took {} ms > {} ms + {}", s.label, b.step, MsText(ms), MsText(*b.max_ms),
                           late.Describe());

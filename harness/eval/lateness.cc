@@ -1,8 +1,9 @@
 #include "harness/eval/lateness.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
 
 namespace racelab {
 
@@ -51,6 +52,64 @@ LatenessAllowance MeasuredLateness(const TrialResult& result, const StepEvent& w
     a.blockers_us += PathLatenessUs(result, blocker, waiter.sent_us, waiter.completed_us);
   }
   return a;
+}
+
+namespace {
+
+bool IsStatement(StepKind kind) {
+  switch (kind) {
+    case StepKind::kSql:
+    case StepKind::kBegin:
+    case StepKind::kCommit:
+    case StepKind::kRollback:
+    case StepKind::kTerminate:
+      return true;
+    case StepKind::kProbe:
+    case StepKind::kSleep:
+    case StepKind::kBarrier:
+    case StepKind::kAwaitBlocked:
+    case StepKind::kAwaitEnded:
+      return false;
+  }
+  return false;
+}
+
+// A session of `waiter.blocked_by` sent a statement while `waiter` waited: the wait may have ended
+// at it.
+bool EndedByAnotherSession(const TrialResult& result, const StepEvent& waiter) {
+  for (const auto& ev : result.events) {
+    if (ev.skipped || &ev == &waiter || ev.session == waiter.session || !IsStatement(ev.kind))
+      continue;
+    if (ev.sent_us < waiter.sent_us || ev.sent_us > waiter.completed_us) continue;
+    if (std::find(waiter.blocked_by.begin(), waiter.blocked_by.end(), ev.session) !=
+        waiter.blocked_by.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+int64_t LateStartUs(const TrialResult& result, const StepEvent& waiter) {
+  if (!waiter.lock_wait || !EndedByAnotherSession(result, waiter)) return 0;
+  // The session's steps before the waiter, from its last barrier on (events are ordered by
+  // sent_us).
+  std::vector<const StepEvent*> path;
+  for (const auto& ev : result.events) {
+    if (&ev == &waiter) break;
+    if (ev.session != waiter.session || ev.sent_us > waiter.sent_us) continue;
+    if (ev.kind == StepKind::kBarrier && !ev.skipped) path.clear();
+    path.push_back(&ev);
+  }
+  int64_t late = 0;
+  for (size_t i = 0; i < path.size(); ++i) {
+    const StepEvent& ev = *path[i];
+    const int64_t next_sent = i + 1 < path.size() ? path[i + 1]->sent_us : waiter.sent_us;
+    late += std::max<int64_t>(0, next_sent - ev.completed_us);  // racelab's gap after it
+    if (!ev.skipped) late += std::max<int64_t>(0, ev.late_us);  // woke late, ran late
+  }
+  return late;
 }
 
 }  // namespace racelab

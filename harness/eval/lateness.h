@@ -14,7 +14,12 @@
 //    an await_blocked inside the wait (the monitor finding the wait: the scenario asks for no time
 //    there); and racelab's own gaps between one step's end and the next one's send inside the wait.
 // Time the scenario asks for (sleep_ms, a timeout setting) is never part of it, so a holder that sleeps
-// twice as long still breaks the bound. Lower bounds are not changed: load only lengthens a wait.
+// twice as long still breaks the bound.
+//
+// A lower bound (`min_ms`) is lowered only by a late start (LateStartUs): load lengthens a wait,
+// except when the waiter itself reaches the lock late and the wait ends at another session's time
+// (the holder's COMMIT after its own sleep) — then the wait is shorter by as much as the waiter
+// started late.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -41,5 +46,16 @@ int64_t PathLatenessUs(const TrialResult& result, const std::string& session, in
 
 // The allowance of `waiter` (an event of `result`) as defined above.
 LatenessAllowance MeasuredLateness(const TrialResult& result, const StepEvent& waiter);
+
+// How much later than its script `waiter` (an event of `result`) was sent, in µs >= 0: the lateness
+// measured on its own session's path since it last left a barrier (or since the trial's start) —
+// its sleeps', barriers' and await_ended steps' late wake-ups, its statements' and probes' late_us,
+// and racelab's gaps between its steps, up to its send. Not the time an await_blocked took (how
+// soon another session blocks is the scenario's time), only its late_us. It counts only when the
+// wait's end is another session's doing: a session in its blocked_by sent a statement (sql, commit,
+// rollback, terminate) during the wait. A wait that ended by its own timer (lock_timeout,
+// statement_timeout) while its holders slept is not shortened by a late start: 0, as for a step
+// never seen waiting.
+int64_t LateStartUs(const TrialResult& result, const StepEvent& waiter);
 
 }  // namespace racelab

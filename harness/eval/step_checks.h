@@ -27,6 +27,13 @@ const StepEvent* LastEvent(const TrialResult& r, const std::string& label, const
 // "12.345" (ms with 3 decimals).
 std::string MsText(double ms);
 
+// A `min_ms` on `ev`'s own time (send to answer) as judged in this trial: lowered by the waiter's
+// measured late start (LateStartUs, lateness.h), never below what was measured — and not at all in
+// an ordered item (`order:`), where the gap before a step is its wait for its turn, the scenario's
+// time. LowerBoundText says it: "237.500 ms", or "237.500 ms - 171.000 ms measured late start".
+double LowerBoundMs(const PlanItem& item, double min_ms, const TrialResult& r, const StepEvent& ev);
+std::string LowerBoundText(const PlanItem& item, double min_ms, const TrialResult& r, const StepEvent& ev);
+
 // Appends a check; `detail` is kept only when it failed.
 void AddCheck(std::vector<Check>* checks, std::string text, bool passed, std::string detail);
 

@@ -4,7 +4,9 @@
 //
 // Which way load moves each quantity — and so how each bound is judged:
 // - A step's own time, [sent_us, completed_us], contains everything its backend and its worker did
-//   for it; load only lengthens it. min_ms is taken as written; max_ms is widened by the lateness
+//   for it; load only lengthens it — unless the step waited and another session ended the wait:
+//   then a late start of the step shortens it, and min_ms is lowered by that measured late start
+//   (LateStartUs), and by nothing else. max_ms is widened by the lateness
 //   measured on that interval (MeasuredLateness: the step's own late_us, plus its blockers' paths when
 //   it waited).
 // - With `after: R.S`, the time from R.S's send to the step's answer. When the step answers only after
@@ -103,8 +105,11 @@ void CheckTiming(const PlanItem& item, const TrialResult& r, std::vector<Check>*
         const std::string took = after ? fmt::format("{}/{} answered {} ms after {}/{} was sent", s.label, t.step,
                                                      MsText(ms), ref_label, t.after_step)
                                        : fmt::format("{}/{} took {} ms", s.label, t.step, MsText(ms));
-        if (min_ms && ms < *min_ms) {
-          why = fmt::format("{} < {} ms", took, MsText(*min_ms));
+        // A step's own time starts at its send: a late start shortens a wait another session ends.
+        const double lower_ms = !min_ms ? 0.0 : after ? *min_ms : LowerBoundMs(item, *min_ms, r, *ev);
+        if (min_ms && ms < lower_ms) {
+          why = fmt::format("{} < {}", took,
+                            after ? MsText(*min_ms) + " ms" : LowerBoundText(item, *min_ms, r, *ev));
         } else if (t.max_ms && ms > *t.max_ms + allowance_ms) {
           why = fmt::format("{} > {} ms + {} ms measured lateness ({} {}, {} {})", took, MsText(*t.max_ms),
                             MsText(allowance_ms), after ? "its path" : "own", MsText(own_us / 1000.0),

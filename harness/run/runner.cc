@@ -255,6 +255,14 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
       return s;
     }
     TrialResult trial = RunTrial(options_, item, conns, wait_log_.get(), t);
+    // What the trial left outside its sessions (prepared transactions) goes before the next one starts.
+    // Cleanup, so it runs after a stop request too, then within 3 s (a server that cannot answer it by
+    // then never will).
+    const long end_ms = stopped() ? std::min(3000L, options_.statement_timeout_ms) : options_.statement_timeout_ms;
+    if (Status ended = options_.engine->EndTrial(std::chrono::steady_clock::now() + std::chrono::milliseconds(end_ms));
+        !ended.ok() && trial.error.empty()) {
+      trial.error = ended.message();
+    }
     // Trial t is over on every session, final checks and teardown included: the next trial's clean
     // starts go out now and are collected after its workspace is ready (ItemSession::SendSessionsClean).
     if (t + 1 < item.trials && !stopped()) conns.SendSessionsClean(t + 1);

@@ -199,6 +199,17 @@ TEST(Cli, ScenarioSqlErrorExitsTwoWithTheServerMessage) {
   EXPECT_EQ(RacelabSchemas(), 0);
 }
 
+// SQLSTATE class 25 where the scenario put a statement in the wrong place (25001: VACUUM inside
+// setup's transaction block) is the scenario's fault: exit 2 with the server's message, not 3.
+TEST(Cli, TransactionStateErrorInSetupExitsTwo) {
+  ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/setup_outside_transaction.yaml", "--trials",
+                                "1", "--format", "console", "-q"},
+                               seconds(60));
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_NE((r.out + r.err).find("VACUUM cannot run inside a transaction block (SQLSTATE 25001)"), std::string::npos)
+      << r.out << r.err;
+}
+
 TEST(Cli, UnwritableOutOrNoFormatIsAUsageErrorBeforeAnyTrial) {
   ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--out", "/proc/racelab-forbidden", "--dsn",
                                 "host=/nonexistent"},

@@ -188,6 +188,8 @@ TEST(Confinement, PasswordAuthenticatedServer) {
 
 // deadlock_timeout is superuser-only (PGC_SUSET): the generated role may SET it only when the admin
 // can grant it (PostgreSQL 15+ GRANT SET ON PARAMETER … WITH GRANT OPTION, or a superuser admin).
+// A setting the role may not set is the scenario's fault on this server (exit 2, issue 20 item 22),
+// with the hint that says which role could.
 TEST(Confinement, SuperuserOnlySettingsNeedAGrantableSet) {
   const std::string dsn = AdminDsn();
   const std::vector<std::string> argv = {kBin,          "run",     "fingerprint-deadlock",
@@ -195,7 +197,7 @@ TEST(Confinement, SuperuserOnlySettingsNeedAGrantableSet) {
                                          "1",           "--dsn",   dsn,
                                          "--format",    "console", "-q"};
   ProcessResult r = RunProcess(argv, seconds(120));
-  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
   EXPECT_NE(r.out.find("permission denied to set parameter \"deadlock_timeout\" (42501)"),
             std::string::npos)
       << r.out;

@@ -113,6 +113,28 @@ TEST_F(MariaDbEngineTest, ErrorsKeepTheEngineNumberAndTheSqlstate) {
   EXPECT_FALSE(engine_->IsSessionLost(r));
 }
 
+// A transaction-state error is the scenario's SQL in the wrong place, never the race's outcome nor a
+// fault of the server (exit 2, issue 20 item 22); a READ ONLY transaction refusing a write (1792,
+// 25006) stays an outcome. (The XA-order codes are classified the same way: sql_errors.h, unit-tested
+// in tests/unit/scenario_sql_errors_test.cc.)
+TEST_F(MariaDbEngineTest, TransactionStateErrorsAreScenarioErrors) {
+  auto s = Open("a");
+  QueryResult r;
+  ASSERT_TRUE(Run(s.get(), "START TRANSACTION").ok());
+  ASSERT_TRUE(Run(s.get(), "SELECT 1").ok());
+  r = Run(s.get(), "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE");
+  EXPECT_EQ(r.error_code, "1568") << r.message;  // 25001
+  EXPECT_EQ(r.sqlstate, "25001");
+  EXPECT_TRUE(engine_->IsScenarioError(r));
+  ASSERT_TRUE(Run(s.get(), "ROLLBACK").ok());
+  ASSERT_TRUE(Run(s.get(), "CREATE TABLE ro (id int) ENGINE=InnoDB").ok());
+  ASSERT_TRUE(Run(s.get(), "START TRANSACTION READ ONLY").ok());
+  r = Run(s.get(), "INSERT INTO ro VALUES (1)");
+  EXPECT_EQ(r.sqlstate, "25006") << r.message;
+  EXPECT_FALSE(engine_->IsScenarioError(r));
+  ASSERT_TRUE(Run(s.get(), "ROLLBACK").ok());
+}
+
 // `begin` with its own level and READ ONLY (Engine::BeginSqlWith): the level holds for that transaction
 // only, seen by what a second read sees after another session's commit; a write in a READ ONLY
 // transaction fails with 1792 / 25006; DEFERRABLE does not exist on MariaDB.

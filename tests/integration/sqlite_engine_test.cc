@@ -357,6 +357,16 @@ TEST_F(SqliteEngineTest, PartialUniqueIndexViolationIsNamedWithItsExtendedCode) 
   EXPECT_TRUE(engine_->IsScenarioError(bad));
 }
 
+// An authorizer's refusal (SQLITE_AUTH) is what scenario SQL may not do: the scenario's fault, exit
+// 2, as PostgreSQL's 42501 (issue 20 item 22). The code alone decides it, as the engine reads it.
+TEST_F(SqliteEngineTest, AuthorizerRefusalIsAScenarioError) {
+  QueryResult denied;
+  denied.error_code = "SQLITE_AUTH";
+  denied.message = "not authorized";
+  EXPECT_TRUE(engine_->IsScenarioError(denied));
+  EXPECT_FALSE(engine_->IsSessionLost(denied));
+}
+
 TEST_F(SqliteEngineTest, EveryTrialGetsANewEmptyDatabase) {
   Setup("wal", 0);
   std::string first = engine_->WorkspaceFile(ws_);

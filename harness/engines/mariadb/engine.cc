@@ -11,6 +11,7 @@
 #include "harness/engines/mariadb/connection.h"
 #include "harness/engines/mariadb/dsn.h"
 #include "harness/engines/mariadb/server.h"
+#include "harness/engines/mariadb/sql_errors.h"
 #include "harness/engines/mariadb/wait_monitor.h"
 
 namespace racelab::mariadb {
@@ -162,7 +163,8 @@ class MariaDbEngine : public Engine {
       int code = std::atoi(r.error_code.c_str());
       if (code == ER_UNKNOWN_SYSTEM_VARIABLE || code == ER_WRONG_VALUE_FOR_VAR ||
           code == ER_WRONG_TYPE_FOR_VAR || code == ER_GLOBAL_VARIABLE ||
-          code == ER_INCORRECT_GLOBAL_LOCAL_VAR || code == ER_PARSE_ERROR) {
+          code == ER_INCORRECT_GLOBAL_LOCAL_VAR || code == ER_PARSE_ERROR ||
+          IsScenarioSqlError(r.sqlstate, static_cast<unsigned>(code))) {  // 1227: a privilege it lacks
         return Status::Usage(what);
       }
       return Status::Database(what);
@@ -185,7 +187,7 @@ class MariaDbEngine : public Engine {
     return commit.ok() && commit.command_tag != "ROLLBACK";
   }
   bool IsScenarioError(const QueryResult& r) const override {
-    return r.sqlstate.rfind("42", 0) == 0;  // syntax error or access rule violation (SQL standard)
+    return IsScenarioSqlError(r.sqlstate, static_cast<unsigned>(std::atoi(r.error_code.c_str())));
   }
   std::string ScenarioErrorHint(const std::set<std::string>& sqlstates) const override {
     if (confined_user_.empty() || sqlstates.count("42000") == 0) return "";

@@ -12,6 +12,7 @@
 #include "harness/engines/postgresql/dsn.h"
 #include "harness/engines/postgresql/errors.h"
 #include "harness/engines/postgresql/monitor.h"
+#include "harness/engines/postgresql/prepared_xacts.h"
 #include "harness/engines/postgresql/server_log.h"
 #include "harness/engines/postgresql/session_reset.h"
 #include "harness/engines/postgresql/workspace_state.h"
@@ -77,6 +78,12 @@ Result<std::unique_ptr<Engine>> OpenPostgresEngine(const PgEngineOptions& option
   QueryResult r = (*conn)->Exec(kSettingsQuery, std::chrono::steady_clock::now() + std::chrono::seconds(10),
                                 /*max_rows=*/100);
   if (!r.ok()) return Status::Database("cannot read server settings: " + r.message);
+  QueryResult prepared = (*conn)->Exec("SELECT current_setting('max_prepared_transactions')::int > 0",
+                                       std::chrono::steady_clock::now() + std::chrono::seconds(10));
+  if (!prepared.ok() || prepared.values.empty()) {
+    return Status::Database("cannot read max_prepared_transactions: " + prepared.message);
+  }
+  e->prepared_xacts_ = prepared.values[0][0].value_or("f") == "t";
   if (!e->info_.embedded && !options.allow_superuser) {
     QueryResult su = (*conn)->Exec("SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user",
                                    std::chrono::steady_clock::now() + std::chrono::seconds(10));
@@ -109,6 +116,14 @@ Result<std::unique_ptr<Engine>> OpenPostgresEngine(const PgEngineOptions& option
 PostgresEngine::~PostgresEngine() { Close(); }
 
 Status PostgresEngine::Close() {
+  // Before the role goes: a transaction it prepared would outlive it (the last item's were rolled back
+  // after its trials; this catches a run cut short between them).
+  if (role_ || prepared_) {
+    Status rolled_back = RollbackRunPrepared(std::chrono::steady_clock::now() +
+                                             std::chrono::milliseconds(std::min(connect_timeout_ms_, kAfterStopDeadlineMs)));
+    (void)rolled_back;  // a server that went away keeps them: `racelab clean --dsn` rolls them back
+  }
+  prepared_.reset();
   run_lock_.Release();
   admin_.reset();
   clean_.reset();
@@ -195,7 +210,26 @@ Result<QueryResult> PostgresEngine::ReadWorkspaceState(Session* checker, Workspa
   return r;
 }
 
+Status PostgresEngine::EndTrial(SteadyTime deadline) { return RollbackRunPrepared(deadline); }
+
+Status PostgresEngine::RollbackRunPrepared(SteadyTime deadline) {
+  if (!prepared_xacts_) return Status::Ok();
+  if (!prepared_ || !prepared_->healthy()) {
+    prepared_.reset();
+    const SteadyTime connect_by =
+        std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(connect_timeout_ms_));
+    auto c = Connection::Open(session_conninfo(), "racelab:prepared", connect_by, nullptr);
+    if (!c.ok()) return c.status();
+    prepared_ = std::move(c.value());
+  }
+  const std::string prefix = fmt::format("racelab_{}_{}_", static_cast<long>(getpid()), RunIdHex());
+  auto done = RollbackPrepared(*prepared_, RunPreparedSql(role_ != nullptr, prefix), deadline);
+  return done.ok() ? Status::Ok() : done.status();
+}
+
 Status PostgresEngine::DropWorkspace(const std::string& name, SteadyTime deadline) {
+  // A transaction the scenario prepared keeps its locks: DROP SCHEMA would wait on it.
+  if (Status rolled_back = RollbackRunPrepared(deadline); !rolled_back.ok()) return rolled_back;
   auto admin = Admin();
   if (!admin.ok()) return admin.status();
   QueryResult r = (*admin)->Exec(

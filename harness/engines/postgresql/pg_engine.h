@@ -5,10 +5,12 @@
 // is PostgreSQL's lives here and nowhere above: sessions are libpq connections (connection.h) with
 // application_name "racelab:<label>"; a workspace is a schema racelab_<pid>_<run id>_<n> (quoted),
 // created and dropped over an admin connection of the engine's own; every trial starts clean with
-// DISCARD ALL (session_reset.h); the run lock is an advisory lock (run_lock.h); scenario SQL runs as a
+// DISCARD ALL (session_reset.h), and the transactions a trial prepared are rolled back after it
+// (prepared_xacts.h); the run lock is an idle connection of its own (run_lock.h); scenario SQL runs as a
 // generated role under confinement (scenario_role.h); lock waits come from pg_stat_activity
 // (monitor.h) and, on the embedded cluster, from its jsonlog (server_log.h). `racelab clean` lists and
-// drops the schemas and roles of dead runs (pg_leftovers.cc).
+// ends, rolls back or drops the backends, prepared transactions, schemas and roles of dead runs
+// (pg_leftovers.cc).
 // Thread-safety: see Engine; one thread uses the engine's own connections (admin, run lock, clean).
 #pragma once
 
@@ -65,6 +67,11 @@ class PostgresEngine : public Engine {
   Status FinishStartClean(Session* session, const SessionStart& start, SteadyTime deadline,
                           const std::string& file, bool* connection_lost) override;
 
+  // Rolls back the transactions the trial's scenario SQL prepared (prepared_xacts.h), over a
+  // connection of its own ("racelab:prepared") logged in as the role scenario SQL runs as; nothing
+  // when the server allows none (max_prepared_transactions = 0, as on the embedded cluster).
+  Status EndTrial(SteadyTime deadline) override;
+
   std::string BeginSql(IsolationLevel level) const override;
   std::string BeginSqlWith(IsolationLevel level, const TransactionModes& modes) const override;
   bool Committed(const QueryResult& commit) const override;
@@ -97,6 +104,10 @@ class PostgresEngine : public Engine {
   // The connection `racelab clean` works on ("racelab:clean").
   Result<Connection*> CleanConnection(SteadyTime deadline);
   Status DropLeftover(const Leftover& leftover, SteadyTime deadline);
+  // EndTrial's work, also before DropWorkspace and Close.
+  Status RollbackRunPrepared(SteadyTime deadline);
+  // `racelab clean`: ROLLBACK PREPARED of a dead run's prepared transaction, as its owner, in its database.
+  Status RollbackLeftoverPrepared(Connection& c, const Leftover& leftover, SteadyTime deadline);
 
   std::unique_ptr<EmbeddedCluster> cluster_;
   std::unique_ptr<ScenarioRole> role_;
@@ -109,6 +120,9 @@ class PostgresEngine : public Engine {
   RunLock run_lock_;
   std::unique_ptr<Connection> admin_;
   std::unique_ptr<Connection> clean_;
+  // EndTrial's, opened on first use; used only by the runner's thread (EndTrial, DropWorkspace, Close).
+  std::unique_ptr<Connection> prepared_;
+  bool prepared_xacts_ = false;  // max_prepared_transactions > 0: scenario SQL can prepare transactions
 };
 
 }  // namespace racelab::pg

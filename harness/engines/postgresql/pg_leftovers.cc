@@ -1,4 +1,5 @@
-// `racelab clean` on PostgreSQL: the racelab_<pid>_<run id>_<n> schemas and the
+// `racelab clean` on PostgreSQL: the prepared transactions (prepared_xacts.h) of dead runs' roles,
+// the racelab_<pid>_<run id>_<n> schemas and the
 // racelab_spec_<pid>_<run id>_<n> databases (of `racelab run X.spec`) of runs that are provably
 // gone — killed with SIGKILL, or cut off with their server (any other exit drops them itself) — and
 // the generated roles of such runs (scenario_role.h), after ending the backends such runs left
@@ -11,9 +12,10 @@
 // made a schema). Under --no-confine a dead run's scenario backends run as the --dsn role in a shared
 // database and cannot be told apart: they are not ended.
 //
-// A run is gone when its advisory lock is free (run_lock.h): pg_try_advisory_lock on its run id
-// succeeds. Listing takes and releases it; dropping a schema takes it again and keeps it while it
-// drops, so the run cannot be alive meanwhile. A schema of a live run (wherever it runs) is kept, as
+// A run is gone when no backend of its run-lock connection is left (run_lock.h RunAliveSql; a run of
+// an earlier racelab version: its advisory lock is free). Listing checks it, and dropping a schema
+// checks it again right before the drop; clean takes no lock for it, so nothing of clean is visible
+// in pg_locks to another run's scenario SQL. A schema of a live run (wherever it runs) is kept, as
 // are schemas named the old way (racelab_<pid>_<n>), whose run cannot be told alive or dead.
 #include <map>
 #include <set>
@@ -21,7 +23,9 @@
 
 #include <fmt/format.h>
 
+#include "harness/engines/postgresql/dsn.h"
 #include "harness/engines/postgresql/pg_engine.h"
+#include "harness/engines/postgresql/prepared_xacts.h"
 #include "harness/engines/postgresql/scenario_role.h"
 
 namespace racelab::pg {
@@ -131,11 +135,11 @@ Result<std::vector<Leftover>> PostgresEngine::ListLeftovers(SteadyTime deadline)
   std::vector<Leftover> workspaces_out;
   std::vector<std::string> dead_schemas, dead_databases;
   for (const auto& [id, workspaces] : by_run) {
-    const int64_t key = *RunLockKey(id);
-    QueryResult lock = c.Exec(fmt::format("SELECT pg_try_advisory_lock({})", key), In(30000));
-    if (!lock.ok() || lock.values.empty()) return Status::Database(fmt::format("cannot check run {}: {}", id, lock.message));
-    const bool live = lock.values[0][0].value_or("f") != "t";  // a session of that run holds its lock
-    if (!live) c.Exec(fmt::format("SELECT pg_advisory_unlock({})", key), In(30000));
+    QueryResult alive = c.Exec(RunAliveSql(id), In(30000));
+    if (!alive.ok() || alive.values.empty()) {
+      return Status::Database(fmt::format("cannot check run {}: {}", id, alive.message));
+    }
+    const bool live = alive.values[0][0].value_or("t") == "t";  // its run-lock connection is open
     for (const auto& [kind, name] : workspaces) {
       workspaces_out.push_back({kind, name, live, ""});
       if (!live) (kind == "database" ? dead_databases : dead_schemas).push_back(name);
@@ -171,11 +175,24 @@ Result<std::vector<Leftover>> PostgresEngine::ListLeftovers(SteadyTime deadline)
       out.push_back(b);
     }
   }
-  out.insert(out.end(), workspaces_out.begin(), workspaces_out.end());
   std::set<std::string> roles_seen(dead_roles.begin(), dead_roles.end());
   QueryResult roles = c.Exec(kLeftoverRoles, In(30000), /*max_rows=*/100000);
   if (!roles.ok()) return Status::Database(roles.message);
   for (const auto& row : roles.values) roles_seen.insert(row[0].value_or(""));
+  // Their prepared transactions (prepared_xacts.h), rolled back before the workspaces whose locks they hold.
+  if (!roles_seen.empty()) {
+    QueryResult prepared = c.Exec(
+        fmt::format("SELECT gid, owner FROM pg_prepared_xacts WHERE owner = ANY({}) ORDER BY prepared, gid",
+                    TextArray(std::vector<std::string>(roles_seen.begin(), roles_seen.end()))),
+        In(30000), /*max_rows=*/100000);
+    if (!prepared.ok()) return Status::Database(prepared.message);
+    for (const auto& row : prepared.values) {
+      Leftover x{"prepared transaction", row[0].value_or(""), false, ""};
+      x.of = "role " + row[1].value_or("");
+      out.push_back(x);
+    }
+  }
+  out.insert(out.end(), workspaces_out.begin(), workspaces_out.end());
   for (const std::string& role : roles_seen) out.push_back({"role", role, false, ""});
   return out;
 }
@@ -186,6 +203,7 @@ Status PostgresEngine::DropLeftover(const Leftover& leftover, SteadyTime deadlin
   Connection& c = **conn;
   if (leftover.live || !leftover.kept_because.empty()) return Status::Internal("kept: " + leftover.name);
   if (leftover.kind == "backend") return EndBackend(c, leftover);
+  if (leftover.kind == "prepared transaction") return RollbackLeftoverPrepared(c, leftover, deadline);
   if (leftover.kind == "role") {
     QueryResult d = c.Exec(fmt::format("DROP OWNED BY {0}; DROP ROLE {0}", QuoteIdent(leftover.name)), In(30000));
     if (!d.ok()) return Status::Database(fmt::format("cannot drop role {}: {}", leftover.name, d.message));
@@ -196,10 +214,11 @@ Status PostgresEngine::DropLeftover(const Leftover& leftover, SteadyTime deadlin
   if ((leftover.kind != "schema" && !database) || !id) {
     return Status::Internal("not a racelab leftover: " + leftover.name);
   }
-  const int64_t key = *RunLockKey(*id);
-  QueryResult lock = c.Exec(fmt::format("SELECT pg_try_advisory_lock({})", key), In(30000));
-  if (!lock.ok() || lock.values.empty()) return Status::Database(fmt::format("cannot check run {}: {}", *id, lock.message));
-  if (lock.values[0][0].value_or("f") != "t") {
+  QueryResult alive = c.Exec(RunAliveSql(*id), In(30000));
+  if (!alive.ok() || alive.values.empty()) {
+    return Status::Database(fmt::format("cannot check run {}: {}", *id, alive.message));
+  }
+  if (alive.values[0][0].value_or("t") == "t") {
     return Status::Database(
         fmt::format("cannot drop {} {}: its run is connected again", leftover.kind, leftover.name));
   }
@@ -210,10 +229,45 @@ Status PostgresEngine::DropLeftover(const Leftover& leftover, SteadyTime deadlin
                            : c.Exec(fmt::format("SET lock_timeout = '{}ms'; DROP SCHEMA IF EXISTS {} CASCADE",
                                                 kDropLockTimeoutMs, QuoteIdent(leftover.name)),
                                     In(kDropLockTimeoutMs + 5000));
-  c.Exec(fmt::format("SELECT pg_advisory_unlock({})", key), In(30000));
   if (!d.ok()) {
     return Status::Database(fmt::format("cannot drop {} {}: {}", leftover.kind, leftover.name, d.message));
   }
+  return Status::Ok();
+}
+
+// As its owner (SET ROLE: the admin that created the role is a member of it; a superuser may anyway),
+// in the database it was prepared in (ROLLBACK PREPARED runs only there).
+Status PostgresEngine::RollbackLeftoverPrepared(Connection& c, const Leftover& leftover, SteadyTime deadline) {
+  const std::string role = leftover.of.rfind("role ", 0) == 0 ? leftover.of.substr(5) : "";
+  if (role.rfind(kScenarioRolePrefix, 0) != 0 ||
+      role.find_first_not_of("0123456789abcdef", std::string(kScenarioRolePrefix).size()) != std::string::npos) {
+    return Status::Internal("not a prepared transaction of a dead run: " + leftover.name);
+  }
+  const auto failed = [&](const QueryResult& r) {
+    return Status::Database(fmt::format("cannot roll back prepared transaction {} of role {}: {} ({})",
+                                        SqlLiteral(leftover.name), role, r.message, r.sqlstate));
+  };
+  QueryResult where = c.Exec(fmt::format("SELECT database, database = current_database() FROM pg_prepared_xacts "
+                                         "WHERE gid = {} AND owner = {}",
+                                         SqlLiteral(leftover.name), SqlLiteral(role)),
+                             In(30000));
+  if (!where.ok()) return failed(where);
+  if (where.values.empty()) return Status::Ok();  // finished meanwhile
+  std::unique_ptr<Connection> other;
+  Connection* in = &c;
+  if (where.values[0][1].value_or("f") != "t") {
+    auto conninfo = ConninfoWithOverrides(conninfo_, {{"dbname", where.values[0][0].value_or("")}});
+    if (!conninfo.ok()) return conninfo.status();
+    auto opened = Connection::Open(*conninfo, "racelab:clean", std::min(deadline, In(connect_timeout_ms_)), nullptr);
+    if (!opened.ok()) return opened.status();
+    other = std::move(opened.value());
+    in = other.get();
+  }
+  QueryResult as = in->Exec("SET ROLE " + QuoteIdent(role), In(30000));
+  if (!as.ok()) return failed(as);
+  QueryResult r = in->Exec("ROLLBACK PREPARED " + SqlLiteral(leftover.name), In(30000));
+  in->Exec("RESET ROLE", In(30000));
+  if (!r.ok() && r.sqlstate != "42704") return failed(r);
   return Status::Ok();
 }
 

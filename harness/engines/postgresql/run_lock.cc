@@ -31,6 +31,18 @@ std::optional<int64_t> RunLockKey(const std::string& hex) {
   return static_cast<int64_t>(std::stoull(hex, nullptr, 16));
 }
 
+std::string RunLockApplicationName(const std::string& hex) { return "racelab:run-lock:" + hex; }
+
+std::string RunAliveSql(const std::string& hex) {
+  // pg_advisory_lock(bigint) is recorded with the key's high 32 bits in classid, the low 32 bits in
+  // objid and objsubid 1 (PostgreSQL docs §54.12, pg_locks).
+  const uint64_t key = static_cast<uint64_t>(*RunLockKey(hex));
+  return fmt::format(
+      "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = '{}') OR EXISTS (SELECT 1 FROM "
+      "pg_locks WHERE locktype = 'advisory' AND granted AND classid = {} AND objid = {} AND objsubid = 1)",
+      RunLockApplicationName(hex), key >> 32, key & 0xFFFFFFFFu);
+}
+
 std::optional<std::string> RunIdOfSchema(const std::string& schema) {
   // racelab_<pid>_<16 hex>_<n>
   const std::string prefix = "racelab_";
@@ -56,11 +68,11 @@ Status RunLock::Hold(const std::string& conninfo, SteadyTime connect_deadline,
                      SteadyTime statement_deadline, const StopFlag* stop) {
   if (conn_ && conn_->healthy()) return Status::Ok();
   conn_.reset();
-  auto conn = Connection::Open(conninfo, "racelab:run-lock", connect_deadline, stop);
+  auto conn = Connection::Open(conninfo, RunLockApplicationName(RunIdHex()), connect_deadline, stop);
   if (!conn.ok()) return conn.status();
-  QueryResult r = (*conn)->Exec(fmt::format("SELECT pg_advisory_lock_shared({})", *RunLockKey(RunIdHex())),
-                                statement_deadline);
-  if (!r.ok()) return Status::Database(fmt::format("cannot take the run lock: {} ({})", r.message, r.sqlstate));
+  // The backend is in pg_stat_activity with its application_name once it answers.
+  QueryResult r = (*conn)->Exec("SELECT 1", statement_deadline);
+  if (!r.ok()) return Status::Database(fmt::format("cannot open the run-lock connection: {} ({})", r.message, r.sqlstate));
   conn_ = std::move(conn.value());
   return Status::Ok();
 }

@@ -17,11 +17,10 @@ std::string SetStatement(const std::string& name, const std::string& value) {
   return fmt::format("SET {} = {}'", name, lit);
 }
 
-// A setting the scenario asked for that the server refuses whoever asks: the file's fault. 42501 is
-// not: another role (a superuser, or one granted SET ON PARAMETER) could set it.
+// A setting the scenario asked for that the server refuses: the file's fault (exit 2), 42501 too —
+// the role scenario SQL runs as may not set it (the hint says which role could).
 bool IsSettingError(const std::string& sqlstate) {
-  return (IsScenarioSqlError(sqlstate) && sqlstate != "42501") || sqlstate == "22023" ||
-         sqlstate == "55P02";
+  return IsScenarioSqlError(sqlstate) || sqlstate == "22023" || sqlstate == "55P02";
 }
 
 // DISCARD ALL spelled out (PostgreSQL docs, SQL command DISCARD: "equivalent to"). DISCARD ALL itself
@@ -49,9 +48,9 @@ Status Judge(const QueryResult& r, const SessionStart& start, const std::string&
   if (r.ok()) return Status::Ok();
   std::string what = fmt::format("{}: {} ({}): settings of session '{}'", file, r.message,
                                  r.sqlstate, start.label);
+  if (r.sqlstate == "42501" && !denied_hint.empty()) what += " (" + denied_hint + ")";
   if (IsSettingError(r.sqlstate)) return Status::Usage(what);
   *connection_lost = r.connection_lost;
-  if (r.sqlstate == "42501" && !denied_hint.empty()) what += " (" + denied_hint + ")";
   return Status::Database(what);
 }
 

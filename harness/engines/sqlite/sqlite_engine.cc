@@ -296,7 +296,9 @@ Status SqliteEngine::StartClean(Session* session, const SessionStart& start, Ste
 bool SqliteEngine::IsScenarioError(const QueryResult& r) const {
   // SQLITE_ERROR is SQLite's generic "SQL error" (syntax, no such table/column —
   // rescode.html#error); "cannot commit/rollback - no transaction is active" follows a transaction
-  // SQLite already rolled back, an outcome of the race.
+  // SQLite already rolled back, an outcome of the race. SQLITE_AUTH is an authorizer's refusal
+  // (rescode.html#auth): what scenario SQL may not do, like PostgreSQL's 42501.
+  if (r.error_code == "SQLITE_AUTH") return true;
   return r.error_code == "SQLITE_ERROR" &&
          r.message.find("no transaction is active") == std::string::npos;
 }
