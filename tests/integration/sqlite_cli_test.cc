@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -130,6 +131,62 @@ TEST(SqliteCli, ASigkilledRunsDatabaseGoesWithTheNextRun) {
                                seconds(120), {{"RACELAB_TMPDIR", base.path.string()}});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(RunFolders(base.path), 0) << "the next run removed it, and its own";
+}
+
+// SQLite has one level (issue 20 item 12): a scenario without `isolation:` runs once, at serializable
+// — not three times under the names of levels SQLite does not have.
+TEST(SqliteCli, AScenarioWithoutIsolationRunsOnceAtSerializable) {
+  TempDir base, dir;
+  const fs::path file = dir.path / "no-levels.yaml";
+  std::ofstream(file) << "name: sqlite-no-levels\ntitle: t\nteaches: t\nengines: [sqlite]\n"
+                         "setup: CREATE TABLE t (k int)\nsessions:\n"
+                         "  - name: a\n    steps:\n      - { sql: \"SELECT k FROM t\" }\n"
+                      << "expect: { sqlstates: {} }\n";
+  ProcessResult r = RunProcess({kBin, "run", file.string(), "--trials", "1", "--format", "json", "--out",
+                                (dir.path / "out").string()},
+                               seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto json = nlohmann::json::parse(Slurp(dir.path / "out" / "racelab.json"));
+  ASSERT_EQ(json.at("results").size(), 1u) << json.at("results").dump();
+  EXPECT_EQ(json.at("results")[0].at("isolation"), "serializable");
+}
+
+// A RACELAB_TMPDIR that does not exist, or is relative, is exit 2 naming the variable and the path
+// (issue 20 item 21), and racelab makes nothing: no folder tree with a cached template in it.
+TEST(SqliteCli, ABadRacelabTmpdirIsAUsageErrorAndMakesNothing) {
+  TempDir dir;
+  const std::string missing = dir.File("typo/deeper");
+  for (const std::string& tmpdir : {missing, std::string("relative/racelab-tmp")}) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{kBin, "run", "--engine", "sqlite", "sqlite-begin-immediate", "--trials", "1",
+                                   "--out", dir.File("out")},
+          std::vector<std::string>{kBin, "run", "--engine", "postgresql", "guarded-cas-claim", "--trials", "1",
+                                   "--out", dir.File("out")},
+          std::vector<std::string>{kBin, "clean", "--dry-run"}}) {
+      ProcessResult r = RunProcess(args, seconds(60), {{"RACELAB_TMPDIR", tmpdir}});
+      EXPECT_EQ(r.exit_code, 2) << args[1] << " " << args[2] << ": " << r.err << r.out;
+      EXPECT_NE(r.err.find("RACELAB_TMPDIR=" + tmpdir + ": "), std::string::npos) << r.err;
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir.path / "typo")) << "racelab created the missing RACELAB_TMPDIR";
+}
+
+// `racelab clean` lists and removes the PostgreSQL template under RACELAB_TMPDIR (a folder the user
+// chose), unless a run holds it.
+TEST(SqliteCli, CleanListsAndRemovesTheTemplateUnderRacelabTmpdir) {
+  TempDir base;
+  const fs::path racelab_dir = base.path / ("racelab-" + std::to_string(::geteuid()));
+  const fs::path tmpl = racelab_dir / "template-15-wal1";
+  fs::create_directories(tmpl);
+  std::ofstream(tmpl / "PG_VERSION") << "15\n";
+  ProcessResult dry = RunProcess({kBin, "clean", "--dry-run"}, seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("would remove PostgreSQL template under RACELAB_TMPDIR " + tmpl.string()), std::string::npos)
+      << dry.out;
+  EXPECT_TRUE(fs::exists(tmpl));
+  ProcessResult clean = RunProcess({kBin, "clean"}, seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_FALSE(fs::exists(tmpl)) << clean.out;
 }
 
 }  // namespace
