@@ -17,8 +17,8 @@
 //    SQLITE_DBCONFIG_DEFENSIVE on (no writable_schema, journal_mode=OFF, sqlite_dbpage writes: SQL
 //    that could corrupt the file SQLite then reads — c3ref/c_dbconfig_defensive.html),
 //    SQLITE_DBCONFIG_TRUSTED_SCHEMA off.
-// A denied statement fails to prepare with SQLITE_AUTH ("not authorized"); the engine counts it as
-// a scenario error (exit 2), and the session adds what was denied to the message (Denied()).
+// A denied statement fails to prepare with SQLITE_AUTH ("authorization denied"); the engine counts
+// it as a scenario error (exit 2), and the session adds what was denied to the message (Denied()).
 // Thread-safety: a Confinement belongs to one connection and is used on the thread that runs it.
 #pragma once
 
@@ -52,7 +52,7 @@ class Confinement {
   std::string denied_;
 };
 
-// The text a denial adds to SQLite's "not authorized": what was denied and where the list is.
+// The text a denial adds to SQLite's "authorization denied": what was denied and where the list is.
 std::string DeniedText(const std::string& denied);
 
 }  // namespace racelab::sqlite

@@ -233,7 +233,9 @@ QueryResult SqliteSession::Exec(const std::string& sql_in, SteadyTime deadline, 
     // which claims nothing about the kind; the kind is error_code (docs/sqlite.md "Errors").
     r.sqlstate = kSqlstateGeneralError;
     r.message = sqlite3_errmsg(db_);
-    if ((rc & 0xff) == SQLITE_AUTH && !confinement_.denied().empty()) {
+    // A denial fails the statement with SQLITE_AUTH (a denied function: SQLITE_ERROR, "not
+    // authorized to use function"): either way the message says what racelab denied.
+    if (!confinement_.denied().empty()) {
       r.message += " (" + DeniedText(confinement_.denied()) + ")";
     }
     // sqlite3_interrupt() is also seen by SQLite's own checks, before the progress handler's.
