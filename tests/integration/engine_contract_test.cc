@@ -82,7 +82,8 @@ class EngineContractTest : public ::testing::TestWithParam<ContractTarget> {
   std::vector<std::string> Argv(const std::string& scenario, std::vector<std::string> more = {}) {
     std::vector<std::string> argv = {RACELAB_BINARY, "run", scenario};
     for (const std::string& a : GetParam().args()) argv.push_back(a);
-    for (const std::string& a : {"--trials", "1", "--out", (dir_ / "reports").string()})
+    for (const std::string& a : {std::string("--trials"), std::string("1"), std::string("--out"),
+                                 (dir_ / "reports").string()})
       argv.push_back(a);
     for (std::string& a : more) argv.push_back(std::move(a));
     return argv;
@@ -165,8 +166,9 @@ TEST_P(EngineContractTest, AnOutsideFaultIsExit3NotAFail) {
   const std::string step = t.fault_sql.empty() ? t.busy_sql : t.fault_sql;
   Subprocess p(
       Argv(Scenario("contract-fault", "", "      - sql: \"" + step + "\"\n        name: hit\n")));
-  if (t.fault_sql.empty())
+  if (t.fault_sql.empty()) {
     EXPECT_TRUE(t.inject_fault(p.pid())) << "found no scenario connection to end";
+  }
   ProcessResult r = p.Wait(milliseconds(120000));
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err << KnownOpen();
   EXPECT_NE((r.out + r.err).find("infrastructure fault"), std::string::npos)

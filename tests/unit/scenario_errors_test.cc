@@ -72,7 +72,7 @@ TEST(ScenarioErrorsTest, LevelsAreTheEnginesOwn) {
   EXPECT_EQ(r->ForEngine("sqlite")->isolation, std::vector<IsolationLevel>{IsolationLevel::kSerializable});
   const std::string sqlite = "teaches: L\nengines: [sqlite]\nisolation: [serializable, read committed]";
   EXPECT_THAT(ErrorOf(With({{3, sqlite}})),
-              StartsWith("t.yaml:5:27: isolation: SQLite has one isolation level, serializable: it cannot run "
+              StartsWith("t.yaml:5:27: isolation[1]: SQLite has one isolation level, serializable: it cannot run "
                          "at read committed"));
   // PostgreSQL runs read uncommitted as read committed: asked for, it runs.
   EXPECT_EQ(ErrorOf(With({{3, "teaches: L\nisolation: [read uncommitted]"}})), "(loaded without error)");
