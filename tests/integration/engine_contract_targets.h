@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct ContractTarget {
   // Issue 20 items other engineers fix (the case fails until their fix is merged): case -> item.
   std::vector<std::pair<std::string, std::string>> known_open;
 };
+
+// gtest prints a target by its name.
+inline void PrintTo(const ContractTarget& t, std::ostream* os) { *os << t.name; }
 
 // Every target this build can run: PostgreSQL embedded and --dsn, MariaDB embedded and --dsn,
 // SQLite and SQLite --dsn. The --dsn servers start on first use (once per test process).
