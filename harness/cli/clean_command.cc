@@ -61,6 +61,7 @@ std::string Summary(const std::map<std::string, size_t>& done, const std::map<st
 }  // namespace
 
 int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) {
+  if (Status tmpdir = CheckTmpdirVariable(); !tmpdir.ok()) return UsageError(tmpdir.message());
   // The orphans of embedded servers: a dead run's PostgreSQL cluster, MariaDB server or SQLite run
   // folder, under /tmp/racelab-<uid> and the like.
   const std::vector<std::string> orphans = ListEmbeddedOrphans();

@@ -10,7 +10,8 @@
 // Implementations: harness/engines/postgresql (libpq), harness/engines/mariadb (Connector/C),
 // harness/engines/sqlite (libsqlite3). The factory is harness/engine/open_engine.h.
 // Thread-safety: an Engine is used from the runner's (main) thread, except:
-//  - the const classification methods (BeginSql, Committed, IsScenarioError, IsSessionLost), which
+//  - the const classification methods (BeginSql, Committed, IsScenarioError, IsSessionLost,
+//    IsInfrastructureFault), which
 //    are pure and safe from any thread (workers call them);
 //  - StartClean, which may run on several threads at once for different sessions (the runner starts
 //    a trial's sessions clean in parallel); every engine's StartClean touches only its `session`
@@ -175,6 +176,11 @@ class Engine {
   // An error that means the session is gone (PostgreSQL 57P01–57P04, class 08; MariaDB 1927/2006/2013).
   // Only sqlstate and error_code of `r` are read.
   virtual bool IsSessionLost(const QueryResult& r) const = 0;
+  // An error that says the machine under the database failed — disk full, an I/O error, out of
+  // memory, a corrupt file (SQLite's SQLITE_FULL, SQLITE_IOERR_*, …) — not an outcome of the race:
+  // the trial is an `error` (exit 3), never a `fail`. Only sqlstate and error_code of `r` are read.
+  // Pure and safe from any thread, like IsSessionLost.
+  virtual bool IsInfrastructureFault(const QueryResult& r) const { return false; }
   // A sentence to print after a run whose scenario SQL failed with these SQLSTATEs (e.g. a privilege
   // error under confinement: what racelab's generated role may do), or "".
   virtual std::string ScenarioErrorHint(const std::set<std::string>& sqlstates) const { return ""; }

@@ -3,9 +3,11 @@
 #include "harness/engine/open_engine.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "harness/engines/embedded/run_folders.h"
 #include "harness/engines/mariadb/dsn.h"
 #include "harness/engines/mariadb/engine.h"
 #include "harness/engines/mariadb/server.h"
@@ -48,6 +50,14 @@ std::vector<std::string> ListOver(const std::vector<std::string>& dirs,
   return out;
 }
 
+// The PostgreSQL base folder under $RACELAB_TMPDIR when it is set (and valid), else none: the
+// templates there are listed and removed by `racelab clean` (open_engine.h).
+std::vector<std::string> TmpdirBaseDirs() {
+  const char* dir = std::getenv("RACELAB_TMPDIR");
+  if (dir == nullptr || *dir == '\0' || !embedded::CheckTmpdirVariable().ok()) return {};
+  return {pg::DefaultBaseDir()};
+}
+
 Result<std::unique_ptr<Engine>> OpenPostgres(const EngineOptions& o) {
   pg::PgEngineOptions po;
   po.dsn = o.dsn;
@@ -68,7 +78,8 @@ const std::vector<EngineEntry>& Registry() {
        // base folder racelab no longer uses: template.h.
        [] {
          return SumOver(pg::BaseDirsToClean(), &pg::CleanObsoleteTemplates) +
-                SumOver(pg::UnusedBaseDirs(), &pg::CleanUnusedTemplates);
+                SumOver(pg::UnusedBaseDirs(), &pg::CleanUnusedTemplates) +
+                SumOver(TmpdirBaseDirs(), &pg::CleanUnusedTemplates);
        },
        [] {
          std::vector<std::string> out;
@@ -77,6 +88,9 @@ const std::vector<EngineEntry>& Registry() {
          }
          for (const auto& path : ListOver(pg::UnusedBaseDirs(), &pg::ListUnusedTemplates)) {
            out.push_back("template in a folder racelab no longer uses " + path);
+         }
+         for (const auto& path : ListOver(TmpdirBaseDirs(), &pg::ListUnusedTemplates)) {
+           out.push_back("template under RACELAB_TMPDIR " + path);
          }
          return out;
        }},
@@ -189,7 +203,10 @@ int CleanObsoleteEmbeddedFiles() {
   return n;
 }
 
+Status CheckTmpdirVariable() { return embedded::CheckTmpdirVariable(); }
+
 Result<std::unique_ptr<Engine>> OpenEngine(const EngineOptions& options) {
+  if (Status tmpdir = CheckTmpdirVariable(); !tmpdir.ok()) return tmpdir;
   std::string name = options.engine;
   const std::string of_dsn = options.dsn.empty() ? "" : EngineOfDsn(options.dsn);
   if (!options.dsn.empty() && of_dsn.empty()) {

@@ -63,16 +63,24 @@ std::vector<std::string> ListEmbeddedOrphans();
 // versions (16 MB WAL segments), "PostgreSQL template of an earlier racelab <path>", and this
 // version's template in a base folder it no longer uses (/tmp/racelab-<uid> once /dev/shm has room,
 // and no live run there), "PostgreSQL template in a folder racelab no longer uses <path>"
-// (harness/engines/postgresql/template.h) — one line each; nothing is touched.
+// (harness/engines/postgresql/template.h) — and, when $RACELAB_TMPDIR is set, this version's
+// template there (a folder the user chose: clean leaves it as it was before racelab ran, and the
+// next run makes the template again), "PostgreSQL template under RACELAB_TMPDIR <path>" — one line
+// each; nothing is touched.
 // CleanObsoleteEmbeddedFiles removes them and returns how many: for `racelab clean` only (a run of
 // an older racelab may be copying an old one; a run of this one holds the template it copies, which
 // is then kept).
 std::vector<std::string> ListObsoleteEmbeddedFiles();
 int CleanObsoleteEmbeddedFiles();
 
+// $RACELAB_TMPDIR, when set, names a folder that exists by an absolute path; kUsage naming the
+// variable and the path otherwise (racelab never makes the folders above its own). OpenEngine checks
+// it first; `racelab clean` too.
+Status CheckTmpdirVariable();
+
 // Starts (embedded) or connects to (DSN) the server and checks it. Errors: kUsage for a bad engine
 // name (the message lists the known ones), an engine not built in yet (e.g. a mysql:// DSN), a DSN
-// that does not parse or a superuser DSN not allowed; kDatabase when the server cannot be started or
+// that does not parse or a superuser DSN not allowed, a bad $RACELAB_TMPDIR; kDatabase when the server cannot be started or
 // reached. Never a password in a message.
 Result<std::unique_ptr<Engine>> OpenEngine(const EngineOptions& options);
 

@@ -19,6 +19,7 @@
 #include "harness/loader/limits.h"
 #include "harness/loader/loader_context.h"
 #include "harness/loader/yaml_nesting.h"
+#include "harness/model/engine_traits.h"
 
 namespace racelab {
 namespace internal {
@@ -86,6 +87,12 @@ void ReadIsolation(LoadContext& ctx, const Ref& ref) {
     } else if (std::find(ctx.scenario.isolation.begin(), ctx.scenario.isolation.end(), *level) !=
                ctx.scenario.isolation.end()) {
       ctx.reader.Error(item, fmt::format("isolation level '{}' is listed twice", *text));
+    } else if (!EngineRunsLevel(ctx.scenario.engine, *level)) {
+      // Asked of the engine's traits: a level it does not have could only fail at its BEGIN.
+      ctx.reader.Error(item, fmt::format("{}: it cannot run at {} (list its levels only, or give {} its "
+                                         "own list with an engine map)",
+                                         EngineLevelsSentence(ctx.scenario.engine), IsolationName(*level),
+                                         ctx.scenario.engine));
     } else {
       ctx.scenario.isolation.push_back(*level);
     }
@@ -127,7 +134,8 @@ void ReadScenario(LoadContext& ctx, const YAML::Node& root) {
   }
   if (const Ref* ref = fields->Get("params")) ReadParams(ctx, *ref);
   if (const Ref* ref = fields->Get("isolation")) ReadIsolation(ctx, *ref);
-  if (s.isolation.empty()) s.isolation = AllIsolationLevels();
+  // No list: the default levels that this engine has (SQLite: serializable only, once).
+  if (s.isolation.empty()) s.isolation = DefaultLevelsOn(s.engine);
   if (const Ref* ref = fields->Get("setup")) s.setup = ReadSql(ctx, *ref, true).value_or("");
   if (const Ref* ref = fields->Get("teardown")) s.teardown = ReadSql(ctx, *ref, true).value_or("");
   if (const Ref* ref = fields->Get("reset")) s.reset = ReadSql(ctx, *ref, true).value_or("");

@@ -11,6 +11,7 @@
 #include "harness/loader/limits.h"
 #include "harness/loader/loader_context.h"
 #include "harness/model/condition.h"
+#include "harness/model/engine_traits.h"
 #include "harness/model/isolation.h"
 #include "harness/model/step_kind.h"
 
@@ -224,10 +225,11 @@ void ReadBeginModes(LoadContext& ctx, const Fields& fields, Step& step) {
     step.isolation = level;
     // SQLite runs every transaction serializable and has no other level (sqlite.org/isolation.html,
     // docs/sqlite.md "Levels and capabilities"): refused here, not after setup when the step runs.
-    if (level && *level != IsolationLevel::kSerializable && ctx.scenario.engine == "sqlite") {
-      ctx.reader.Error(*r, fmt::format("SQLite has one isolation level, serializable: a begin cannot run at {} "
-                                       "(drop the key, or give sqlite its own sessions with an engine map)",
-                                       IsolationName(*level)));
+    if (level && !EngineRunsLevel(ctx.scenario.engine, *level)) {
+      ctx.reader.Error(*r, fmt::format("{}: a begin cannot run at {} (drop the key, or give {} its own "
+                                       "sessions with an engine map)",
+                                       EngineLevelsSentence(ctx.scenario.engine), IsolationName(*level),
+                                       ctx.scenario.engine));
     }
   }
   // Nor a READ ONLY or DEFERRABLE transaction: its BEGIN takes DEFERRED, IMMEDIATE or EXCLUSIVE only

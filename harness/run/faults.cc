@@ -26,4 +26,15 @@ std::string OutsideFault(const std::vector<StepEvent>& events,
   return "";
 }
 
+std::string MachineFault(const std::vector<StepEvent>& events, const SessionLostFn& is_fault) {
+  for (const StepEvent& ev : events) {
+    if (ev.sqlstate.empty() || !is_fault(ev)) continue;
+    return fmt::format(
+        "infrastructure fault, not a race outcome: session '{}' step '{}' failed with {} ({}): the "
+        "disk, memory or files under the database failed",
+        ev.session, ev.step, ev.error_code.empty() ? ev.sqlstate : ev.error_code, ev.message);
+  }
+  return "";
+}
+
 }  // namespace racelab::internal

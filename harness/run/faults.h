@@ -39,4 +39,10 @@ std::string OutsideFault(const std::vector<StepEvent>& events,
                          const std::map<std::string, int64_t>& label_pids,
                          const std::vector<OwnTermination>& own, const SessionLostFn& session_lost);
 
+// The first event whose error is a fault of the machine under the database (`is_fault`:
+// Engine::IsInfrastructureFault — a full disk, an I/O error), described for TrialResult::error, e.g.
+// "infrastructure fault, not a race outcome: session 'a' step 'fill' failed with SQLITE_FULL (database
+// or disk is full): the disk, memory or files under the database failed"; "" when there is none.
+std::string MachineFault(const std::vector<StepEvent>& events, const SessionLostFn& is_fault);
+
 }  // namespace racelab::internal

@@ -51,10 +51,12 @@ std::vector<BarrierRelease> Releases(const std::vector<WorkerOutput>& outs) {
   return out;
 }
 
-// An error already recorded (an event's or a final check's SQLSTATE), to ask the engine about it.
-QueryResult RecordedError(const std::string& sqlstate) {
+// An error already recorded (an event's or a final check's SQLSTATE, and the engine's own code when
+// there is one), to ask the engine about it.
+QueryResult RecordedError(const std::string& sqlstate, const std::string& error_code = "") {
   QueryResult r;
   r.sqlstate = sqlstate;
+  r.error_code = error_code;
   return r;
 }
 
@@ -165,8 +167,17 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   std::vector<internal::OwnTermination> own;
   for (const auto& o : outs) own.insert(own.end(), o.terminated.begin(), o.terminated.end());
   // A session lost to something outside the scenario: the root cause, named before its consequences.
-  auto lost = [&engine](const StepEvent& ev) { return engine.IsSessionLost(RecordedError(ev.sqlstate)); };
+  auto lost = [&engine](const StepEvent& ev) {
+    return engine.IsSessionLost(RecordedError(ev.sqlstate, ev.error_code));
+  };
   if (std::string fault = internal::OutsideFault(result.events, label_pids, own, lost); !fault.empty()) {
+    result.error = result.error.empty() ? fault : fault + "; then: " + result.error;
+  }
+  // A disk that filled, an I/O error: the machine's fault, not the race's (Engine::IsInfrastructureFault).
+  auto machine = [&engine](const StepEvent& ev) {
+    return engine.IsInfrastructureFault(RecordedError(ev.sqlstate, ev.error_code));
+  };
+  if (std::string fault = internal::MachineFault(result.events, machine); !fault.empty()) {
     result.error = result.error.empty() ? fault : fault + "; then: " + result.error;
   }
   internal::BackendNames names{pid_labels, label_pids, {}};

@@ -164,5 +164,52 @@ TEST_F(SqliteFilesTest, ADsnDatabaseIsCopiedNeverWritten) {
       << junk.status().message();
 }
 
+// A WAL database (item 11 of issue 20): a read-only connection would leave FILE-wal and FILE-shm
+// beside the user's file; racelab makes nothing there, and still copies every commit — also those
+// that another connection keeps in its -wal file (then the files are that connection's).
+TEST_F(SqliteFilesTest, AWalDsnDatabaseGetsNoWalOrShmBesideIt) {
+  const std::string user = base_ + "/wal.db";
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(user.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "PRAGMA journal_mode = wal; CREATE TABLE runs (id INTEGER PRIMARY KEY); "
+                           "INSERT INTO runs VALUES (1)",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);  // the last connection: checkpoints and removes -wal and -shm
+  }
+  ASSERT_FALSE(fs::exists(user + "-wal"));
+  auto rows_in_a_trial = [&]() -> long {
+    auto e = OpenOrDie("sqlite://" + user);
+    if (!e) return -1;
+    std::string ws = e->WorkspaceName(1);
+    EXPECT_TRUE(e->ResetWorkspace(ws, In(1000), nullptr).ok());
+    auto s = e->OpenSession("w", In(1000), nullptr);
+    EXPECT_TRUE(
+        e->StartClean(s->get(), SessionStart{.label = "w", .workspace = ws}, In(1000), "f", nullptr).ok());
+    QueryResult r = (*s)->Exec("SELECT count(*) FROM runs", In(1000));
+    EXPECT_TRUE(r.ok()) << r.message;
+    s->reset();
+    EXPECT_TRUE(e->Close().ok());
+    return r.ok() ? std::stol(r.values.at(0).at(0).value_or("-1")) : -1;
+  };
+  EXPECT_EQ(rows_in_a_trial(), 1);
+  EXPECT_FALSE(fs::exists(user + "-wal")) << "racelab left a -wal file beside the --dsn database";
+  EXPECT_FALSE(fs::exists(user + "-shm")) << "racelab left a -shm file beside the --dsn database";
+
+  // A writer of the user's, with a commit still in its -wal file: the copy has it.
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open(user.c_str(), &writer), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(writer, "PRAGMA wal_autocheckpoint = 0; INSERT INTO runs VALUES (2)", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
+  ASSERT_TRUE(fs::exists(user + "-wal"));
+  EXPECT_EQ(rows_in_a_trial(), 2);
+  sqlite3_close(writer);
+  EXPECT_FALSE(fs::exists(user + "-wal"));
+  EXPECT_FALSE(fs::exists(user + "-shm"));
+}
+
 }  // namespace
 }  // namespace racelab::sqlite

@@ -70,5 +70,23 @@ TEST(SessionResetTest, StartSqlSetsSearchPathThenSettingsInOrder) {
             "SET application_name = 'it''s';");
 }
 
+// A fault of the machine (Engine::IsInfrastructureFault: SQLite's SQLITE_FULL) is named, with the
+// engine's code, before any other error of the trial; events without an error never are.
+TEST(FaultsTest, MachineFaultNamesTheFirstFaultWithItsEngineCode) {
+  StepEvent ok;
+  ok.session = "a";
+  ok.step = "read";
+  StepEvent full = Lost("b", "HY000", 10);
+  full.step = "fill";
+  full.error_code = "SQLITE_FULL";
+  full.message = "database or disk is full";
+  auto is_fault = [](const StepEvent& ev) { return ev.error_code == "SQLITE_FULL"; };
+  EXPECT_EQ(MachineFault({ok, full}, is_fault),
+            "infrastructure fault, not a race outcome: session 'b' step 'fill' failed with SQLITE_FULL (database "
+            "or disk is full): the disk, memory or files under the database failed");
+  EXPECT_EQ(MachineFault({ok}, [](const StepEvent&) { return true; }), "");
+  EXPECT_EQ(MachineFault({full}, [](const StepEvent&) { return false; }), "");
+}
+
 }  // namespace
 }  // namespace racelab::internal

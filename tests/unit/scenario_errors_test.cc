@@ -60,6 +60,24 @@ TEST(ScenarioErrorsTest, BeginModesSqliteLacksAreRefusedWhenLoaded) {
   EXPECT_EQ(ErrorOf(With({{9, "      - { begin: , isolation: rc, read_only: true }"}})), "(loaded without error)");
 }
 
+// Levels come from the engine's traits (issue 20 item 12): a scenario without `isolation:` runs on
+// SQLite once, at serializable, and on the others at the three default levels; a level an engine does
+// cannot begin is refused at its line.
+TEST(ScenarioErrorsTest, LevelsAreTheEnginesOwn) {
+  const std::string engines = "teaches: L\nengines: [postgresql, mariadb, sqlite]";
+  Result<Scenario> r = LoadScenarioText(testing::EditLines(kBase, {{3, engines}}), "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->isolation, AllIsolationLevels());
+  EXPECT_EQ(r->ForEngine("mariadb")->isolation, AllIsolationLevels());
+  EXPECT_EQ(r->ForEngine("sqlite")->isolation, std::vector<IsolationLevel>{IsolationLevel::kSerializable});
+  const std::string sqlite = "teaches: L\nengines: [sqlite]\nisolation: [serializable, read committed]";
+  EXPECT_THAT(ErrorOf(With({{3, sqlite}})),
+              StartsWith("t.yaml:5:27: isolation[1]: SQLite has one isolation level, serializable: it cannot run "
+                         "at read committed"));
+  // PostgreSQL runs read uncommitted as read committed: asked for, it runs.
+  EXPECT_EQ(ErrorOf(With({{3, "teaches: L\nisolation: [read uncommitted]"}})), "(loaded without error)");
+}
+
 TEST(ScenarioErrorsTest, BadYaml) {
   EXPECT_THAT(ErrorOf(With({{10, "      - barrier: [go"}})), StartsWith("t.yaml:11:"));
   EXPECT_THAT(ErrorOf(With({{10, "      - barrier: [go"}})), HasSubstr("invalid YAML"));

@@ -1,6 +1,7 @@
 #include "harness/engines/embedded/run_folders.h"
 
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -35,6 +36,25 @@ std::string DefaultBaseDir(const std::string& sub, const std::string& preferred)
   if (dir == nullptr || *dir == '\0') dir = "/tmp";
   std::string base = std::string(dir) + "/racelab-" + std::to_string(geteuid());
   return sub.empty() ? base : base + "/" + sub;
+}
+
+Status CheckTmpdirVariable() {
+  const char* dir = std::getenv("RACELAB_TMPDIR");
+  if (dir == nullptr || *dir == '\0') return Status::Ok();
+  const std::string path = dir;
+  if (path[0] != '/') {
+    return Status::Usage("RACELAB_TMPDIR=" + path +
+                         ": not an absolute path (racelab keeps its servers' files there; name a folder "
+                         "that exists, e.g. RACELAB_TMPDIR=/tmp)");
+  }
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Status::Usage("RACELAB_TMPDIR=" + path +
+                         (stat(path.c_str(), &st) != 0 ? ": no such folder" : ": not a folder") +
+                         " (racelab makes its own folder inside it, never the folders above: create it, or "
+                         "fix the path)");
+  }
+  return Status::Ok();
 }
 
 std::string MemoryTmpDir(unsigned long long min_free_bytes) {

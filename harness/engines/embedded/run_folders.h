@@ -23,6 +23,12 @@ namespace racelab::embedded {
 // + "/" + `sub` when not empty.
 std::string DefaultBaseDir(const std::string& sub, const std::string& preferred = "");
 
+// $RACELAB_TMPDIR, when set, must name a folder that exists, by an absolute path: racelab makes only
+// its own racelab-<euid> folder in it, never the folders above (a typo, or a relative path resolved
+// against whatever folder racelab runs in, would otherwise leave a tree with a cached template that
+// nobody looks for). kUsage naming the variable and the path otherwise; Ok when it is unset or empty.
+Status CheckTmpdirVariable();
+
 // "/dev/shm" when it is a tmpfs (statfs) that this process may write into and that has at least
 // `min_free_bytes` free for an unprivileged user, else "". A server's files there live in memory: no
 // disk, and no file system that is slow to create files (docs/performance.md "Time to the first

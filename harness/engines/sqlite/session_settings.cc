@@ -52,12 +52,20 @@ Result<SqliteSettings> ParseSqliteSettings(
       out.busy_timeout_ms = *ms;
     } else if (name == "journal_mode") {
       std::string m = Lower(value);
-      static const char* kModes[] = {"delete", "truncate", "persist", "memory", "wal", "off"};
+      static const char* kModes[] = {"delete", "truncate", "persist", "memory", "wal"};
+      if (m == "off") {
+        // SQLITE_DBCONFIG_DEFENSIVE (confinement.h) keeps a connection out of journal_mode OFF.
+        return Status::Usage(
+            "settings.journal_mode: 'off' is refused: racelab runs SQLite defensive "
+            "(SQLITE_DBCONFIG_DEFENSIVE), which keeps the journal (docs/sqlite.md \"What a "
+            "scenario "
+            "may not do\"); expected one of: delete, truncate, persist, memory, wal");
+      }
       if (std::none_of(std::begin(kModes), std::end(kModes),
                        [&](const char* k) { return m == k; })) {
         return Status::Usage(
             fmt::format("settings.journal_mode: '{}' is not a journal mode (expected one of: "
-                        "delete, truncate, persist, memory, wal, off)",
+                        "delete, truncate, persist, memory, wal)",
                         value));
       }
       out.journal_mode = m;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -15,10 +16,50 @@
 #include "harness/engines/sqlite/session_settings.h"
 #include "harness/engines/sqlite/sqlite_session.h"
 #include "harness/engines/sqlite/sqlite_waits.h"
+#include "harness/model/engine_traits.h"
 
 namespace racelab::sqlite {
 namespace fs = std::filesystem;
 namespace {
+
+// Whether `path` is a SQLite database in WAL mode: its header's read and write versions (bytes 18
+// and 19) are 2 (SQLite docs fileformat2.html "1.3.4 File format version numbers").
+bool IsWalDatabase(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  unsigned char header[20] = {};
+  const bool read = std::fread(header, 1, sizeof header, f) == sizeof header;
+  std::fclose(f);
+  return read && header[18] == 2 && header[19] == 2;
+}
+
+// `path` as a file: URI (SQLite docs uri.html): '%', '?' and '#' and bytes outside printable ASCII
+// percent-encoded.
+std::string FileUri(const std::string& path) {
+  std::string out = "file:";
+  for (unsigned char c : path) {
+    if (c == '%' || c == '?' || c == '#' || c <= 0x20 || c >= 0x7f) {
+      out += fmt::format("%{:02X}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// Opens the --dsn database to read it, making nothing beside it. A read-only connection to a WAL
+// database makes `-wal` and `-shm` files and leaves them when it closes (it may not checkpoint), so
+// a WAL database with no `-wal` file — every commit is in the main file — is opened `immutable`
+// (uri.html: no locks, no WAL index), which reads the main file alone. One with a `-wal` file has a
+// writer, or a crash, of its own: it is opened read-only, with the files that are already there.
+int OpenSource(const std::string& path, sqlite3** db) {
+  std::error_code ec;
+  if (IsWalDatabase(path) && !fs::exists(path + "-wal", ec)) {
+    return sqlite3_open_v2((FileUri(path) + "?immutable=1").c_str(), db,
+                           SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  }
+  return sqlite3_open_v2(path.c_str(), db, SQLITE_OPEN_READONLY, nullptr);
+}
 
 // Copies database `from` (opened read-only) into `to` with SQLite's online backup API
 // (SQLite docs backup.html), which gives a consistent copy even of a database in WAL mode.
@@ -29,7 +70,7 @@ Status CopyDatabase(const std::string& from, const std::string& to) {
     sqlite3_close_v2(src);
     sqlite3_close_v2(dst);
   };
-  int rc = sqlite3_open_v2(from.c_str(), &src, SQLITE_OPEN_READONLY, nullptr);
+  int rc = OpenSource(from, &src);
   if (rc == SQLITE_OK)
     rc = sqlite3_open_v2(to.c_str(), &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   if (rc != SQLITE_OK) {
@@ -127,7 +168,7 @@ Result<std::string> ParseSqliteDsn(const std::string& dsn_as_written) {
 
 SqliteEngine::SqliteEngine(EngineOptions options, std::string source)
     : options_(std::move(options)), source_(std::move(source)) {
-  caps_.levels = {IsolationLevel::kSerializable};
+  caps_.levels = FindEngineTraits("sqlite")->levels;  // serializable
   caps_.default_level = IsolationLevel::kSerializable;
   caps_.terminate = false;
   caps_.row_locks = false;
@@ -296,17 +337,23 @@ Status SqliteEngine::StartClean(Session* session, const SessionStart& start, Ste
 bool SqliteEngine::IsScenarioError(const QueryResult& r) const {
   // SQLITE_ERROR is SQLite's generic "SQL error" (syntax, no such table/column —
   // rescode.html#error); "cannot commit/rollback - no transaction is active" follows a transaction
-  // SQLite already rolled back, an outcome of the race. SQLITE_AUTH is an authorizer's refusal
-  // (rescode.html#auth): what scenario SQL may not do, like PostgreSQL's 42501.
-  if (r.error_code == "SQLITE_AUTH") return true;
-  return r.error_code == "SQLITE_ERROR" &&
-         r.message.find("no transaction is active") == std::string::npos;
+  // SQLite already rolled back, an outcome of the race. SQLITE_AUTH is racelab's confinement
+  // denying the statement (confinement.h): the scenario asked for what it may not do.
+  return (r.error_code == "SQLITE_ERROR" &&
+          r.message.find("no transaction is active") == std::string::npos) ||
+         r.error_code.rfind("SQLITE_AUTH", 0) == 0;
 }
 
-bool SqliteEngine::IsSessionLost(const QueryResult& r) const {
-  return r.connection_lost || r.error_code.rfind("SQLITE_IOERR", 0) == 0 ||
-         r.error_code.rfind("SQLITE_CORRUPT", 0) == 0 || r.error_code == "SQLITE_NOTADB" ||
-         r.error_code.rfind("SQLITE_CANTOPEN", 0) == 0;
+bool SqliteEngine::IsSessionLost(const QueryResult& r) const { return r.connection_lost; }
+
+bool SqliteEngine::IsInfrastructureFault(const QueryResult& r) const {
+  const std::string& c = r.error_code;
+  auto is = [&c](const char* name) {  // the primary code, or one of its extended codes
+    const size_t n = std::strlen(name);
+    return c.compare(0, n, name) == 0 && (c.size() == n || c[n] == '_');
+  };
+  return is("SQLITE_FULL") || is("SQLITE_IOERR") || is("SQLITE_CANTOPEN") || is("SQLITE_NOMEM") ||
+         is("SQLITE_CORRUPT") || is("SQLITE_NOTADB");
 }
 
 Status SqliteEngine::HoldRunLock(SteadyTime connect_deadline, SteadyTime statement_deadline,
@@ -378,7 +425,7 @@ Result<std::unique_ptr<Engine>> OpenSqliteEngine(const EngineOptions& options) {
     source = fs::absolute(*path, ec).string();
     // Is it a SQLite database? Reading its schema says (SQLITE_NOTADB otherwise).
     sqlite3* db = nullptr;
-    int rc = sqlite3_open_v2(source.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    int rc = OpenSource(source, &db);
     if (rc == SQLITE_OK)
       rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
     std::string msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);

@@ -5,13 +5,16 @@
 //   StartClean or ResetWorkspace of a trial makes it, in whichever order the runner calls them),
 //   so nothing of one trial reaches the next. `--dsn sqlite:///path/file.db`
 //   does the same, but each trial's file starts as a copy of that database (SQLite's online backup
-//   API, the source opened read-only): racelab never writes the user's file.
+//   API, the source opened read-only — `immutable` when it is a WAL database with no -wal file, so
+//   that no -wal or -shm is made beside it): racelab never writes the user's file or its folder.
 // - Sessions: one connection each (sqlite_session.h), opened again on the trial's file by
 //   StartClean, so every trial starts as if just connected. Session settings (session_settings.h):
 //   `busy_timeout`, `journal_mode` (it belongs to the database file: sessions that name it must
 //   agree), `begin`; any other name runs as `PRAGMA name = value`.
-// - Levels: SQLite has one, serializable (SQLite docs isolation.html); Capabilities say so, with no
-//   terminate and no row locks.
+// - Levels: SQLite has one, serializable (SQLite docs isolation.html); Capabilities say so (from
+//   harness/model/engine_traits.h), with no terminate and no row locks.
+// - Confinement: every session's connection (confinement.h); a denial (SQLITE_AUTH) is a scenario
+//   error.
 // - Leftovers: the run folders of dead runs (ListLeftovers/DropLeftovers), also swept when an
 //   engine opens.
 // Thread-safety: as Engine says (the runner's thread), except that StartClean may also be called
@@ -64,14 +67,19 @@ class SqliteEngine final : public Engine {
   // "BEGIN": the session adds its `begin` mode (sqlite_session.h).
   std::string BeginSql(IsolationLevel level) const override { return "BEGIN"; }
   // A SQLite transaction is serializable and nothing else (sqlite.org/isolation.html), and has no
-  // READ ONLY or DEFERRABLE mode (PRAGMA query_only holds for the connection until reset, not for one
-  // transaction): "" for any other level or a mode.
+  // READ ONLY or DEFERRABLE mode (PRAGMA query_only holds for the connection until reset, not for
+  // one transaction): "" for any other level or a mode.
   std::string BeginSqlWith(IsolationLevel level, const TransactionModes& modes) const override {
-    return level == IsolationLevel::kSerializable && !modes.read_only && !modes.deferrable ? BeginSql(level) : "";
+    return level == IsolationLevel::kSerializable && !modes.read_only && !modes.deferrable
+               ? BeginSql(level)
+               : "";
   }
   bool Committed(const QueryResult& commit) const override { return commit.ok(); }
   bool IsScenarioError(const QueryResult& r) const override;
   bool IsSessionLost(const QueryResult& r) const override;
+  // SQLITE_FULL, SQLITE_IOERR*, SQLITE_CANTOPEN*, SQLITE_NOMEM, SQLITE_CORRUPT*, SQLITE_NOTADB: the
+  // disk, memory or file under the trial's database failed (rescode.html), not the race.
+  bool IsInfrastructureFault(const QueryResult& r) const override;
   Result<std::unique_ptr<ServerWaitLog>> OpenWaitLog() override;
   Status HoldRunLock(SteadyTime connect_deadline, SteadyTime statement_deadline,
                      const StopFlag* stop) override;
@@ -123,7 +131,8 @@ inline bool LooksLikeSqliteDsn(std::string_view dsn) { return dsn.substr(0, 7) =
 bool SqliteDsnMayHoldPassword(std::string_view dsn);
 // Removes the run folders of SQLite runs that are gone (run_folder.h); returns how many.
 int CleanSqliteOrphans();
-// The run folders CleanSqliteOrphans would remove (their run is gone), as paths; nothing is touched.
+// The run folders CleanSqliteOrphans would remove (their run is gone), as paths; nothing is
+// touched.
 std::vector<std::string> ListSqliteOrphans();
 
 // Opens the SQLite engine for `options` (engine "sqlite", or a sqlite: DSN). Errors: kUsage for a

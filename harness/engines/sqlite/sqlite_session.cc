@@ -74,6 +74,10 @@ Status SqliteSession::Open(const std::string& file) {
     return Status::Database(fmt::format("{}: cannot open SQLite database {}: {} ({})", label_, file,
                                         msg, ErrorName(rc)));
   }
+  if (Status confined = confinement_.Apply(db); !confined.ok()) {
+    sqlite3_close_v2(db);
+    return Status::Database(fmt::format("{}: {}", label_, confined.message()));
+  }
   sqlite3_extended_result_codes(db, 1);
   sqlite3_busy_handler(db, &SqliteSession::BusyHandler, this);
   sqlite3_progress_handler(db, kProgressOps, &SqliteSession::ProgressHandler, this);
@@ -218,6 +222,7 @@ QueryResult SqliteSession::Exec(const std::string& sql_in, SteadyTime deadline, 
   if (!begin_mode_.empty() && UpperTrimmed(sql_in) == "BEGIN") sql = "BEGIN " + begin_mode_;
   deadline_ = deadline;
   stopped_ = WaitEnd::kAcquired;
+  confinement_.Clear();
   cancel_.store(false);
   running_.store(true);
   const char* p = sql.c_str();
@@ -228,6 +233,11 @@ QueryResult SqliteSession::Exec(const std::string& sql_in, SteadyTime deadline, 
     // which claims nothing about the kind; the kind is error_code (docs/sqlite.md "Errors").
     r.sqlstate = kSqlstateGeneralError;
     r.message = sqlite3_errmsg(db_);
+    // A denial fails the statement with SQLITE_AUTH (a denied function: SQLITE_ERROR, "not
+    // authorized to use function"): either way the message says what racelab denied.
+    if (!confinement_.denied().empty()) {
+      r.message += " (" + DeniedText(confinement_.denied()) + ")";
+    }
     // sqlite3_interrupt() is also seen by SQLite's own checks, before the progress handler's.
     if (stopped_ == WaitEnd::kAcquired && (rc & 0xff) == SQLITE_INTERRUPT && cancel_.load()) {
       stopped_ = WaitEnd::kCancelled;

@@ -18,6 +18,9 @@
 // - Errors: QueryResult::error_code is SQLite's name of the extended result code (error_names.h),
 //   `message` is sqlite3_errmsg(); `sqlstate` is HY000 (general error): SQLite has no SQLSTATE,
 //   and racelab claims no specific one (docs/sqlite.md "Errors").
+// - Confinement: every connection Open() makes is confined before it runs anything (confinement.h:
+//   no ATTACH/VACUUM INTO, load_extension or process-wide pragma); a denied statement fails with
+//   SQLITE_AUTH and a message that says what was denied.
 // - Begin mode: Exec("BEGIN") sends "BEGIN <mode>" when the session's `begin` setting is set
 //   (deferred, immediate, exclusive: SQLite docs lang_transaction.html); any other text is sent as
 //   written.
@@ -38,6 +41,7 @@
 
 #include "harness/engine/session.h"
 #include "harness/engines/sqlite/busy_log.h"
+#include "harness/engines/sqlite/confinement.h"
 #include "harness/model/status.h"
 #include "harness/model/stop_flag.h"
 
@@ -56,8 +60,8 @@ class SqliteSession final : public Session {
   SqliteSession& operator=(const SqliteSession&) = delete;
 
   // Closes the current connection (if any) and opens `file` (created if missing), as a new
-  // connection with default settings: busy_timeout 0, begin mode "" (SQLite's DEFERRED). Owning
-  // thread. Errors: kDatabase with SQLite's message.
+  // connection with default settings: busy_timeout 0, begin mode "" (SQLite's DEFERRED), and
+  // confined (confinement.h). Owning thread. Errors: kDatabase with SQLite's message.
   Status Open(const std::string& file);
   const std::string& file() const { return file_; }
 
@@ -104,6 +108,7 @@ class SqliteSession final : public Session {
   long busy_timeout_ms_ = 0;
   bool recording_ = true;
   std::string begin_mode_;
+  Confinement confinement_;  // the authorizer's state for db_ (owning thread)
 
   // State of the running Exec (owning thread, read by the handlers on the same thread).
   SteadyTime deadline_;
@@ -111,7 +116,7 @@ class SqliteSession final : public Session {
   bool current_readonly_ = false;
   bool current_begin_ = false;
   int published_state_ = SQLITE_TXN_NONE;  // the last state told to the BusyLog
-  bool wait_open_ = false;  // a locking event is being waited on
+  bool wait_open_ = false;                 // a locking event is being waited on
   size_t wait_handle_ = 0;
   int wait_retries_ = 0;
   WaitEnd stopped_ = WaitEnd::kAcquired;  // why the handlers stopped the statement, if they did
