@@ -73,8 +73,9 @@ struct TransactionModes {
 // One leftover racelab found on a server, for `racelab clean`: a workspace or role of a run that is
 // gone (its run lock is free), or one that is kept, with the reason.
 struct Leftover {
-  // "schema", "database", "file", "role", "user", or "backend" (a server process of a dead run —
-  // e.g. a scenario step still running pg_sleep — that `racelab clean` ends before dropping the rest).
+  // "schema", "database", "file", "role", "user", "xa transaction" (MariaDB: listed, always kept), or
+  // "backend" (a server process of a dead run — e.g. a scenario step still running pg_sleep — that
+  // `racelab clean` ends before dropping the rest).
   std::string kind;
   std::string name;   // a backend's: its pid
   bool live = false;  // its run still holds its run lock: never dropped (counted as "of live runs")

@@ -176,6 +176,37 @@ TEST_F(MariaDbHardeningTest, KillOfASessionFromAnotherClientIsAnInfrastructureFa
   ExpectNothingLeft("after a KILL from outside");
 }
 
+// ...while a session the scenario's own `terminate` step ended stays behaviour: the expected error,
+// exit 0.
+TEST_F(MariaDbHardeningTest, ASessionTheScenarioTerminatesStaysBehaviour) {
+  const fs::path file = Write("terminated",
+                              "name: terminated\n"
+                              "title: b ends a's session\n"
+                              "teaches: A terminate step is the behaviour under test.\n"
+                              "engines: [mariadb]\n"
+                              "setup: CREATE TABLE t (id int PRIMARY KEY) ENGINE=InnoDB\n"
+                              "sessions:\n"
+                              "  - name: a\n"
+                              "    steps:\n"
+                              "      - begin\n"
+                              "      - sql: INSERT INTO t VALUES (1)\n"
+                              "      - barrier: inserted\n"
+                              "      - barrier: ended\n"
+                              "      - { commit: , name: late_commit }\n"
+                              "  - name: b\n"
+                              "    steps:\n"
+                              "      - barrier: inserted\n"
+                              "      - terminate: a\n"
+                              "      - barrier: ended\n"
+                              "expect:\n"
+                              "  sqlstates: { \"08006\": 1 }\n"
+                              "  final: [ { sql: \"SELECT COUNT(*) FROM t\", equals: \"0\" } ]\n");
+  ProcessResult r = testing::RunProcess(Run(file, {"--trials", "3"}), std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ((r.out + r.err).find("infrastructure fault"), std::string::npos) << r.out << r.err;
+  ExpectNothingLeft("after a terminate step");
+}
+
 // A server frozen mid-statement (SIGSTOP: a paused VM) ends the run with exit 3 within README's
 // figure
 // (~19 s after the freeze with these deadlines; PostgreSQL ~20 s): each session's cancel, then the
@@ -293,6 +324,31 @@ TEST_F(MariaDbHardeningTest, XaStatementsInScenarioSqlAreRefused) {
   EXPECT_EQ(Query("SELECT COUNT(*) FROM information_schema.INNODB_TRX"), "0")
       << "a prepared XA transaction is left";
   ExpectNothingLeft("after XA PREPARE");
+}
+
+// `racelab clean --dsn` lists a prepared XA transaction with the reason it keeps it (MariaDB says
+// no owner: it may be the application's), and does not end it.
+TEST_F(MariaDbHardeningTest, CleanListsAPreparedXaTransactionAndKeepsIt) {
+  Query("CREATE DATABASE appdb");
+  Query("CREATE TABLE appdb.t (id int PRIMARY KEY) ENGINE=InnoDB");
+  {
+    Result<std::unique_ptr<mariadb::MariaConnection>> c =
+        mariadb::MariaConnection::Open(root_, "app", In(10000), nullptr);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    QueryResult r = (*c)->Exec(
+        "XA START 'app1'; INSERT INTO appdb.t VALUES (1); XA END 'app1'; XA PREPARE 'app1'",
+        In(10000));
+    ASSERT_TRUE(r.ok()) << r.message;
+  }  // closed: the prepared transaction outlives it
+  ProcessResult r =
+      testing::RunProcess({RACELAB_BINARY, "clean", "--dsn", Dsn()}, std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("kept xa transaction 'app1':"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("XA ROLLBACK 'app1' "), std::string::npos) << r.out;
+  EXPECT_EQ(Query("SELECT COUNT(*) FROM information_schema.INNODB_TRX"), "1")
+      << "the application's, untouched";
+  Query("XA ROLLBACK 'app1'");
+  Query("DROP DATABASE appdb");
 }
 
 // SIGINT and SIGTERM while a session waits on a lock (its blocker idle in its transaction): the run
