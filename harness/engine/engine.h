@@ -76,8 +76,8 @@ struct TransactionModes {
 struct Leftover {
   // "schema", "database", "file", "role", "user", "backend" (a server process of a dead run —
   // e.g. a scenario step still running pg_sleep — that `racelab clean` ends before dropping the rest),
-  // or a kind ending in "transaction" (PostgreSQL: "prepared transaction", name its gid), which
-  // `racelab clean` rolls back before dropping the workspaces whose locks it holds.
+  // "prepared transaction" (PostgreSQL: name its gid), which `racelab clean` rolls back before
+  // dropping the workspaces whose locks it holds, or "xa transaction" (MariaDB: listed, always kept).
   std::string kind;
   std::string name;   // a backend's: its pid; a prepared transaction's: its gid
   bool live = false;  // its run still holds its run lock: never dropped (counted as "of live runs")

@@ -65,7 +65,80 @@ bool StartsTransaction(const std::string& sql) {
   return false;
 }
 
+bool Silent(const ConnectTarget& target) {
+  return target.silence != nullptr && target.silence->silent.load();
+}
+
+// `deadline`, or at most kSilentServerWait from now when the server is silent.
+SteadyTime CapIfSilent(const ConnectTarget& target, SteadyTime deadline) {
+  if (!Silent(target)) return deadline;
+  return std::min(deadline, Clock::now() + kSilentServerWait);
+}
+
+void MarkSilent(const ConnectTarget& target, bool silent) {
+  if (target.silence != nullptr) target.silence->silent.store(silent);
+}
+
+constexpr char kXaRefused[] =
+    "XA transactions are not allowed in scenario SQL: a prepared XA transaction outlives its "
+    "connection and "
+    "keeps its locks, and MariaDB does not say which client made it, so racelab could neither roll "
+    "it back "
+    "nor drop the workspace (docs/mariadb.md \"Scenario SQL is confined\")";
+
 }  // namespace
+
+bool HasXaStatement(const std::string& sql) {
+  const size_t n = sql.size();
+  auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' ||
+           static_cast<unsigned char>(c) >= 0x80;
+  };
+  size_t i = 0;
+  while (i < n) {
+    const char c = sql[i];
+    if (c == '\'' || c == '"' || c == '`') {  // a literal or quoted identifier: skipped whole
+      const char q = c;
+      for (++i; i < n; ++i) {
+        if (sql[i] == '\\' && q != '`') {
+          ++i;
+        } else if (sql[i] == q) {
+          if (i + 1 < n && sql[i + 1] == q)
+            ++i;  // a doubled quote
+          else
+            break;
+        }
+      }
+      ++i;
+    } else if (c == '#' || (c == '-' && sql.compare(i, 2, "--") == 0 &&
+                            (i + 2 == n || std::isspace(static_cast<unsigned char>(sql[i + 2]))))) {
+      i = sql.find('\n', i);
+      if (i == std::string::npos) return false;
+    } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
+      // An executable comment (/*! … */, /*M! … */) is SQL the server runs: only its marker is
+      // skipped.
+      if (i + 2 < n && sql[i + 2] == '!') {
+        i += 3;
+      } else if (i + 3 < n && sql[i + 2] == 'M' && sql[i + 3] == '!') {
+        i += 4;
+      } else {
+        i = sql.find("*/", i + 2);
+        if (i == std::string::npos) return false;
+        i += 2;
+      }
+    } else if (word_char(c)) {
+      size_t end = i;
+      while (end < n && word_char(sql[end])) ++end;
+      if (end - i == 2 && std::toupper(static_cast<unsigned char>(sql[i])) == 'X' &&
+          std::toupper(static_cast<unsigned char>(sql[i + 1])) == 'A')
+        return true;
+      i = end;
+    } else {
+      ++i;
+    }
+  }
+  return false;
+}
 
 template <class Cont>
 int MariaConnection::Drive(int status, Cont cont, SteadyTime deadline, milliseconds grace,
@@ -79,9 +152,13 @@ int MariaConnection::Drive(int status, Cont cont, SteadyTime deadline, milliseco
     if (now >= limit || stop) {
       if (cancelled != nullptr && !*cancelled && grace.count() > 0) {
         *cancelled = true;
-        Cancel(std::min<milliseconds>(grace, kControlTimeout));
-        limit = std::max(Clock::now(), deadline) + grace;
-        continue;
+        // A silent server takes no cancel (it would need a new connection): cut at once. A server
+        // that does not take this one within the grace is silent from now on.
+        if (!Silent(target_) && Cancel(std::min<milliseconds>(grace, kControlTimeout))) {
+          limit = std::max(Clock::now(), deadline) + grace;
+          continue;
+        }
+        MarkSilent(target_, true);
       }
       if (!cut) {  // nothing more to wait for: cut the socket, the library then fails the call
         cut = true;
@@ -118,9 +195,12 @@ Result<std::unique_ptr<MariaConnection>> MariaConnection::Open(const ConnectTarg
                                                                SteadyTime deadline,
                                                                const StopFlag* stop) {
   std::unique_ptr<MariaConnection> c(new MariaConnection(target, stop));
+  deadline = CapIfSilent(target, deadline);
   c->mysql_ = mysql_init(nullptr);
   if (c->mysql_ == nullptr) return Status::Internal("mysql_init failed (out of memory)");
   mysql_options(c->mysql_, MYSQL_OPT_NONBLOCK, nullptr);
+  const unsigned int no_local_infile = 0;  // LOAD DATA LOCAL INFILE would read racelab's own files
+  mysql_options(c->mysql_, MYSQL_OPT_LOCAL_INFILE, &no_local_infile);
   mysql_options(c->mysql_, MYSQL_SET_CHARSET_NAME, "utf8mb4");
   mysql_options4(c->mysql_, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", label.c_str());
   unsigned protocol = target.socket.empty() ? MYSQL_PROTOCOL_TCP : MYSQL_PROTOCOL_SOCKET;
@@ -146,6 +226,7 @@ Result<std::unique_ptr<MariaConnection>> MariaConnection::Open(const ConnectTarg
   }
   c->id_ = static_cast<int64_t>(mysql_thread_id(c->mysql_));
   c->open_ = true;
+  MarkSilent(target, false);  // it answered
   return c;
 }
 
@@ -189,6 +270,8 @@ void MariaConnection::FillError(QueryResult* r) {
     lost_ = true;
   }
   if (r->sqlstate.empty() || r->sqlstate == "00000") r->sqlstate = "HY000";
+  // LOAD DATA LOCAL INFILE: racelab's client has local infile off (see connection.h).
+  if (code == 4166) r->refused = true;  // ER_LOAD_INFILE_CAPABILITY_DISABLED
   // InnoDB rolls back the whole transaction of a deadlock victim (MariaDB docs "InnoDB Lock
   // Modes"/"Deadlocks"); a lock wait timeout (1205) rolls back the statement only, unless
   // innodb_rollback_on_timeout. "Record has changed since last read" (1020, innodb_snapshot_isolation)
@@ -207,6 +290,16 @@ QueryResult MariaConnection::Exec(const std::string& sql, SteadyTime deadline, s
     r.connection_lost = true;
     return r;
   }
+  if (refuse_xa_ && HasXaStatement(sql)) {
+    r.sqlstate = kSqlstateNotSupported;
+    r.message = kXaRefused;
+    r.refused = true;
+    return r;
+  }
+  if (Silent(target_)) {
+    deadline = CapIfSilent(target_, deadline);
+    cancel_grace = std::min(cancel_grace, kSilentServerWait);
+  }
   if (StartsTransaction(sql)) rolled_back_ = false;
   bool cancelled = false;
   int err = 0;
@@ -221,6 +314,7 @@ QueryResult MariaConnection::Exec(const std::string& sql, SteadyTime deadline, s
     r.connection_lost = true;
     return r;
   }
+  if (!lost_) MarkSilent(target_, false);  // it answered
   if (err != 0) {
     FillError(&r);
     return r;
@@ -287,6 +381,7 @@ QueryResult MariaConnection::Reset(SteadyTime deadline) {
     r.message = "the connection is closed";
     return r;
   }
+  deadline = CapIfSilent(target_, deadline);
   int err = 0;
   int status = mysql_reset_connection_start(&err, mysql_);
   Drive(status, [&](int ready) { return mysql_reset_connection_cont(&err, mysql_, ready); },

@@ -9,6 +9,15 @@
 //   `cancel_grace` later, the socket is shut down and the connection reported lost (SQLSTATE 08006).
 // - Errors keep both codes: QueryResult::error_code is the MariaDB error number ("1213"), sqlstate the
 //   server's SQLSTATE ("40001"); client errors (2013 lost connection, …) get 08006.
+// - A server that does not take a cancel is marked silent (ServerSilence above).
+// - Local infile is off on every connection (MYSQL_OPT_LOCAL_INFILE = 0): `LOAD DATA LOCAL INFILE`
+// in
+//   scenario SQL would make racelab's client read a file of racelab's machine and upload it; the
+//   server answers it with error 4166 (ER_LOAD_INFILE_CAPABILITY_DISABLED, SQLSTATE HY000) instead.
+// - A scenario session (set_refuse_xa) refuses SQL with an XA statement (XA START … XA PREPARE: a
+//   prepared XA transaction outlives its connection and keeps its locks, and MariaDB says no owner
+//   of it: docs/mariadb.md "Scenario SQL is confined") without sending it: QueryResult::refused,
+//   SQLSTATE 0A000.
 // - Connected with CLIENT_FOUND_ROWS (affected rows = rows matched by an UPDATE's WHERE clause, as
 //   PostgreSQL counts them; MariaDB docs "mysql_affected_rows") and CLIENT_MULTI_STATEMENTS.
 // Thread-safety: one thread uses a connection at a time; Cancel() may be called from any thread.
@@ -26,6 +35,19 @@
 
 namespace racelab::mariadb {
 
+// Whether one server took racelab's last cancel (KILL QUERY on a control connection). A server that
+// did not (a stopped server: SIGSTOP, a paused VM) is silent: until it answers again, every wait on
+// it by any connection sharing this flag (connecting, a statement, a cancel) lasts at most
+// kSilentServerWait, and a statement past its deadline is cut without a cancel, so what follows —
+// the other sessions' cancels, cleanup — gives up in a second each instead of a deadline each.
+// Thread-safety: any thread.
+struct ServerSilence {
+  std::atomic<bool> silent{false};
+};
+
+// How long any wait on a silent server lasts.
+inline constexpr std::chrono::milliseconds kSilentServerWait(1000);
+
 // Where and as whom to connect. `socket` non-empty: a Unix socket (host ignored).
 struct ConnectTarget {
   std::string host;
@@ -34,6 +56,9 @@ struct ConnectTarget {
   std::string user;
   std::string password;  // never printed
   std::string database;  // "" = none
+  // Shared by every connection to this server (the engine makes one per server); nullptr = not
+  // tracked (each wait lasts its own deadline).
+  std::shared_ptr<ServerSilence> silence;
 };
 
 // How long a KILL QUERY / KILL on the control connection may take (connect + statement).
@@ -67,6 +92,8 @@ class MariaConnection : public Session {
                           SteadyTime deadline);
 
   const ConnectTarget& target() const { return target_; }
+  // Scenario SQL runs here: statements with an XA keyword are refused (see above).
+  void set_refuse_xa(bool refuse) { refuse_xa_ = refuse; }
 
  private:
   MariaConnection(ConnectTarget target, const StopFlag* stop) : target_(std::move(target)), stop_(stop) {}
@@ -87,6 +114,12 @@ class MariaConnection : public Session {
   // The transaction was rolled back by the server (deadlock victim) since the last BEGIN: a COMMIT
   // then commits nothing, and its command_tag is "ROLLBACK" (as PostgreSQL says it).
   bool rolled_back_ = false;
+  bool refuse_xa_ = false;
 };
+
+// Whether `sql` holds the keyword XA outside string literals, quoted identifiers and comments (the
+// contents of a MariaDB executable comment, `/*! … */` and `/*M! … */`, count as SQL). Exposed for
+// tests.
+bool HasXaStatement(const std::string& sql);
 
 }  // namespace racelab::mariadb

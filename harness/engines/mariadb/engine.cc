@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
 #include <random>
+#include <set>
+#include <thread>
 
 #include "harness/engines/mariadb/connection.h"
 #include "harness/engines/mariadb/dsn.h"
@@ -36,6 +39,17 @@ std::string Quote(const std::string& name) {  // an identifier in backquotes
   return out + "`";
 }
 
+// A database name as GRANT and REVOKE read it: `_` and `%` are wildcards there (MariaDB docs
+// "GRANT", "Database Privileges"), so each is escaped to name this database only.
+std::string ExactDbName(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c == '_' || c == '%' || c == '\\') out += '\\';
+    out += c;
+  }
+  return Quote(out);
+}
+
 std::string Literal(const std::string& text) {  // a string literal
   std::string out = "'";
   for (char c : text) {
@@ -54,6 +68,9 @@ std::string SettingValue(const std::string& value) {
   if (number || (bare && value.find('-') == std::string::npos)) return value;
   return Literal(value);
 }
+
+// How long a drop waits for a prepared XA transaction's connection to let it go.
+constexpr milliseconds kXaRetry(3000);
 
 class MariaDbEngine : public Engine {
  public:
@@ -77,8 +94,10 @@ class MariaDbEngine : public Engine {
   ~MariaDbEngine() override { Close(); }
 
   Status Init(SteadyTime deadline) {
+    // racelab's own connections do not stop at a stop request: cleanup (DROP DATABASE, DROP USER)
+    // must still run after SIGINT/SIGTERM; their deadlines bound them.
     Result<std::unique_ptr<MariaConnection>> admin =
-        MariaConnection::Open(admin_target_, "racelab admin", deadline, stop_);
+        MariaConnection::Open(admin_target_, "racelab admin", deadline, nullptr);
     if (!admin.ok()) return admin.status();
     admin_ = std::move(*admin);
     QueryResult r = admin_->Exec(
@@ -111,6 +130,7 @@ class MariaDbEngine : public Engine {
     Result<std::unique_ptr<MariaConnection>> c =
         MariaConnection::Open(session_target_, label, deadline, stop);
     if (!c.ok()) return c.status();
+    (*c)->set_refuse_xa(true);  // scenario SQL runs here
     return std::unique_ptr<Session>(std::move(*c));
   }
 
@@ -123,12 +143,23 @@ class MariaDbEngine : public Engine {
   }
 
   Status ResetWorkspace(const std::string& name, SteadyTime deadline, const StopFlag* stop) override {
-    return Admin(fmt::format("DROP DATABASE IF EXISTS {}; CREATE DATABASE {}", Quote(name),
-                             Quote(name)),
-                 deadline, "cannot create database " + name);
+    // Its sessions may be starting clean at this moment (sent ahead): only prepared XA transactions
+    // go.
+    if (Status s = EndWorkspaceSessions(name, deadline, false); !s.ok()) return s;
+    if (Status s = Admin(
+            fmt::format("DROP DATABASE IF EXISTS {}; CREATE DATABASE {}", Quote(name), Quote(name)),
+            deadline, "cannot create database " + name);
+        !s.ok())
+      return s;
+    return GrantWorkspace(name, deadline);
   }
   Status DropWorkspace(const std::string& name, SteadyTime deadline) override {
-    return Admin("DROP DATABASE IF EXISTS " + Quote(name), deadline, "cannot drop database " + name);
+    if (Status s = EndWorkspaceSessions(name, deadline, true); !s.ok()) return s;
+    if (Status s = Admin("DROP DATABASE IF EXISTS " + Quote(name), deadline,
+                         "cannot drop database " + name);
+        !s.ok())
+      return s;
+    return RevokeWorkspace(name, deadline);
   }
   std::string WorkspaceName(int n) const override {
     return fmt::format("racelab_{}_{}_{}", getpid(), run_id_, n);
@@ -139,6 +170,9 @@ class MariaDbEngine : public Engine {
     auto* c = dynamic_cast<MariaConnection*>(session);
     if (c == nullptr) return Status::Internal("StartClean: not a MariaDB session");
     QueryResult r = c->Reset(deadline);
+    if (r.ok() && !confined_user_.empty()) {  // the confined user may not create it: racelab does
+      if (Status s = GrantWorkspace(start.workspace, deadline); !s.ok()) return s;
+    }
     if (r.ok()) r = c->Exec("USE " + Quote(start.workspace), deadline);
     // The runner may start a session clean before the workspace exists (the control session, before
     // ResetWorkspace): create it then. A session keeps its current database by name, so it stays in
@@ -197,6 +231,9 @@ class MariaDbEngine : public Engine {
   }
   bool IsSessionLost(const QueryResult& r) const override {
     if (r.connection_lost) return true;
+    // Class 08: racelab records every lost connection as 08006 (a step event keeps only the
+    // SQLSTATE).
+    if (r.sqlstate.rfind("08", 0) == 0) return true;
     int code = std::atoi(r.error_code.c_str());
     return code == ER_CONNECTION_KILLED || code == 4031 || code == 2006 || code == 2013;
   }
@@ -206,7 +243,7 @@ class MariaDbEngine : public Engine {
     if (lock_held_ && admin_ && admin_->healthy()) return Status::Ok();
     if (!admin_ || !admin_->healthy()) {
       Result<std::unique_ptr<MariaConnection>> admin =
-          MariaConnection::Open(admin_target_, "racelab admin", connect_deadline, stop);
+          MariaConnection::Open(admin_target_, "racelab admin", connect_deadline, nullptr);
       if (!admin.ok()) return admin.status();
       admin_ = std::move(*admin);
     }
@@ -222,7 +259,7 @@ class MariaDbEngine : public Engine {
   bool ServerAnswers(SteadyTime deadline) override {
     if (!admin_ || !admin_->healthy()) {
       Result<std::unique_ptr<MariaConnection>> admin =
-          MariaConnection::Open(admin_target_, "racelab admin", deadline, stop_);
+          MariaConnection::Open(admin_target_, "racelab admin", deadline, nullptr);
       if (!admin.ok()) return false;
       admin_ = std::move(*admin);
       lock_held_ = false;
@@ -240,6 +277,21 @@ class MariaDbEngine : public Engine {
         deadline, 100000);
     if (!r.ok()) return Status::Database("cannot list leftover databases: " + r.message);
     std::vector<Leftover> out;
+    // Prepared XA transactions, first: one holding locks in a database makes its drop wait. Listed,
+    // never ended: XA RECOVER shows every one to every user with no user, connection or database
+    // (docs/mariadb.md "Scenario SQL is confined"), so nothing says it is a dead run's.
+    QueryResult xa = admin_->Exec("XA RECOVER FORMAT='SQL'", deadline, 100000);
+    for (const auto& row : xa.values) {
+      if (row.size() < 4 || !row[3]) continue;
+      Leftover l;
+      l.kind = "xa transaction";
+      l.name = *row[3];
+      l.kept_because =
+          "MariaDB does not say which client prepared it; if it is a dead run's, end it with "
+          "XA ROLLBACK " +
+          *row[3] + " (a database it holds locks in cannot be dropped until then)";
+      out.push_back(std::move(l));
+    }
     for (const auto& row : r.values) {
       Leftover l;
       l.kind = "database";
@@ -287,6 +339,10 @@ class MariaDbEngine : public Engine {
       admin_->Exec("DROP USER IF EXISTS " + confined_user_, Clock::now() + kControlTimeout);
     }
     confined_user_.clear();
+    if (grant_) {
+      grant_->Close();
+      grant_.reset();
+    }
     if (admin_) {
       admin_->Close();  // releases the run lock
       admin_.reset();
@@ -323,8 +379,12 @@ class MariaDbEngine : public Engine {
     QueryResult r = admin_->Exec(fmt::format("CREATE USER {} IDENTIFIED BY {}", name, Literal(password)), deadline);
     if (r.ok()) {
       confined_user_ = name;
-      r = admin_->Exec(fmt::format("GRANT ALL PRIVILEGES ON `racelab\\_{}\\_{}\\_%`.* TO {}", getpid(), run_id_, name),
-                       deadline);
+      // The GRANT OPTION the workspaces' grants need, checked now (on a database name no run uses)
+      // rather than at the first workspace.
+      const std::string probe = ExactDbName(WorkspaceName(0));
+      r = admin_->Exec(fmt::format("GRANT SELECT ON {}.* TO {}", probe, name), deadline);
+      if (r.ok())
+        r = admin_->Exec(fmt::format("REVOKE SELECT ON {}.* FROM {}", probe, name), deadline);
     }
     if (!r.ok()) {
       // The statements are not in the message: CREATE USER holds the password.
@@ -336,6 +396,89 @@ class MariaDbEngine : public Engine {
     }
     session_target_.user = user;
     session_target_.password = password;
+    return Status::Ok();
+  }
+
+  // Under confinement: the workspace `name` exists and the confined user has ALL PRIVILEGES on it —
+  // on that exact name, never a pattern, so scenario SQL can create no database of its own
+  // (docs/mariadb.md "Scenario SQL is confined"). Once per name until RevokeWorkspace.
+  // Thread-safety: any thread (the runner starts sessions clean in parallel); its own connection,
+  // under grant_mu_.
+  Status GrantWorkspace(const std::string& name, SteadyTime deadline) {
+    if (confined_user_.empty()) return Status::Ok();
+    std::lock_guard<std::mutex> lock(grant_mu_);
+    if (granted_.count(name) != 0) return Status::Ok();
+    if (!grant_ || !grant_->healthy()) {
+      Result<std::unique_ptr<MariaConnection>> c =
+          MariaConnection::Open(admin_target_, "racelab admin", deadline, nullptr);
+      if (!c.ok()) return c.status();
+      grant_ = std::move(*c);
+    }
+    QueryResult r = grant_->Exec(
+        fmt::format("CREATE DATABASE IF NOT EXISTS {}; GRANT ALL PRIVILEGES ON {}.* TO {}",
+                    Quote(name), ExactDbName(name), confined_user_),
+        deadline);
+    if (!r.ok()) {
+      return Status::Database(
+          fmt::format("cannot grant the run's user database {}: {} (error {}, SQLSTATE {})", name,
+                      r.message, r.error_code, r.sqlstate));
+    }
+    granted_.insert(name);
+    return Status::Ok();
+  }
+  // After DROP DATABASE: the grant goes too, so the name cannot be created again by scenario SQL.
+  Status RevokeWorkspace(const std::string& name, SteadyTime deadline) {
+    if (confined_user_.empty()) return Status::Ok();
+    {
+      std::lock_guard<std::mutex> lock(grant_mu_);
+      if (granted_.erase(name) == 0) return Status::Ok();
+    }
+    QueryResult r = admin_->Exec(
+        fmt::format("REVOKE ALL PRIVILEGES ON {}.* FROM {}", ExactDbName(name), confined_user_),
+        deadline);
+    if (r.ok() || r.error_code == std::to_string(ER_NONEXISTING_GRANT)) return Status::Ok();
+    return Status::Database(
+        fmt::format("cannot revoke the run's user's grant on database {}: {} (error {})", name,
+                    r.message, r.error_code));
+  }
+  // Before DROP DATABASE: what would make it wait. (1) With `kill_busy`, the sessions still in
+  // `name` that run a statement or hold a transaction (a trial cut short by a stop request or its
+  // deadline: a session waiting on a lock, its blocker idle in its transaction) are ended (KILL, as
+  // the sessions' own user, who may kill its own connections), so their metadata locks go. (2) On
+  // the embedded server every prepared XA transaction is this run's (nobody else connects to it):
+  // rolled back (XA RECOVER, XA ROLLBACK). REQUIRES: the runner's thread (admin_).
+  Status EndWorkspaceSessions(const std::string& name, SteadyTime deadline, bool kill_busy) {
+    if (!ServerAnswers(deadline))
+      return Status::Database("cannot drop database " + name + ": the server does not answer");
+    if (kill_busy) {
+      QueryResult busy = admin_->Exec(
+          fmt::format("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = {} AND "
+                      "ID <> CONNECTION_ID() AND "
+                      "(COMMAND <> 'Sleep' OR ID IN (SELECT trx_mysql_thread_id FROM "
+                      "information_schema.INNODB_TRX))",
+                      Literal(name)),
+          deadline, 10000);
+      for (const auto& row : busy.values) {
+        if (!row[0]) continue;
+        MariaConnection::Kill(session_target_, std::atoll(row[0]->c_str()), false, deadline);
+      }
+    }
+    if (!server_) return Status::Ok();
+    // A prepared XA transaction is XAER_NOTA (1397) to everyone else while a connection still holds
+    // it (checked by hand); one whose connection is closing or killed is free in milliseconds: with
+    // kill_busy, tried again for up to kXaRetry.
+    const SteadyTime xa_end = std::min(deadline, Clock::now() + kXaRetry);
+    for (;;) {
+      QueryResult xa = admin_->Exec("XA RECOVER FORMAT='SQL'", deadline, 10000);
+      bool held = false;
+      for (const auto& row : xa.values) {
+        if (row.size() < 4 || !row[3]) continue;
+        QueryResult r = admin_->Exec("XA ROLLBACK " + *row[3], deadline);  // 'gtrid','bqual',fmt
+        if (r.error_code == std::to_string(ER_XAER_NOTA)) held = true;
+      }
+      if (!held || !kill_busy || Clock::now() >= xa_end) break;
+      std::this_thread::sleep_for(milliseconds(50));
+    }
     return Status::Ok();
   }
 
@@ -358,6 +501,9 @@ class MariaDbEngine : public Engine {
   bool confine_ = true;
   std::string confined_user_;     // 'user'@'host' once created, "" after DROP USER
   std::unique_ptr<MariaConnection> admin_;
+  std::mutex grant_mu_;
+  std::unique_ptr<MariaConnection> grant_;  // guarded by grant_mu_: GrantWorkspace's connection
+  std::set<std::string> granted_;  // guarded by grant_mu_: workspaces the confined user may use
   bool lock_held_ = false;
   std::string run_id_;
   Capabilities caps_;
@@ -388,6 +534,7 @@ Result<std::unique_ptr<Engine>> OpenMariaDbEngine(const EngineOptions& options) 
     target.database.clear();  // racelab works only in the databases it creates
     shown = RedactMariaDbDsn(options.dsn);
   }
+  target.silence = std::make_shared<ServerSilence>();  // shared by every connection to this server
   auto engine = std::make_unique<MariaDbEngine>(target, std::move(server), shown, options.confine, options.stop);
   if (Status s = engine->Init(deadline); !s.ok()) {
     engine->Close();  // drops a confined user created before the error
