@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "harness/cli/command_line.h"
+#include "harness/cli/man_page.h"
 #include "harness/cli/spec_commands.h"
 #include "harness/compare/anomaly_matrix.h"
 #include "harness/compare/compare_command.h"
@@ -180,6 +181,12 @@ int Main(int argc, char** argv) {
   compare::MatrixArgs matrix_args;
   auto* matrix = compare::AddMatrixSubcommand(app, &matrix_args);
 
+  // Hidden: the man page, written from this App (harness/cli/man_page.h); the build makes
+  // build/racelab.1.
+  if (argc == 2 && std::string_view(argv[1]) == "--help-man") {
+    std::cout << ManPage(app, RACELAB_VERSION);
+    return 0;
+  }
   // CLI11 would take the word after "--dsn=" as its value (--dsn="$UNSET" --tag locks: the DSN
   // "--tag").
   if (std::any_of(argv + 1, argv + argc,
