@@ -6,6 +6,7 @@
 #                                    (<prefix>/bin/../share/racelab/scenarios), no path is compiled in
 #   share/racelab/schemas/           JSON Schemas of the report and of scenario files, the JUnit XSD
 #   share/doc/racelab/               README.md, docs/*.md and the images they show (docs/*.svg)
+#   share/doc/racelab/ci/            the CI examples (docs/ci/*.yml), as docs/compare.md shows them
 #   share/man/man1/racelab.1         the man page, written by racelab --help-man at build time
 #
 # Binaries are installed as built (RelWithDebInfo by default: ~120 MB with debug information);
@@ -22,6 +23,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/ DESTINATION ${CMAKE_INSTALL_D
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/schemas/ DESTINATION ${CMAKE_INSTALL_DATADIR}/racelab/schemas)
 file(GLOB RACELAB_DOCS ${PROJECT_SOURCE_DIR}/docs/*.md ${PROJECT_SOURCE_DIR}/docs/*.svg)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${RACELAB_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+file(GLOB RACELAB_CI_EXAMPLES ${PROJECT_SOURCE_DIR}/docs/ci/*.yml)
+install(FILES ${RACELAB_CI_EXAMPLES} DESTINATION ${CMAKE_INSTALL_DOCDIR}/ci)
 install(FILES ${PROJECT_BINARY_DIR}/racelab.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
 # CPack: `cpack -G DEB` in the build folder writes racelab_<version>_<arch>.deb, installable with
