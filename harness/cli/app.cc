@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "harness/cli/command_line.h"
+#include "harness/cli/exit_codes.h"
 #include "harness/cli/man_page.h"
 #include "harness/cli/spec_commands.h"
 #include "harness/compare/anomaly_matrix.h"
@@ -36,8 +37,6 @@ constexpr const char* kDescription =
     "  racelab run --tag locks --dsn postgresql://me@localhost/mydb --out reports/\n"
     "  racelab run --engine mariadb                 the scenarios that list mariadb, embedded MariaDB\n"
     "  racelab run --engine sqlite                  the SQLite scenarios\n\n"
-    "Exit codes: 0 all expectations held, 1 an expectation failed, 2 usage or scenario error,\n"
-    "3 database/connection error or deadline passed, 130/143 interrupted.\n\n"
     "Scenario files are code: their SQL runs on the server. racelab runs it as a role it creates for\n"
     "the run, which owns only the run's schemas (needs CREATEROLE on --dsn; a superuser --dsn is refused\n"
     "without --allow-superuser); on MariaDB as a user it creates with rights on the run's databases only\n"
@@ -180,6 +179,9 @@ int Main(int argc, char** argv) {
   auto* merge = compare::AddMergeSubcommand(app, &merge_args);
   compare::MatrixArgs matrix_args;
   auto* matrix = compare::AddMatrixSubcommand(app, &matrix_args);
+
+  app.footer(ExitCodeTable());
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->footer(ExitCodesOf(sub->get_name()));
 
   // Hidden: the man page, written from this App (harness/cli/man_page.h); the build makes
   // build/racelab.1.

@@ -78,6 +78,29 @@ std::string OptionEntry(const CLI::Option& option) {
   return ".TP\n" + names + "\n" + RoffEscape(text) + "\n";
 }
 
+// A footer's exit codes, one .TP entry per command: the table of --help ("Exit codes (…):" then
+// "  run            0 … · 1 …" rows) or a subcommand's ("Exit codes:" then "  run: 0 … · 1 …"
+// rows). Any other footer is a paragraph.
+std::string ExitCodes(const std::string& footer) {
+  std::string out;
+  std::istringstream lines(footer);
+  std::string line;
+  std::getline(lines, line);  // the heading
+  for (std::string row; std::getline(lines, row);) {
+    if (row.rfind("  ", 0) != 0) return footer.empty() ? "" : ".PP\n" + RoffEscape(footer) + "\n";
+    size_t end = row.find("  ", 2), text = std::string::npos;
+    if (end != std::string::npos) {
+      text = row.find_first_not_of(' ', end);
+    } else if ((end = row.find(": ", 2)) != std::string::npos) {
+      text = end + 2;
+    }
+    if (text == std::string::npos || text >= row.size()) return ".PP\n" + RoffEscape(footer) + "\n";
+    out += ".TP\n.B " + RoffEscape(row.substr(2, end - 2)) + "\n" + RoffEscape(row.substr(text)) +
+           "\n";
+  }
+  return out.empty() || footer.empty() ? out : ".PP\nExit codes:\n" + out;
+}
+
 std::string Synopsis(const CLI::App& sub) {
   std::string line = ".B racelab " + RoffEscape(sub.get_name()) + "\n";
   for (const CLI::Option* p :
@@ -184,10 +207,12 @@ std::string ManPage(const CLI::App& app, std::string_view version) {
     for (const CLI::Option* o :
          sub->get_options([&](const CLI::Option* o) { return Listed(o, *sub); }))
       page += OptionEntry(*o);
+    page += ExitCodes(sub->get_footer());
   }
   page += ".SH GLOBAL OPTIONS\n";
   for (const CLI::Option* o : app.get_options([&](const CLI::Option* o) { return Listed(o, app); }))
     page += OptionEntry(*o);
+  exit_status += ExitCodes(app.get_footer());
   if (!exit_status.empty()) page += ".SH EXIT STATUS\n" + exit_status;
   page += kEnvironment;
   page += kFiles;

@@ -3,12 +3,12 @@
 // prints it (hidden from --help); the build writes build/racelab.1 with it after linking racelab,
 // and `cmake --install` and the .deb install that file (cmake/install.cmake).
 //
-// From the App: SYNOPSIS (one line per subcommand), DESCRIPTION, EXIT STATUS and EXAMPLES (the
-// paragraphs of the App's description: one that starts "Exit codes:" is EXIT STATUS, one that
-// starts "Examples:" is EXAMPLES, the others DESCRIPTION), and COMMANDS: each subcommand's
-// description, its positionals and every option with its value type, default and help text. Options
-// in the hidden group ("") and the help flag are left out. Written here: ENVIRONMENT, FILES, SEE
-// ALSO.
+// From the App: SYNOPSIS (one line per subcommand), DESCRIPTION and EXAMPLES (the paragraphs of the
+// App's description: one that starts "Examples:" is EXAMPLES, the others DESCRIPTION), EXIT STATUS
+// (the App's footer, the exit-code table of harness/cli/exit_codes.h: one entry per command), and
+// COMMANDS: each subcommand's description, its positionals, every option with its value type,
+// default and help text, and its footer (its exit codes). Options in the hidden group ("") and the
+// help flag are left out. Written here: ENVIRONMENT, FILES, SEE ALSO.
 //
 // Output: roff for the man(7) macros, ASCII only (a few typographic characters of the help texts
 // are mapped to groff escapes, e.g. "—" to \(em; any other non-ASCII character is passed through as

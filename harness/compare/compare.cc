@@ -64,24 +64,50 @@ TimingShift JudgeTiming(std::string what, const PercentileView& base, const Perc
 
 std::string Ratio(int64_t count, int64_t trials) { return fmt::format("{}/{}", count, trials); }
 
+// Trials of `r` in which some expectation failed: exact when trial_details keeps every trial (those
+// whose verdict is not pass), otherwise the larger of the failing trials kept and the most failures
+// of any one per-trial expectation — a lower bound, so the test never overstates a rise.
+int64_t FailingTrials(const ResultView& r) {
+  int64_t n = r.failing_trials_kept;
+  for (const auto& e : r.expectations) {
+    if (!e.min_fraction) n = std::max(n, e.failed);
+  }
+  return std::min(n, r.trials);
+}
+
 // Returns whether the per-trial outcomes (rows, final values) could be compared.
 bool CompareCounts(const ResultView& b, const ResultView& n, ResultComparison* rc) {
-  // Expectations, matched by their text (stable across runs).
-  std::map<std::string, const ExpectationView*> new_expect;
-  for (const auto& e : n.expectations) new_expect[e.text] = &e;
-  std::set<std::string> seen;
+  // Expectations, matched by their text (stable across runs); the rest are changes.
+  std::map<std::string, const ExpectationView*> base_expect, new_expect;
+  for (const auto& e : b.expectations) base_expect.emplace(e.text, &e);
+  for (const auto& e : n.expectations) new_expect.emplace(e.text, &e);
+  std::vector<const ExpectationView*> removed, added;
   for (const auto& e : b.expectations) {
-    seen.insert(e.text);
     auto it = new_expect.find(e.text);
     if (it == new_expect.end()) {
-      rc->notes.push_back(fmt::format("expectation only in BASE: {}", e.text));
+      removed.push_back(&e);
       continue;
     }
     rc->tests.push_back(TrialTest("expectation", "expectation failed: " + e.text, e.failed, e.passed + e.failed,
                                   it->second->failed, it->second->passed + it->second->failed));
   }
   for (const auto& e : n.expectations) {
-    if (!seen.count(e.text)) rc->notes.push_back(fmt::format("expectation only in NEW: {}", e.text));
+    if (!base_expect.count(e.text)) added.push_back(&e);
+  }
+  // The result's failing trials as a whole, whatever its expectations say (after the expectations:
+  // a regression's first reason stays the expectation that failed, when one is matched).
+  rc->tests.push_back(TrialTest("failing trials", "trials failing any expectation", FailingTrials(b), b.trials,
+                                FailingTrials(n), n.trials));
+  for (size_t i = 0; i < std::max(removed.size(), added.size()); ++i) {
+    ExpectationChange change;
+    if (i < removed.size()) change.base_text = removed[i]->text;
+    if (i < added.size()) {
+      change.new_text = added[i]->text;
+      change.new_failed = added[i]->failed;
+      change.new_trials = added[i]->passed + added[i]->failed;
+      change.new_failing = added[i]->Failing();
+    }
+    rc->expectation_changes.push_back(std::move(change));
   }
   // Winners histogram: trials with k winners, per k.
   std::set<std::string> ks;
@@ -118,14 +144,24 @@ bool CompareCounts(const ResultView& b, const ResultView& n, ResultComparison* r
 
 void Judge(const CompareOptions& options, ResultComparison* rc) {
   for (auto& t : rc->tests) {
-    // Expectations: only more failures is a regression (fewer is an improvement). Outcomes: any
-    // significant shift is a change of behaviour.
-    t.regression = t.significant && (t.kind != "expectation" || t.rose());
+    // Failures (of the result or of one expectation): only more is a regression (fewer is an
+    // improvement). Outcomes: any significant shift is a change of behaviour.
+    const bool failures = t.kind == "expectation" || t.kind == "failing trials";
+    t.regression = t.significant && (!failures || t.rose());
     if (t.regression) {
       rc->reasons.push_back(fmt::format("{}: {} → {} (p = {:.2g}, Holm-adjusted {:.2g})", t.subject,
                                         Ratio(t.base_count, t.base_trials), Ratio(t.new_count, t.new_trials), t.p,
                                         t.p_adjusted));
     }
+  }
+  for (const auto& change : rc->expectation_changes) {
+    if (!change.new_failing) continue;
+    rc->reasons.push_back(fmt::format(
+        "expectation {} fails in NEW: {} of {} trials (an expectation only in NEW has no baseline to be within "
+        "chance of)",
+        change.base_text.empty() ? fmt::format("'{}' (added)", change.new_text)
+                                 : fmt::format("'{}' (changed from '{}')", change.new_text, change.base_text),
+        change.new_failed, change.new_trials));
   }
   for (auto& s : rc->timing) {
     s.regression = s.flagged && options.timing == TimingPolicy::kFail && s.what == "blocked ms";
@@ -139,8 +175,14 @@ void Judge(const CompareOptions& options, ResultComparison* rc) {
   }
   if (rc->base_verdict && rc->new_verdict && *rc->base_verdict != *rc->new_verdict && rc->reasons.empty() &&
       *rc->new_verdict != "interrupted" && *rc->base_verdict != "interrupted") {
-    rc->notes.push_back(fmt::format("verdict {} → {}, within chance at alpha = {}", *rc->base_verdict,
-                                    *rc->new_verdict, options.alpha));
+    const auto whole = std::find_if(rc->tests.begin(), rc->tests.end(),
+                                    [](const CountTest& t) { return t.kind == "failing trials"; });
+    const std::string counts =
+        whole == rc->tests.end() ? ""
+                                 : fmt::format(" (failing trials {} → {})", Ratio(whole->base_count, whole->base_trials),
+                                               Ratio(whole->new_count, whole->new_trials));
+    rc->notes.push_back(fmt::format("verdict {} → {}, within chance at alpha = {}{}", *rc->base_verdict,
+                                    *rc->new_verdict, options.alpha, counts));
   }
   rc->regression = !rc->reasons.empty();
 }
@@ -225,6 +267,12 @@ Comparison Compare(const ReportView& base, const ReportView& now, const CompareO
     rc.new_verdict = n.verdict;
     rc.new_trials = n.trials;
     rc.notes.push_back("not in BASE (no baseline)");
+    // A fail with no baseline has nothing to be within chance of (an error is judged in Judge).
+    if (n.verdict == "fail") {
+      rc.reasons.push_back(fmt::format("not in BASE, and it fails in NEW ({} of {} trials failing): a result with "
+                                       "no baseline has none to be within chance of",
+                                       FailingTrials(n), n.trials));
+    }
     c.results.push_back(std::move(rc));
   }
 
@@ -258,6 +306,15 @@ Comparison Compare(const ReportView& base, const ReportView& now, const CompareO
   }
   c.family_size = family.size();
   for (auto& rc : c.results) Judge(options, &rc);
+  // A result that passed in BASE and fails in NEW without being a regression is never silent.
+  const auto wobbles = std::count_if(c.results.begin(), c.results.end(), [](const ResultComparison& r) {
+    return !r.regression && r.base_verdict == "pass" && r.new_verdict == "fail";
+  });
+  if (wobbles > 0) {
+    c.warnings.push_back(fmt::format("{} result{} passed in BASE and {} in NEW within chance at alpha = {} (not a "
+                                     "regression; run more trials to tell)",
+                                     wobbles, wobbles == 1 ? "" : "s", wobbles == 1 ? "fails" : "fail", options.alpha));
+  }
   return c;
 }
 

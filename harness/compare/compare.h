@@ -6,6 +6,13 @@
 //   comparison form one family, Holm-corrected, and a change is significant when its adjusted p < alpha;
 // - a significant rise of an expectation's failures, or a significant shift of an outcome's
 //   frequency, is a regression; so is a result whose new verdict is `error` (its behaviour is unknown);
+// - each result's failing trials as a whole (trials in which any expectation failed, whatever the
+//   expectations' texts) are one more Fisher test in the same family: a significant rise is a
+//   regression, so a result that passes in BASE and fails in NEW is one unless the counts are within
+//   chance, even when its expectations were edited;
+// - an expectation only in NEW (added, or its text changed) that fails is a regression: it has no
+//   baseline to be within chance of; so is a result only in NEW whose verdict is `fail` or `error`;
+//   every changed, added or removed expectation is named (ResultComparison::expectation_changes);
 // - a NEW result an interrupt cut short (verdict `interrupted`, or results[].interrupted) is compared
 //   on the trials it ran and judged "interrupted": not a regression of the scenario, a warning for the
 //   comparison, and a regression with fail_on_missing (NEW did not cover BASE);
@@ -39,7 +46,7 @@ struct CompareOptions {
 
 // One exact test of a count.
 struct CountTest {
-  std::string kind;     // "expectation" | "winners" | "sqlstate" | "lock waits" | "outcome"
+  std::string kind;     // "failing trials" | "expectation" | "winners" | "sqlstate" | "lock waits" | "outcome"
   std::string subject;  // "expectation failed: winners = 1", "2 winners", "SQLSTATE 40001", "worker/claim rows 0,1"
   bool per_trial = true;  // true: count of trials (Fisher 2×2); false: events over trials (Poisson rates)
   int64_t base_count = 0, base_trials = 0, new_count = 0, new_trials = 0;
@@ -51,6 +58,16 @@ struct CountTest {
   // Proportions (or rates) differ at all.
   bool differs() const { return base_count * new_trials != new_count * base_trials; }
   bool rose() const { return new_count * base_trials > base_count * new_trials; }
+};
+
+// An expectation whose text is in one report only. Texts found in both are matched; the k-th
+// unmatched text of BASE is paired with the k-th unmatched text of NEW (an edited expectation keeps
+// its place in the scenario's order), and what is left is added (only NEW) or removed (only BASE).
+struct ExpectationChange {
+  std::string base_text;  // "" when added in NEW
+  std::string new_text;   // "" when removed in NEW
+  int64_t new_failed = 0, new_trials = 0;  // NEW's counts (trials), when new_text is set
+  bool new_failing = false;                // it failed in NEW (ExpectationView::Failing)
 };
 
 struct TimingShift {
@@ -71,6 +88,7 @@ struct ResultComparison {
   // ran; not a regression of the scenario, but not a complete run (--fail-on-missing: a regression).
   bool new_interrupted = false;
   std::vector<CountTest> tests;
+  std::vector<ExpectationChange> expectation_changes;
   std::vector<TimingShift> timing;
   std::vector<std::string> notes;    // not regressions: verdict changes within chance, missing results, …
   std::vector<std::string> reasons;  // why it is a regression, one line each

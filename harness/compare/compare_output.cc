@@ -16,7 +16,7 @@ std::string Verdicts(const ResultComparison& r) {
 }
 
 // "regression"; "only in BASE" / "only in NEW"; "changed": a significant change that is not a
-// regression (fewer failures), a flagged timing shift or another verdict; "interrupted": NEW's result
+// regression (fewer failures), a flagged timing shift, another verdict or an edited expectation; "interrupted": NEW's result
 // was cut short by SIGINT/SIGTERM (not judged complete); "within chance": counts moved, none
 // significantly; "same".
 std::string Judgement(const ResultComparison& r) {
@@ -26,7 +26,7 @@ std::string Judgement(const ResultComparison& r) {
   if (r.new_interrupted) return "interrupted";
   const bool changed = std::any_of(r.tests.begin(), r.tests.end(), [](const CountTest& t) { return t.significant; }) ||
                        std::any_of(r.timing.begin(), r.timing.end(), [](const TimingShift& s) { return s.flagged; }) ||
-                       *r.base_verdict != *r.new_verdict;
+                       *r.base_verdict != *r.new_verdict || !r.expectation_changes.empty();
   if (changed) return "changed";
   const bool moved = std::any_of(r.tests.begin(), r.tests.end(), [](const CountTest& t) { return t.differs(); });
   return moved ? "within chance" : "same";
@@ -51,9 +51,26 @@ std::string TimingLine(const TimingShift& s) {
                                               : " — flagged, never gates (racelab's own precision: a busy machine?)");
 }
 
-// Details worth showing for one result: reasons, then every test whose counts moved, flagged timing, notes.
+// "expectation changed: 'winners = 1' → 'winners = 2' (NEW: failed in 20 of 20 trials) — REGRESSION".
+std::string ChangeLine(const ExpectationChange& e) {
+  const std::string in_new =
+      e.new_failing      ? fmt::format("NEW: failed in {} of {} trials", e.new_failed, e.new_trials)
+      : e.new_failed > 0 ? fmt::format("NEW: held, failed in {} of {} trials (within its min_fraction)", e.new_failed,
+                                       e.new_trials)
+                         : "NEW: held in every trial";
+  const char* mark = e.new_failing ? " — REGRESSION" : "";
+  if (e.new_text.empty()) return fmt::format("expectation removed in NEW: '{}'", e.base_text);
+  if (e.base_text.empty()) return fmt::format("expectation added in NEW: '{}' ({}){}", e.new_text, in_new, mark);
+  return fmt::format("expectation changed: '{}' → '{}' ({}){}", e.base_text, e.new_text, in_new, mark);
+}
+
+// Details worth showing for one result: edited expectations, every test whose counts moved, flagged
+// timing, notes.
 std::vector<std::string> DetailLines(const ResultComparison& r) {
   std::vector<std::string> lines;
+  // A result only in NEW has no tests: its reasons (a fail with no baseline) are its details.
+  if (!r.base_verdict) lines = r.reasons;
+  for (const auto& e : r.expectation_changes) lines.push_back(ChangeLine(e));
   for (const auto& t : r.tests) if (t.differs()) lines.push_back(TestLine(t));
   for (const auto& s : r.timing) if (s.flagged) lines.push_back(TimingLine(s));
   for (const auto& n : r.notes) lines.push_back(n);
@@ -121,7 +138,9 @@ void WriteMarkdown(const Comparison& c, std::ostream& out) {
     heading = true;
     out << fmt::format("\n### {}{}\n\n", r.regression ? "Regression: " : "", Md(r.key));
     for (const auto& reason : r.reasons) out << "- **" << Md(reason) << "**\n";
-    for (const auto& line : DetailLines(r)) out << "- " << Md(line) << "\n";
+    for (const auto& line : DetailLines(r)) {
+      if (std::find(r.reasons.begin(), r.reasons.end(), line) == r.reasons.end()) out << "- " << Md(line) << "\n";
+    }
   }
   out << "\n" << Md(MethodLine(c)) << " See docs/compare.md.\n";
 }

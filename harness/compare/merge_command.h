@@ -5,10 +5,12 @@
 // (scenario × engine × isolation level × params) is a usage error; inputs from another racelab version,
 // engine, server or seed are joined with a warning.
 //
-// Exit codes, as `run` would have exited on the joined results: 0 every expectation held, 1 one
-// failed, 3 a result is `error` or an input holds results not run (its run ended early: run_error, or an
-// interrupt); 2 usage (an unreadable or invalid input, named with its file and field;
-// overlapping shards; a bad --format; --out not writable).
+// Merge joins; it does not judge (`racelab compare` / `run --baseline` gate). It says the merged
+// verdict on stdout (MergedVerdictLine). Exit codes: 0 joined, whatever the results' verdicts (a
+// `fail` or an `error` result included: each is a verdict for compare to judge); 3 the join is
+// incomplete — an input's run ended early (its `run_error`: results not run) or an interrupt left
+// results not run or cut short; 2 usage (an unreadable or invalid input, named with its file and
+// field; overlapping shards; a bad --format; --out not writable).
 // Thread-safety: main thread only.
 #pragma once
 
@@ -16,6 +18,8 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "harness/model/summary.h"
 
 namespace racelab::compare {
 
@@ -29,5 +33,10 @@ struct MergeArgs {
 CLI::App* AddMergeSubcommand(CLI::App& app, MergeArgs* args);
 
 int MergeCommand(const MergeArgs& args);
+
+// "racelab merge: 12 results joined from 4 reports (11 pass, 1 fail); merged verdict: fail (merge does
+// not gate: …)": the worst verdict by a run's precedence (error, fail, interrupted, pass), or
+// "incomplete" when results did not run or an interrupt cut one short (merge then exits 3).
+std::string MergedVerdictLine(const RunReport& merged, size_t inputs);
 
 }  // namespace racelab::compare

@@ -203,12 +203,21 @@ ResultView ReadResult(const Json& j, const std::string& where, const std::string
           r.Fail(here, "expected an object");
           break;
         }
-        v.expectations.push_back({r.String(e, "text", here, true), r.Integer(e, "passed", here, true),
-                                  r.Integer(e, "failed", here, true)});
+        ExpectationView ev{r.String(e, "text", here, true), r.Integer(e, "passed", here, true),
+                           r.Integer(e, "failed", here, true)};
+        if (r.Find(e, "min_fraction") != nullptr) ev.min_fraction = r.Number(e, "min_fraction", here);
+        v.expectations.push_back(std::move(ev));
       }
     }
   }
   const Json* details = r.Find(j, "trial_details");
+  if (details != nullptr && details->is_array()) {
+    for (const Json& t : *details) {
+      if (!t.is_object()) continue;  // reported below when every trial is kept
+      const Json* verdict = r.Find(t, "verdict");
+      if (verdict != nullptr && verdict->is_string() && verdict->get<std::string>() != "pass") ++v.failing_trials_kept;
+    }
+  }
   if (details != nullptr && details->is_array() && static_cast<int64_t>(details->size()) == v.trials) {
     std::vector<std::vector<std::string>> outcomes;
     for (size_t i = 0; i < details->size() && r.ok(); ++i) {
@@ -240,6 +249,11 @@ std::pair<size_t, size_t> LineColumn(const std::string& text, size_t offset) {
 }
 
 }  // namespace
+
+bool ExpectationView::Failing() const {
+  if (!min_fraction) return failed > 0;
+  return static_cast<double>(passed) + 1e-9 < *min_fraction * static_cast<double>(passed + failed);
+}
 
 std::string ResultView::Key() const {
   std::string key = fmt::format("{} [{}] {}", scenario, isolation, engine);

@@ -29,6 +29,11 @@ struct PercentileView {
 struct ExpectationView {
   std::string text;
   int64_t passed = 0, failed = 0;  // trials
+  // expectations[].min_fraction: a result-level `one_of` alternative, which holds when passed >=
+  // min_fraction × (passed + failed); nullopt for an expectation checked in every trial.
+  std::optional<double> min_fraction;
+  // Whether it failed over the result: failed > 0, or too few passes for min_fraction.
+  bool Failing() const;
 };
 
 // One results[] entry.
@@ -50,6 +55,8 @@ struct ResultView {
   PercentileView blocked_ms;  // count = statements seen in a lock wait, over all trials
   PercentileView skew_us;
   std::vector<ExpectationView> expectations;
+  // Trials kept in trial_details whose verdict is not "pass" (however many trial_details holds).
+  int64_t failing_trials_kept = 0;
   // Per trial, the outcome categories derived from its events and final values (see OutcomesOfTrial
   // in report_view.cc): "worker/claim rows 0,1", "final #1 = 1". nullopt unless trial_details holds
   // every trial (a report written with fewer details cannot be compared on these).

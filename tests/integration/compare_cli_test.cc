@@ -1,8 +1,9 @@
 // racelab compare / run --baseline / run --shard / merge as a CI job runs them, on real runs of
 // guarded-cas-claim against the test server: two honest runs compare clean (exit 0); a copy of the
 // scenario with its guard removed from the SQL (expectations unchanged: the race is back) is a
-// regression named by scenario and level (exit 1); bad input exits 2 naming the file; shard reports
-// merge into the plan's results.
+// regression named by scenario and level (exit 1); so is a copy whose expectation alone was edited
+// (`winners: 2`, failing every trial); bad input exits 2 naming the file; shard reports merge into the
+// plan's results, and merge exits 0 for a failing result (compare gates).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -59,6 +60,24 @@ class CompareCliTest : public ::testing::Test {
     }
     auto broken = RunTo((dir_->path / "guarded-cas-claim.yaml").string(), dir_->path / "broken", 10, {"--isolation", "rc"});
     ASSERT_EQ(broken.exit_code, 1) << broken.err;  // the run itself sees winners = 2
+    // The catalogue scenario with only its expectation edited (issue 19): `winners: 2`, the SQL as it
+    // is — one winner in every trial, so it fails every trial.
+    const std::string expectation = "expect:\n  winners: 1\n";
+    ASSERT_NE(Slurp(original).find(expectation), std::string::npos) << "the scenario's expectation changed; update this test";
+    std::string winners2 = Slurp(original);
+    winners2.replace(winners2.find(expectation), expectation.size(), "expect:\n  winners: 2\n");
+    fs::create_directories(dir_->path / "winners2");
+    std::ofstream(dir_->path / "winners2" / "guarded-cas-claim.yaml") << winners2;
+    // A PR that edits the code and the expectation together: the guard removed and `winners: 2`.
+    std::string edited = yaml;
+    edited.replace(edited.find(expectation), expectation.size(), "expect:\n  winners: 2\n");
+    fs::create_directories(dir_->path / "edited");
+    std::ofstream(dir_->path / "edited" / "guarded-cas-claim.yaml") << edited;
+    for (const char* copy : {"winners2", "edited"}) {
+      auto r = RunTo((dir_->path / copy / "guarded-cas-claim.yaml").string(), dir_->path / (std::string(copy) + "-run"),
+                     10, {"--isolation", "rc"});
+      ASSERT_EQ(r.exit_code, 1) << copy << ": " << r.err;
+    }
   }
   static void TearDownTestSuite() { delete dir_; }
   static fs::path Report(const char* side) { return dir_->path / side / "racelab.json"; }
@@ -86,6 +105,83 @@ TEST_F(CompareCliTest, ReintroducedRaceIsARegressionNamingIt) {
   EXPECT_NE(junit.find("<failure message=\"expectation failed: winners = 1"), std::string::npos) << junit;
   const auto violations = ValidateXmlText(SchemaPath("racelab-junit.xsd"), junit);
   EXPECT_TRUE(violations.empty()) << violations.front();
+}
+
+// Issue 19: the winners: 2 copy fails every trial; its expectation's text changed, so it has no
+// match in BASE. compare judges the result's failing trials as a whole (0/10 → 10/10) and the edited
+// expectation that fails: a regression, named as changed in every output.
+TEST_F(CompareCliTest, EditedExpectationThatFailsIsARegressionNamedAsChanged) {
+  const fs::path out = dir_->path / "cmp-winners2";
+  auto r = Racelab({"compare", Report("a"), Report("winners2-run"), "--format", "console,md,junit", "--out", out.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("REGRESSION    guarded-cas-claim [read committed] postgresql {workers=2}: pass → fail"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("expectation changed: 'winners = 1' → 'winners = 2' (NEW: failed in 10 of 10 trials)"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trials failing any expectation: 0/10 → 10/10 trials"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("within chance at alpha"), std::string::npos) << r.out;
+  EXPECT_NE(Slurp(out / "racelab-compare.md").find("expectation changed: 'winners = 1' → 'winners = 2'"),
+            std::string::npos);
+  const std::string junit = Slurp(out / "racelab-compare.junit.xml");
+  EXPECT_NE(junit.find("failures=\"1\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("expectation changed: &#39;winners = 1&#39; → &#39;winners = 2&#39;"), std::string::npos) << junit;
+  const auto violations = ValidateXmlText(SchemaPath("racelab-junit.xsd"), junit);
+  EXPECT_TRUE(violations.empty()) << violations.front();
+
+  // The same copy gated by run --baseline: exit 1, naming it, with the run's own JUnit beside.
+  const fs::path gated = dir_->path / "winners2-gated";
+  auto g = Racelab({"run", (dir_->path / "winners2" / "guarded-cas-claim.yaml").string(), "--trials", "10",
+                    "--isolation", "rc", "--baseline", Report("a").string(), "--format", "console,junit", "--out",
+                    gated.string(), "--dsn", TestConninfo(), "--allow-superuser", "-q"});
+  EXPECT_EQ(g.exit_code, 1) << g.out << g.err;
+  EXPECT_NE(g.out.find("REGRESSION    guarded-cas-claim [read committed]"), std::string::npos) << g.out;
+  EXPECT_NE(g.out.find("expectation changed: 'winners = 1' → 'winners = 2'"), std::string::npos) << g.out;
+  EXPECT_NE(Slurp(gated / "racelab-compare.junit.xml").find("failures=\"1\""), std::string::npos);
+}
+
+// A PR that edits the scenario's code and its expectation together (guard removed, `winners: 2`): the
+// other checks still fail in every trial, and the edit is named.
+TEST_F(CompareCliTest, ExpectationEditedTogetherWithTheCodeIsARegression) {
+  auto r = Racelab({"compare", Report("a"), Report("edited-run")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("REGRESSION    guarded-cas-claim [read committed]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("expectation changed: 'winners = 1' → 'winners = 2'"), std::string::npos) << r.out;
+}
+
+// merge joins and says the merged verdict; it exits 0 for a failing result (compare gates), 3 when a
+// shard's run ended early (run_error: results not run).
+TEST_F(CompareCliTest, MergeExitsZeroForAFailingResultAndThreeForAShardThatEndedEarly) {
+  const fs::path out = dir_->path / "merged-broken";
+  auto r = Racelab({"merge", Report("broken").string(), "--out", out.string(), "--format", "json,junit"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("racelab merge: 1 result joined from 1 report (1 fail); merged verdict: fail"), std::string::npos)
+      << r.out;
+  // The documented pipeline goes on to the gate, which names the regression.
+  auto gate = Racelab({"compare", Report("a").string(), (out / "racelab.json").string()});
+  EXPECT_EQ(gate.exit_code, 1) << gate.out;
+
+  nlohmann::json ended = nlohmann::json::parse(Slurp(Report("a")));
+  ended["run_error"] = "could not connect to the server";
+  const fs::path early = dir_->path / "ended-early.json";
+  std::ofstream(early) << ended.dump(2);
+  r = Racelab({"merge", early.string(), "--out", (dir_->path / "merged-early").string(), "--format", "json"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("merged verdict: incomplete"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("could not connect to the server"), std::string::npos) << r.err;
+}
+
+// Every subcommand's exit codes are in --help (harness/cli/exit_codes.h; README.md holds the same table).
+TEST(RacelabHelpTest, HelpShowsTheExitCodeTableAndEachSubcommandItsRow) {
+  auto r = Racelab({"--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Exit codes (every subcommand"), std::string::npos) << r.out;
+  for (const char* row : {"  list ", "  explain ", "  run ", "  run --baseline FILE ", "  run X.spec ", "  convert ",
+                          "  compare ", "  merge ", "  matrix ", "  clean "}) {
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  }
+  auto merge = Racelab({"merge", "--help"});
+  EXPECT_EQ(merge.exit_code, 0);
+  EXPECT_NE(merge.out.find("merge: 0 joined, whatever the results' verdicts"), std::string::npos) << merge.out;
 }
 
 // Shard reports join in plan order: result i of shard K of N was plan result K-1 + i·N. Two copies of

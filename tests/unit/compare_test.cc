@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 
 #include "harness/compare/anomaly_matrix.h"
 #include "harness/compare/compare_output.h"
+#include "harness/compare/merge_command.h"
 #include "harness/compare/report_view.h"
 #include "tests/temp_dir.h"
 
@@ -65,7 +67,11 @@ TEST(CompareTest, OneFailureInTwentyIsWithinChance) {
   EXPECT_FALSE(c.regression());
   const auto& notes = c.results[0].notes;
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
-    return n.find("verdict pass → fail, within chance") != std::string::npos;
+    return n.find("verdict pass → fail, within chance at alpha = 0.01 (failing trials 0/20 → 1/20)") != std::string::npos;
+  }));
+  // Never silent: the comparison warns that a result passed in BASE and fails in NEW.
+  EXPECT_TRUE(std::any_of(c.warnings.begin(), c.warnings.end(), [](const std::string& w) {
+    return w.find("1 result passed in BASE and fails in NEW within chance at alpha = 0.01") != std::string::npos;
   }));
 }
 
@@ -139,7 +145,7 @@ TEST(CompareTest, MissingBaseResultsWarnAndFailOnMissingMakesThemRegressions) {
   ASSERT_EQ(c.results.size(), 3u);
   EXPECT_TRUE(c.results[1].regression);  // b: in BASE only
   EXPECT_NE(c.results[1].reasons[0].find("not in NEW"), std::string::npos);
-  EXPECT_FALSE(c.results[2].regression);  // c: in NEW only is never a regression
+  EXPECT_FALSE(c.results[2].regression);  // c: in NEW only and passing is not a regression
 }
 
 TEST(CompareTest, NewErrorVerdictIsARegression) {
@@ -229,6 +235,166 @@ TEST(CompareTest, RowCountsPerTrialAreCompared) {
   for (const auto& t : c.results[0].tests) rows = rows || (t.subject == "worker/claim rows 1,1" && t.regression);
   EXPECT_TRUE(rows);
   EXPECT_FALSE(CompareJson(b, b).regression());
+}
+
+// The catalogue's guarded-cas-claim with its expectation edited to `winners: 2`: the same behaviour
+// (one winner in every trial), so no outcome count moved, but the result now fails 20/20 trials. An
+// edited expectation has no baseline to be matched with, so it used to be a note and the verdict change
+// "within chance" (issue 19); now the result's failing trials are judged as a whole and the edited
+// expectation that fails is a regression, named as changed in every output.
+TEST(CompareTest, EditedExpectationThatFailsIsARegressionNamedAsChanged) {
+  Json now = Report({Result("guarded-cas-claim", 20, 0, {{"1", 20}})});
+  now["results"][0]["verdict"] = "fail";
+  now["results"][0]["expectations"][0] = {{"text", "winners = 2"}, {"passed", 0}, {"failed", 20}};
+  const Comparison c = CompareJson(Report({Result("guarded-cas-claim", 20, 0, {{"1", 20}})}), now);
+  ASSERT_TRUE(c.regression());
+  const ResultComparison& r = c.results[0];
+  ASSERT_EQ(r.expectation_changes.size(), 1u);
+  EXPECT_EQ(r.expectation_changes[0].base_text, "winners = 1");
+  EXPECT_EQ(r.expectation_changes[0].new_text, "winners = 2");
+  EXPECT_TRUE(r.expectation_changes[0].new_failing);
+  const auto whole = std::find_if(r.tests.begin(), r.tests.end(), [](const CountTest& t) { return t.kind == "failing trials"; });
+  ASSERT_NE(whole, r.tests.end());
+  EXPECT_EQ(whole->base_count, 0);
+  EXPECT_EQ(whole->new_count, 20);
+  EXPECT_TRUE(whole->regression);
+  std::ostringstream console, md, junit;
+  WriteConsole(c, console);
+  WriteMarkdown(c, md);
+  WriteJunit(c, junit);
+  EXPECT_NE(console.str().find("REGRESSION    guarded-cas-claim [read committed] postgresql {workers=2}: pass → fail"),
+            std::string::npos) << console.str();
+  EXPECT_NE(console.str().find("expectation changed: 'winners = 1' → 'winners = 2' (NEW: failed in 20 of 20 trials) — "
+                               "REGRESSION"),
+            std::string::npos) << console.str();
+  EXPECT_NE(console.str().find("trials failing any expectation: 0/20 → 20/20 trials"), std::string::npos) << console.str();
+  EXPECT_EQ(console.str().find("within chance at alpha"), std::string::npos) << console.str();
+  EXPECT_NE(md.str().find("expectation changed: 'winners = 1' → 'winners = 2'"), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("Regression: guarded-cas-claim"), std::string::npos) << md.str();
+  EXPECT_NE(junit.str().find("failures=\"1\""), std::string::npos) << junit.str();
+  EXPECT_NE(junit.str().find("expectation changed: &#39;winners = 1&#39; → &#39;winners = 2&#39;"), std::string::npos)
+      << junit.str();
+}
+
+// A PR that edits the code and the expectation together: the race is back (two winners) and the
+// expectation now asks for two, but another check still fails in every trial.
+TEST(CompareTest, ExpectationEditedTogetherWithTheCodeIsStillJudged) {
+  Json base = Report({Result("s", 20, 0, {{"1", 20}})});
+  base["results"][0]["expectations"].push_back({{"text", "claim returned 0 rows in 1 session"}, {"passed", 20}, {"failed", 0}});
+  Json now = Report({Result("s", 20, 0, {{"2", 20}})});
+  now["results"][0]["verdict"] = "fail";
+  now["results"][0]["expectations"] = Json::array(
+      {{{"text", "winners = 2"}, {"passed", 20}, {"failed", 0}},
+       {{"text", "claim returned 0 rows in 1 session"}, {"passed", 0}, {"failed", 20}}});
+  const Comparison c = CompareJson(base, now);
+  ASSERT_TRUE(c.regression());
+  ASSERT_EQ(c.results[0].expectation_changes.size(), 1u);
+  EXPECT_FALSE(c.results[0].expectation_changes[0].new_failing);  // winners = 2 holds: changed, not the regression
+  std::ostringstream console;
+  WriteConsole(c, console);
+  EXPECT_NE(console.str().find("expectation changed: 'winners = 1' → 'winners = 2' (NEW: held in every trial)"),
+            std::string::npos) << console.str();
+  EXPECT_NE(console.str().find("expectation failed: claim returned 0 rows in 1 session: 0/20 → 20/20 trials"),
+            std::string::npos) << console.str();
+}
+
+// Four expectations each failing in 4 different trials of 20: no one of them is significant
+// (0/20 → 4/20: p = 0.11), but the result failed in 16 of 20 trials (p = 2.4e-8). With every trial kept
+// that is counted exactly; without trial details the count is a lower bound (the most failures of one
+// expectation, 4), which does not overstate the change.
+TEST(CompareTest, FailingTrialsAreJudgedAsAWhole) {
+  auto result = [](bool failing, bool details) {
+    Json r = Result("s", 20, 0, {{"1", 20}});
+    r["expectations"] = Json::array();
+    for (int e = 0; e < 4; ++e) {
+      const int failed = failing ? 4 : 0;
+      r["expectations"].push_back({{"text", "check " + std::to_string(e)}, {"passed", 20 - failed}, {"failed", failed}});
+    }
+    if (failing) r["verdict"] = "fail";
+    if (details) {
+      r["trial_details"] = Json::array();
+      for (int t = 0; t < 20; ++t) {
+        r["trial_details"].push_back({{"trial", t + 1}, {"verdict", failing && t < 16 ? "fail" : "pass"}});
+      }
+    }
+    return r;
+  };
+  const Comparison kept = CompareJson(Report({result(false, true)}), Report({result(true, true)}));
+  ASSERT_TRUE(kept.regression());
+  ASSERT_EQ(kept.results[0].reasons.size(), 1u);
+  EXPECT_NE(kept.results[0].reasons[0].find("trials failing any expectation: 0/20 → 16/20"), std::string::npos)
+      << kept.results[0].reasons[0];
+  const Comparison aggregates = CompareJson(Report({result(false, false)}), Report({result(true, false)}));
+  EXPECT_FALSE(aggregates.regression());
+  const auto& tests = aggregates.results[0].tests;
+  const auto whole = std::find_if(tests.begin(), tests.end(), [](const CountTest& t) { return t.kind == "failing trials"; });
+  ASSERT_NE(whole, tests.end());
+  EXPECT_EQ(whole->new_count, 4);
+}
+
+TEST(CompareTest, AddedAndRemovedExpectationsAreNamedAndAnAddedFailingOneIsARegression) {
+  const Json base = Report({Result("s", 20, 0, {{"1", 20}})});
+  Json held = Report({Result("s", 20, 0, {{"1", 20}})});
+  held["results"][0]["expectations"].push_back({{"text", "SQLSTATE 40001 count = 0"}, {"passed", 20}, {"failed", 0}});
+  const Comparison added = CompareJson(base, held);
+  EXPECT_FALSE(added.regression());
+  EXPECT_NE(TallyLine(added).find("1 changed"), std::string::npos) << TallyLine(added);
+  std::ostringstream console;
+  WriteConsole(added, console);
+  EXPECT_NE(console.str().find("expectation added in NEW: 'SQLSTATE 40001 count = 0' (NEW: held in every trial)"),
+            std::string::npos) << console.str();
+  // Removed: named, not a regression.
+  const Comparison removed = CompareJson(held, base);
+  EXPECT_FALSE(removed.regression());
+  ASSERT_EQ(removed.results[0].expectation_changes.size(), 1u);
+  EXPECT_EQ(removed.results[0].expectation_changes[0].new_text, "");
+  // Added and failing, even in one trial of 20: a regression of NEW.
+  Json once = held;
+  once["results"][0]["verdict"] = "fail";
+  once["results"][0]["expectations"][1]["passed"] = 19;
+  once["results"][0]["expectations"][1]["failed"] = 1;
+  const Comparison failing = CompareJson(base, once);
+  ASSERT_TRUE(failing.regression());
+  EXPECT_NE(failing.results[0].reasons.back().find("expectation 'SQLSTATE 40001 count = 0' (added) fails in NEW: 1 of 20"),
+            std::string::npos) << failing.results[0].reasons.back();
+  // A min_fraction alternative that held in enough trials is not failing, though some trials missed it.
+  Json fraction = held;
+  fraction["results"][0]["expectations"][1] = {{"text", "one_of 'a' held in >= 90% of trials"}, {"passed", 19},
+                                               {"failed", 1}, {"min_fraction", 0.9}};
+  EXPECT_FALSE(CompareJson(base, fraction).regression());
+}
+
+TEST(CompareTest, ResultOnlyInNewThatFailsIsARegression) {
+  const Json base = Report({Result("a", 20, 0, {{"1", 20}})});
+  const Comparison c = CompareJson(base, Report({Result("a", 20, 0, {{"1", 20}}), Result("c", 20, 2, {{"1", 20}})}));
+  ASSERT_EQ(c.regressions(), 1);
+  EXPECT_TRUE(c.results[1].regression);
+  EXPECT_NE(c.results[1].reasons[0].find("not in BASE, and it fails in NEW (2 of 20 trials failing)"), std::string::npos)
+      << c.results[1].reasons[0];
+  std::ostringstream console;
+  WriteConsole(c, console);
+  EXPECT_NE(console.str().find("REGRESSION    c [read committed]"), std::string::npos) << console.str();
+  EXPECT_NE(console.str().find("    not in BASE, and it fails in NEW"), std::string::npos) << console.str();
+}
+
+// merge joins and says the merged verdict (it does not gate: its exit code is 0 for any verdict).
+TEST(MergeVerdictTest, TheWorstVerdictByARunsPrecedenceOrIncomplete) {
+  RunReport merged;
+  for (Verdict v : {Verdict::kPass, Verdict::kFail, Verdict::kPass}) {
+    ResultSummary r;
+    r.verdict = v;
+    merged.results.push_back(std::move(r));
+  }
+  EXPECT_EQ(MergedVerdictLine(merged, 2),
+            "racelab merge: 3 results joined from 2 reports (2 pass, 1 fail); merged verdict: fail (merge does not "
+            "gate: racelab compare or run --baseline does)");
+  merged.results[2].verdict = Verdict::kError;
+  EXPECT_NE(MergedVerdictLine(merged, 2).find("(1 pass, 1 fail, 1 error); merged verdict: error"), std::string::npos);
+  merged.results[0].interrupted = "interrupted during trial 4 of 20; that trial is not evaluated";
+  EXPECT_NE(MergedVerdictLine(merged, 2).find("merged verdict: incomplete"), std::string::npos);
+  merged.results[0].interrupted.clear();
+  merged.not_run.push_back(NotRunResult{});
+  EXPECT_NE(MergedVerdictLine(merged, 2).find("1 not run); merged verdict: incomplete"), std::string::npos);
 }
 
 TEST(AnomalyMatrixCellTest, DerivedFromWinnersAndSqlstates) {
