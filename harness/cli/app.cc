@@ -3,12 +3,15 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <iostream>
+#include <string_view>
 
 #include "harness/cli/command_line.h"
 #include "harness/cli/exit_codes.h"
+#include "harness/cli/man_page.h"
 #include "harness/cli/spec_commands.h"
 #include "harness/compare/anomaly_matrix.h"
 #include "harness/compare/compare_command.h"
@@ -40,6 +43,12 @@ constexpr const char* kDescription =
     "(needs CREATE USER and GRANT OPTION on racelab_%.*); --no-confine runs it with the --dsn user's rights.\n"
     "A password on the command line is visible to other users in `ps` and shell history: prefer\n"
     "PGPASSWORD, ~/.pgpass or a service file (PGSERVICE). racelab never prints a password.";
+
+// An empty --dsn is most often an unset CI variable (--dsn "$DATABASE_URL"): running on a throwaway
+// server instead would test something else than the job names.
+constexpr const char* kEmptyDsn =
+    "--dsn: the connection string is empty (an unset variable?); leave --dsn out for a throwaway "
+    "embedded server, or pass --dsn postgresql:// to use libpq's PG* variables";
 
 // CLI11 reads "-1" into a uint64_t as its two's complement and a too-large number as the largest
 // value; a seed must be written as it is used.
@@ -174,6 +183,18 @@ int Main(int argc, char** argv) {
   app.footer(ExitCodeTable());
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->footer(ExitCodesOf(sub->get_name()));
 
+  // Hidden: the man page, written from this App (harness/cli/man_page.h); the build makes
+  // build/racelab.1.
+  if (argc == 2 && std::string_view(argv[1]) == "--help-man") {
+    std::cout << ManPage(app, RACELAB_VERSION);
+    return 0;
+  }
+  // CLI11 would take the word after "--dsn=" as its value (--dsn="$UNSET" --tag locks: the DSN
+  // "--tag").
+  if (std::any_of(argv + 1, argv + argc,
+                  [](const char* a) { return std::string_view(a) == "--dsn="; })) {
+    return UsageError(kEmptyDsn);
+  }
   if (int i = StrayDsnArgument(argc, argv); i > 0) {
     return UsageError(fmt::format(
         "argument {} looks like a connection string (not shown: it may contain a password); pass it with --dsn "
@@ -194,6 +215,11 @@ int Main(int argc, char** argv) {
     std::cerr << "racelab: " << SanitizeForTerminal(RedactArguments(e.what(), argc, argv))
               << "\nRun 'racelab --help' for usage.\n";
     return 2;
+  }
+  if ((run->count("--dsn") > 0 &&
+       std::find(args.dsns.begin(), args.dsns.end(), "") != args.dsns.end()) ||
+      (clean->count("--dsn") > 0 && clean_dsn.empty())) {
+    return UsageError(kEmptyDsn);
   }
   args.dsn = args.dsns.empty() ? "" : args.dsns.front();
   if (run->parsed() && run->count("--isolation") > 0 &&

@@ -1,8 +1,10 @@
 // Each engine of `racelab run` in turn (engine_runs.h).
 #include "harness/cli/engine_runs.h"
 #include "harness/cli/run_plan.h"
+#include "harness/cli/target_notice.h"
 
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <set>
 
@@ -93,6 +95,10 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     eo.stop = stop;
     eo.confine = !args.no_confine;
     eo.allow_superuser = args.allow_superuser;
+    if (eo.dsn.empty() && SelectedEngine(eo) == "postgresql") {
+      const std::string notice = EmbeddedDespitePgEnvironment(SetPgTargetVariables(std::getenv));
+      if (!notice.empty()) std::cerr << notice << "\n";
+    }
     if (!args.quiet && eo.dsn.empty()) {
       // SQLite is no server: each trial gets a new database file in a run folder of its own.
       std::cerr << (SelectedEngine(eo) == "sqlite" ? std::string("racelab: SQLite: a new database file per trial…\n")

@@ -4,12 +4,14 @@
 #include <stdio.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "harness/cli/app.h"
+#include "harness/cli/target_notice.h"
 #include "harness/engine/engine.h"
 #include "harness/engine/open_engine.h"
 #include "harness/model/terminal_text.h"
@@ -157,6 +159,10 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
   // (then as the --dsn role or the embedded superuser, as isolationtester runs it).
   eo.confine = !run.no_confine;
   eo.allow_superuser = run.allow_superuser;
+  if (run.dsn.empty()) {
+    const std::string notice = EmbeddedDespitePgEnvironment(SetPgTargetVariables(std::getenv));
+    if (!notice.empty()) std::cerr << notice << "\n";
+  }
   if (!run.quiet && run.dsn.empty()) std::cerr << "racelab: starting embedded PostgreSQL…\n";
   auto engine = OpenEngine(eo);
   if (!engine.ok()) {

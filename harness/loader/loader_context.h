@@ -123,7 +123,7 @@ std::string SyntaxHint(const std::string& text, int line);
 bool IsSqlState(const std::string& code);
 // A SQLSTATE, or an engine's own error code of an engine in `engines`: a MariaDB error number
 // ("1213", 4 digits) or a SQLite result code name ("SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT") — what
-// `sqlstates` and `retry.on` accept. (A PostgreSQL-only file keeps "4001" a typo of 40001.)
+// `sqlstates` and `retry.sqlstates` accept. (A PostgreSQL-only file keeps "4001" a typo of 40001.)
 bool IsErrorKey(const std::string& code, const std::vector<std::string>& engines);
 // The text at `ref` when it is "" or an error key (IsErrorKey for the scenario's engines); else an
 // error at `ref` saying what a SQLSTATE is, and the text anyway. Shared by step_rows and errors.

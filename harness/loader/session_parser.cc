@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <string_view>
 
 #include "harness/loader/limits.h"
 #include "harness/loader/loader_context.h"
@@ -47,12 +49,40 @@ void ReadSettings(LoadContext& ctx, const Ref& ref, SessionSpec& session) {
   }
 }
 
+// The key `key` of the mapping `map`, when it is written plain (not quoted): yaml-cpp tags a plain
+// scalar "?" and a quoted one "!". Null when absent or quoted.
+std::optional<YAML::Node> PlainKey(const YAML::Node& map, std::string_view key) {
+  for (const auto& pair : map) {
+    if (pair.first.IsScalar() && pair.first.Scalar() == key && pair.first.Tag() == "?")
+      return pair.first;
+  }
+  return std::nullopt;
+}
+
+// `retry: { sqlstates: [...], attempts, initial_ms, factor, cap_ms }`. `sqlstates` was called `on`,
+// which YAML 1.1 tools (PyYAML, and so a JSON Schema check from Python) read as the boolean true:
+// the old name is accepted quoted ("on":), where every YAML reader sees the text "on".
 void ReadRetry(LoadContext& ctx, const Ref& ref, SessionSpec& session) {
   std::optional<Fields> fields =
-      ctx.reader.Map(ref, {"on", "attempts", "initial_ms", "factor", "cap_ms"}, {"on"});
+      ctx.reader.Map(ref, {"sqlstates", "attempts", "initial_ms", "factor", "cap_ms", "on"});
   if (!fields) return;
   RetrySpec retry;
-  if (const Ref* on = fields->Get("on")) {
+  const Ref* list = fields->Get("sqlstates");
+  if (const Ref* old = fields->Get("on")) {
+    if (std::optional<YAML::Node> plain = PlainKey(ref.node, "on")) {
+      ctx.reader.Error(
+          plain->Mark(), old->path,
+          "YAML 1.1 tools (PyYAML, a JSON Schema check from Python) read the key 'on' as the "
+          "boolean true: write sqlstates: (its name now), or quote the old name: \"on\":");
+    } else if (list != nullptr) {
+      ctx.reader.Error(*old, "give sqlstates only (\"on\" is its old name)");
+    } else {
+      list = old;
+    }
+  } else if (list == nullptr) {
+    ctx.reader.Error(ref.mark, JoinPath(ref.path, "sqlstates"), "missing required key 'sqlstates'");
+  }
+  if (const Ref* on = list) {
     auto codes = ctx.reader.TextItems(*on, limits::kMaxListItems, limits::kMaxNameBytes);
     if (codes && codes->empty())
       ctx.reader.Error(*on, "list at least one SQLSTATE, e.g. [\"40001\"]");

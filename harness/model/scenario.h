@@ -90,7 +90,7 @@ struct Step {
 // Retry a whole transaction (from its `begin` step) when it fails with one of `on` (issue 3).
 // Barriers are met only on the first attempt. Backoff: initial_ms * factor^(attempt-1), capped.
 struct RetrySpec {
-  std::vector<std::string> on;  // SQLSTATEs, e.g. {"40001", "40P01"}
+  std::vector<std::string> on;  // `sqlstates:` (formerly `on:`): SQLSTATEs or engine codes, e.g. {"40001", "40P01"}
   Expr attempts = "5";          // total attempts including the first
   Expr initial_ms = "50";
   Expr factor = "2";

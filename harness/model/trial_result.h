@@ -32,7 +32,7 @@ struct StepEvent {
   std::optional<std::vector<std::string>> read;
   std::string sqlstate;      // empty on success; "08006" for a lost connection
   // The engine's own code of the error ("1213": MariaDB ER_LOCK_DEADLOCK; "SQLITE_BUSY"), empty when
-  // the SQLSTATE is all there is (PostgreSQL). `expect.sqlstates` and `retry.on` may name either.
+  // the SQLSTATE is all there is (PostgreSQL). `expect.sqlstates` and `retry.sqlstates` may name either.
   std::string error_code;
   std::string message;       // server's primary message, unstable parts not removed
   // The server's DETAIL of the error (PostgreSQL's PG_DIAG_MESSAGE_DETAIL, e.g. SSI's "Reason code:

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -272,6 +273,62 @@ TEST(Cli, UnreachableDsnExitsThreeQuicklyWithoutThePassword) {
                  seconds(30));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.err.find("s3cr3t-pw"), std::string::npos) << r.err;
+}
+
+// An empty --dsn (an unset CI variable: --dsn "$DATABASE_URL") is a usage error, not a quiet run on
+// a throwaway server; nothing is written.
+TEST(Cli, EmptyDsnIsAUsageError) {
+  TempDir out;
+  for (std::vector<std::string> argv : std::vector<std::vector<std::string>>{
+           {kBin, "run", "guarded-cas-claim", "--dsn", ""},
+           {kBin, "run", "x.spec", "--dsn", ""},
+           {kBin, "run", "--dsn=", "--tag", "locks"},  // not the DSN "--tag"
+           {kBin, "clean", "--dsn", ""}}) {
+    if (argv[1] == "run") argv.insert(argv.end(), {"--out", (out.path / "r").string()});
+    ProcessResult r = RunProcess(argv, seconds(10));
+    EXPECT_EQ(r.exit_code, 2) << argv[2] << " " << argv[3] << ": " << r.err;
+    EXPECT_NE(r.err.find("--dsn: the connection string is empty"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out.path / "r"));
+}
+
+// libpq's PG* variables name a server, but without --dsn the run is on the embedded one: one line
+// on stderr says so (with -q too), and the run is not disturbed by them. --dsn postgresql:// takes
+// the server from them.
+TEST(Cli, PgVariablesWithoutDsnAreNamedAndDsnPostgresqlUsesThem) {
+  TempDir out;
+  ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--isolation", "rc", "--trials",
+                                "1", "-q", "--format", "json", "--out", out.path.string()},
+                               seconds(240), {{"PGHOST", "db.invalid"}, {"PGDATABASE", "app"}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(
+      r.err.find(
+          "racelab: PGHOST, PGDATABASE are set but no --dsn was given: this run uses a throwaway "
+          "embedded PostgreSQL, not the server they name (to run there: --dsn postgresql://"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(Slurp(out.path / "racelab.json").find("\"embedded\": true"), std::string::npos);
+
+  // The test server's conninfo as PG* variables.
+  std::map<std::string, std::string> env;
+  PQconninfoOption* opts = PQconninfoParse(TestConninfo().c_str(), nullptr);
+  ASSERT_NE(opts, nullptr);
+  const std::map<std::string, std::string> names = {{"host", "PGHOST"},
+                                                    {"port", "PGPORT"},
+                                                    {"dbname", "PGDATABASE"},
+                                                    {"user", "PGUSER"},
+                                                    {"password", "PGPASSWORD"}};
+  for (PQconninfoOption* o = opts; o->keyword != nullptr; ++o) {
+    if (o->val != nullptr && names.count(o->keyword)) env[names.at(o->keyword)] = o->val;
+  }
+  PQconninfoFree(opts);
+  r = RunProcess(
+      {kBin, "run", "guarded-cas-claim", "--isolation", "rc", "--trials", "1", "-q", "--dsn",
+       "postgresql://", "--allow-superuser", "--format", "json", "--out", out.path.string()},
+      seconds(120), env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("throwaway embedded"), std::string::npos) << r.err;
+  EXPECT_NE(Slurp(out.path / "racelab.json").find("\"embedded\": false"), std::string::npos);
 }
 
 TEST(Cli, EmbeddedRunPassesAndLeavesNothingBehind) {

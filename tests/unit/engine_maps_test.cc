@@ -145,7 +145,7 @@ TEST(EngineMapsTest, ReadUncommittedIsALevelAndEngineCodesAreErrorKeys) {
   EXPECT_EQ(ParseIsolation("RU"), IsolationLevel::kReadUncommitted);
   EXPECT_EQ(IsolationName(IsolationLevel::kReadUncommitted), "read uncommitted");
   std::string e = ErrorOf(
-      "name: bad\ntitle: t\nteaches: t\nengines: [mariadb, sqlite]\nsessions:\n  - name: w\n    retry: { on: [\"1213\", "
+      "name: bad\ntitle: t\nteaches: t\nengines: [mariadb, sqlite]\nsessions:\n  - name: w\n    retry: { sqlstates: [\"1213\", "
       "SQLITE_BUSY, \"12345\", \"0123\"] }\n    steps: [begin, commit]\n"
       "expect: { lock_waits: 0, sqlstates: { \"1062\": 0, \"99\": 0 } }\n");
   EXPECT_EQ(e.find("'1213'"), std::string::npos) << e;

@@ -314,7 +314,7 @@ TEST(OrderTest, AnOrderedScenarioHasNoBarriersRetriesOrSeveralInstances) {
   with_count.insert(with_count.find("  - name: b\n") + 12, "    count: 2\n");
   EXPECT_THAT(ErrorOf(kOrder, with_count), HasSubstr("session 'b' has count 2"));
   std::string with_retry = kHead;
-  with_retry.insert(with_retry.find("  - name: b\n") + 12, "    retry: { on: \"40001\" }\n");
+  with_retry.insert(with_retry.find("  - name: b\n") + 12, "    retry: { sqlstates: \"40001\" }\n");
   EXPECT_THAT(ErrorOf(kOrder, with_retry), HasSubstr("session 'b' has retry"));
 }
 

@@ -24,7 +24,7 @@ sessions:
   - name: worker
     count: ${workers}
     settings: { lock_timeout: "${hold_ms}ms" }
-    retry: { on: ["40001"], attempts: "${workers} + 1", initial_ms: 25, factor: 1.5 }
+    retry: { sqlstates: ["40001"], attempts: "${workers} + 1", initial_ms: 25, factor: 1.5 }
     steps:
       - begin
       - sql: SELECT status, id FROM runs WHERE id = 1

@@ -267,12 +267,37 @@ TEST(ScenarioErrorsTest, ConditionsAndCodes) {
   EXPECT_THAT(ErrorOf(With({{9, "      - sql: SELECT 1\n        on_error: ignore"}})),
               StartsWith("t.yaml:10:19: sessions[0].steps[0].on_error: unknown on_error 'ignore' "
                          "(expected abort or continue)"));
-  EXPECT_THAT(ErrorOf(With({{7, "    count: 2\n    retry: { on: [\"40001\"] }"},
+  EXPECT_THAT(ErrorOf(With({{7, "    count: 2\n    retry: { sqlstates: [\"40001\"] }"},
                             {9,
                              "      - sql: "
                              "SELECT 1"}})),
               StartsWith("t.yaml:8:12: sessions[0].retry: retry restarts the transaction from its "
                          "'begin' step"));
+}
+
+// `retry.sqlstates` was `on`, a key YAML 1.1 tools read as the boolean true: the old name is taken
+// only quoted; plain, it is an error that names both ways out; both names at once is an error.
+TEST(ScenarioErrorsTest, RetryOldKeyOnOnlyQuoted) {
+  EXPECT_EQ(ErrorOf(With({{7, "    count: ${workers}\n    retry: { sqlstates: [\"40001\"] }"}})),
+            "(loaded without error)");
+  EXPECT_EQ(ErrorOf(With({{7, "    count: ${workers}\n    retry: { \"on\": [\"40001\"] }"}})),
+            "(loaded without error)");
+  EXPECT_EQ(ErrorOf(With({{7, "    count: ${workers}\n    retry: { 'on': [\"40001\"] }"}})),
+            "(loaded without error)");
+  EXPECT_EQ(
+      ErrorOf(With({{7, "    count: ${workers}\n    retry: { on: [\"40001\"] }"}})),
+      "t.yaml:8:14: sessions[0].retry.on: YAML 1.1 tools (PyYAML, a JSON Schema check from Python) "
+      "read the key 'on' as the boolean true: write sqlstates: (its name now), or quote the old "
+      "name: \"on\":");
+  EXPECT_THAT(
+      ErrorOf(With(
+          {{7,
+            "    count: ${workers}\n    retry: { sqlstates: [\"40001\"], \"on\": [\"40P01\"] }"}})),
+      StartsWith(
+          "t.yaml:8:42: sessions[0].retry.on: give sqlstates only (\"on\" is its old name)"));
+  EXPECT_THAT(
+      ErrorOf(With({{7, "    count: ${workers}\n    retry: { attempts: 3 }"}})),
+      StartsWith("t.yaml:8:12: sessions[0].retry.sqlstates: missing required key 'sqlstates'"));
 }
 
 TEST(ScenarioErrorsTest, DefinedAndRowsConditions) {

@@ -173,11 +173,11 @@ TEST(ScenarioLimitsTest, NumbersStayInTheClocksRange) {
               StartsWith("t.yaml:7:41: sessions[0].steps[0].timeout_ms: '9000000000000000' must be "
                          "a number of ms from 1 to 86400000"));
   EXPECT_THAT(
-      ErrorOf(File("", "    retry: { on: [\"40001\"], initial_ms: 100000000000000000000 }\n",
+      ErrorOf(File("", "    retry: { sqlstates: [\"40001\"], initial_ms: 100000000000000000000 }\n",
                    "      - begin\n")),
-      StartsWith("t.yaml:6:41: sessions[0].retry.initial_ms: '100000000000000000000' must "
+      StartsWith("t.yaml:6:48: sessions[0].retry.initial_ms: '100000000000000000000' must "
                  "be a number of ms from 0 to 86400000"));
-  EXPECT_THAT(ErrorOf(File("", "    retry: { on: [\"40001\"], attempts: 1001, factor: 1001 }\n",
+  EXPECT_THAT(ErrorOf(File("", "    retry: { sqlstates: [\"40001\"], attempts: 1001, factor: 1001 }\n",
                            "      - begin\n")),
               HasSubstr("sessions[0].retry.attempts: '1001' must be an integer from 1 to 1000"));
   EXPECT_THAT(ErrorOf(File("", "", "      - sleep_ms: 1e13\n")), HasSubstr("is not a number"));

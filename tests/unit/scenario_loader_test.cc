@@ -27,7 +27,7 @@ sessions:
   - name: worker
     count: ${workers}
     settings: { lock_timeout: 200ms, statement_timeout: "${hold_ms}" }
-    retry: { on: ["40001", 40P01], attempts: 5, initial_ms: 50, factor: 2, cap_ms: 1000 }
+    retry: { sqlstates: ["40001", 40P01], attempts: 5, initial_ms: 50, factor: 2, cap_ms: 1000 }
     steps:
       - begin
       - sql: SELECT status FROM runs WHERE id = 1
@@ -216,7 +216,7 @@ tags: claim
 isolation: serializable
 sessions:
   - name: solo
-    retry: { on: 40001 }
+    retry: { sqlstates: 40001 }
     steps: [begin, { sql: SELECT 1 AS one, capture: one }, commit]
 expect: { lock_waits: 0 }
 )",
