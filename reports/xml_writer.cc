@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/model/terminal_text.h"
+
 namespace racelab {
 namespace {
 
@@ -103,7 +105,12 @@ std::string EscapeXml(std::string_view text, XmlContext context) {
         }
         break;
       default:
-        out.append(text.substr(start, pos - start));
+        if (IsBidiOrLineControl(cp)) {
+          // A character reference would still reorder the page: shown as the terminal shows it.
+          out += fmt::format("\\u{:04x}", static_cast<uint32_t>(cp));
+        } else {
+          out.append(text.substr(start, pos - start));
+        }
     }
   }
   return out;

@@ -3,9 +3,12 @@
 //
 // Escaping (EscapeXml): & < > " ' become &amp; &lt; &gt; &quot; &#39; everywhere; characters
 // illegal in XML 1.0 (C0 controls other than tab, LF and CR; surrogates; U+FFFE, U+FFFF) are
-// removed; bytes that are not valid UTF-8 become U+FFFD. In attribute values tab, LF and CR are
-// written as character references so that a parser's attribute-value normalisation does not turn
-// them into spaces.
+// removed; bytes that are not valid UTF-8 become U+FFFD; the bidirectional and line controls of
+// IsBidiOrLineControl (harness/model/terminal_text.h: U+202E RIGHT-TO-LEFT OVERRIDE, …) are written
+// visibly as the terminal shows them, "\u202e" — a reference (&#x202E;) would be decoded and still
+// reorder the text around it (a "Trojan Source" title or value). In attribute values tab, LF and CR
+// are written as character references so that a parser's attribute-value normalisation does not
+// turn them into spaces.
 //
 // The writer streams: StartElement, then its Attributes, then either Text or child elements, then
 // EndElement. Children are indented by two spaces per level; an element with text only is written

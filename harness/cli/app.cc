@@ -63,7 +63,7 @@ std::string UnsignedDecimal(const std::string& text) {
 }  // namespace
 
 int UsageError(const std::string& message) {
-  std::cerr << "racelab: " << SanitizeForTerminal(message) << "\n";
+  std::cerr << "racelab: " << SanitizeForTerminal(message, /*keep_newlines=*/true) << "\n";
   return 2;
 }
 

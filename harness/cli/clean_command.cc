@@ -91,13 +91,13 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
   auto engine = OpenEngine(eo);
   if (!engine.ok()) {
     if (engine.status().code() == StatusCode::kUsage) return UsageError(engine.status().message());
-    std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message()) << "\n";
+    std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message(), true) << "\n";
     return 3;
   }
   Engine& db = *engine.value();
   auto leftovers = db.ListLeftovers(In(30000));
   if (!leftovers.ok()) {
-    std::cerr << "racelab: " << SanitizeForTerminal(leftovers.status().message()) << "\n";
+    std::cerr << "racelab: " << SanitizeForTerminal(leftovers.status().message(), true) << "\n";
     return 3;
   }
   std::map<std::string, size_t> done, kept;  // by kind
@@ -120,7 +120,7 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
     } else {
       Status s = db.DropLeftovers({l}, In(30000));
       if (!s.ok()) {
-        std::cerr << SanitizeForTerminal("racelab: " + s.message() + "\n");
+        std::cerr << SanitizeForTerminal("racelab: " + s.message() + "\n", true);
         failed = true;
         if (account) return 3;
         continue;

@@ -41,7 +41,7 @@ PipelineHooks ProgressHooks(const RunArgs& args, size_t offset, size_t total, bo
   hooks.on_item_done = [=, &args](size_t, const ResultSummary& summary, const Status& s) {
     if (!args.quiet && tty) std::cerr << "\n";
     if (!s.ok() && !args.quiet) {
-      std::cerr << "racelab: " << SanitizeForTerminal(summary.item->scenario + ": " + s.message()) << "\n";
+      std::cerr << "racelab: " << SanitizeForTerminal(summary.item->scenario + ": " + s.message(), true) << "\n";
     }
     if (!args.quiet && !tty) {
       std::cerr << fmt::format("{}: {} ({} trials)\n", *head, VerdictName(summary.verdict), summary.trials);
@@ -107,7 +107,7 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     }
     auto engine = OpenEngine(eo);
     if (!engine.ok()) {
-      std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message()) << "\n";
+      std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message(), true) << "\n";
       if (out.open_error.ok()) out.open_error = engine.status();
       // The report still says which server the run was for: the engine and the --dsn (redacted), or embedded.
       TargetInfo wanted;
@@ -162,7 +162,7 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     for (auto& r : ran.results) out.results.push_back(std::move(r));
     Status closed = db.Close();
     if (!closed.ok()) {
-      std::cerr << "racelab: " << SanitizeForTerminal(closed.message()) << "\n";
+      std::cerr << "racelab: " << SanitizeForTerminal(closed.message(), true) << "\n";
       out.close_failed = true;
     }
     // One result per item run, in plan order: the rest did not run (an interrupt).

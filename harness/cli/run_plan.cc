@@ -264,7 +264,7 @@ Result<PlannedRun> BuildRunPlan(const RunArgs& args, const StopFlag* stop) {
   // is skipped whole; nothing matching anywhere is exit 2).
   std::vector<std::string> permutation_notes;
   if (Status kept = KeepPermutations(args.permutations, &run.plan.items, &permutation_notes); !kept.ok()) return kept;
-  for (const std::string& note : permutation_notes) std::cerr << "racelab: " << SanitizeForTerminal(note) << "\n";
+  for (const std::string& note : permutation_notes) std::cerr << "racelab: " << SanitizeForTerminal(note, true) << "\n";
   if (run.plan.items.empty()) {
     return Status::Usage(fmt::format("no selected scenario runs on {} at the levels --isolation asks for",
                                      JoinNames(run.engines)));

@@ -45,6 +45,36 @@ std::string FirstDifference(const std::string& expected, const std::string& got)
   }
 }
 
+// A FILE* that writes to `out` through a TerminalLineFilter (harness/model/terminal_text.h): the
+// transcript holds the spec's SQL and the server's messages and values, so control characters in them
+// are shown escaped, as on every line racelab prints. Line-buffered, so each line appears as it ends.
+struct TerminalCookie {
+  FILE* out = nullptr;
+  TerminalLineFilter filter;
+};
+
+FILE* OpenEscapingFile(FILE* out, TerminalCookie* cookie) {
+  cookie->out = out;
+  cookie_io_functions_t io{};
+  io.write = [](void* c, const char* buf, size_t size) -> ssize_t {
+    auto* t = static_cast<TerminalCookie*>(c);
+    const std::string lines = t->filter.Feed(std::string_view(buf, size));
+    if (!lines.empty() && (std::fwrite(lines.data(), 1, lines.size(), t->out) != lines.size() || std::fflush(t->out) != 0)) {
+      return -1;
+    }
+    return static_cast<ssize_t>(size);
+  };
+  io.close = [](void* c) -> int {
+    auto* t = static_cast<TerminalCookie*>(c);
+    const std::string rest = t->filter.Finish();
+    std::fwrite(rest.data(), 1, rest.size(), t->out);
+    return std::fflush(t->out);
+  };
+  FILE* f = fopencookie(cookie, "w", io);
+  if (f != nullptr) setvbuf(f, nullptr, _IOLBF, 0);
+  return f;
+}
+
 }  // namespace
 
 int ConvertCommand(const ConvertArgs& args) {
@@ -166,7 +196,7 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
   if (!run.quiet && run.dsn.empty()) std::cerr << "racelab: starting embedded PostgreSQL…\n";
   auto engine = OpenEngine(eo);
   if (!engine.ok()) {
-    std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message()) << "\n";
+    std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message(), true) << "\n";
     if (stop->stop_requested()) return InterruptedExitCode(stop);
     return engine.status().code() == StatusCode::kUsage ? 2 : 3;
   }
@@ -178,8 +208,11 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
   std::string transcript;
   Status s;
   if (args.expected.empty()) {
-    s = (*engine)->RunIsolationSpec(*spec, orders, options, stop, stdout);
-    std::fflush(stdout);
+    TerminalCookie cookie;
+    FILE* escaped = OpenEscapingFile(stdout, &cookie);
+    if (escaped == nullptr) return UsageError("cannot open the transcript's output");
+    s = (*engine)->RunIsolationSpec(*spec, orders, options, stop, escaped);
+    std::fclose(escaped);
   } else {
     char* buffer = nullptr;
     size_t size = 0;
@@ -189,7 +222,8 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
     fclose(mem);
     transcript.assign(buffer, size);
     free(buffer);
-    std::cout << transcript << std::flush;
+    // Compared as the server said it; printed escaped.
+    std::cout << SanitizeForTerminal(transcript, /*keep_newlines=*/true) << std::flush;
   }
   Status closed = (*engine)->Close();
   if (stop->stop_requested()) {
@@ -199,11 +233,11 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
     return InterruptedExitCode(stop);
   }
   if (!s.ok()) {
-    std::cerr << "racelab: " << SanitizeForTerminal(s.message()) << "\n";
+    std::cerr << "racelab: " << SanitizeForTerminal(s.message(), true) << "\n";
     return s.code() == StatusCode::kUsage ? 2 : 3;
   }
   if (!closed.ok()) {
-    std::cerr << "racelab: " << SanitizeForTerminal(closed.message()) << "\n";
+    std::cerr << "racelab: " << SanitizeForTerminal(closed.message(), true) << "\n";
     return 3;
   }
   if (!args.expected.empty()) {

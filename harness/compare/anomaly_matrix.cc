@@ -230,7 +230,7 @@ CLI::App* AddMatrixSubcommand(CLI::App& app, MatrixArgs* args) {
 
 int MatrixCommand(const MatrixArgs& args) {
   auto usage = [](const std::string& message) {
-    std::cerr << "racelab: " << SanitizeForTerminal(message) << "\n";
+    std::cerr << "racelab: " << SanitizeForTerminal(message, true) << "\n";
     return 2;
   };
   std::vector<std::string> formats;

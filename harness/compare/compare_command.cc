@@ -17,7 +17,7 @@ namespace racelab::compare {
 namespace {
 
 int Usage(const std::string& message) {
-  std::cerr << "racelab: " << SanitizeForTerminal(message) << "\n";
+  std::cerr << "racelab: " << SanitizeForTerminal(message, true) << "\n";
   return 2;
 }
 

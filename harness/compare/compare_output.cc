@@ -111,7 +111,7 @@ std::string TallyLine(const Comparison& c) {
 }
 
 void WriteConsole(const Comparison& c, std::ostream& out) {
-  out << SanitizeForTerminal(fmt::format("racelab compare: BASE {} → NEW {}\n", c.base_name, c.new_name));
+  out << SanitizeForTerminal(fmt::format("racelab compare: BASE {} → NEW {}", c.base_name, c.new_name)) << "\n";
   for (const auto& w : c.warnings) out << "warning: " << SanitizeForTerminal(w) << "\n";
   for (const auto& r : c.results) {
     const std::string judgement = Judgement(r);

@@ -19,11 +19,11 @@ namespace racelab::compare {
 namespace {
 
 int Usage(const std::string& message) {
-  std::cerr << "racelab: " << SanitizeForTerminal(message) << "\n";
+  std::cerr << "racelab: " << SanitizeForTerminal(message, true) << "\n";
   return 2;
 }
 
-void Warn(const std::string& message) { std::cerr << "racelab: warning: " << SanitizeForTerminal(message) << "\n"; }
+void Warn(const std::string& message) { std::cerr << "racelab: warning: " << SanitizeForTerminal(message, true) << "\n"; }
 
 std::string ResultKey(const ResultSummary& r) {
   std::string key = fmt::format("{} [{}] {}", r.item->scenario, IsolationName(r.item->isolation), r.item->engine);

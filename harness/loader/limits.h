@@ -64,4 +64,18 @@ inline constexpr double kMaxRetryFactor = 1000;
 // Integers (counts, rows): |n| <= 2^53, where a double still holds every integer exactly.
 inline constexpr double kMaxInteger = 9007199254740992.0;
 
+// --- Spec files (PostgreSQL isolationtester .spec, harness/loader/spec_parser.h)
+// ---------------------- The same budgets as a scenario file: kMaxFileBytes, kMaxNameBytes
+// (session, step and marker names), kMaxTextBytes (each { SQL } block), kMaxRoles (sessions),
+// kMaxStepsPerSession, kMaxListItems (setup blocks, markers on one permutation step), no NUL byte;
+// and these. Each is checked while parsing or counting, before any permutation is built
+// (spec_permutations.h). Permutation lines in one file, and interleavings of a file without them
+// (spec_permutations.h kMaxSpecPermutations has the same value).
+inline constexpr size_t kMaxSpecPermutations = 10000;
+// Steps in one permutation line.
+inline constexpr size_t kMaxSpecPermutationSteps = 10000;
+// Steps in all the permutations of one spec together (listed, or every interleaving: the count
+// times the steps of all sessions), so that the orders built for a run stay within tens of MB.
+inline constexpr size_t kMaxSpecPlanSteps = 1000000;
+
 }  // namespace racelab::limits

@@ -162,9 +162,14 @@ void ExpandAll(LoadContext& ctx, const Ref& ref, OrderSpec& order) {
   }
   Result<std::vector<StepOrder>> orders = ExpandSpecPermutations(spec);
   if (!orders.ok()) {
-    ctx.reader.Error(ref, fmt::format("the sessions' steps have more than {} interleavings; list the orders "
-                                      "to run instead of all",
-                                      kMaxSpecPermutations));
+    // The count limit, or the steps budget (limits.h kMaxSpecPlanSteps): both ask for a list.
+    const bool count = orders.status().message().find("interleavings") != std::string::npos;
+    ctx.reader.Error(ref, count ? fmt::format("the sessions' steps have more than {} interleavings; list the "
+                                              "orders to run instead of all",
+                                              kMaxSpecPermutations)
+                                : fmt::format("every interleaving of the sessions' steps would run more than {} "
+                                              "steps in all; list the orders to run instead of all",
+                                              limits::kMaxSpecPlanSteps));
     return;
   }
   for (const StepOrder& o : *orders) {

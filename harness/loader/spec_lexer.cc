@@ -40,7 +40,8 @@ std::string Describe(const Token& t) {
     case Tok::kNotices: case Tok::kPermutation: case Tok::kSession: case Tok::kSetup: case Tok::kStep:
     case Tok::kTeardown:
       return fmt::format("keyword '{}'", t.text);
-    case Tok::kName: return fmt::format("name \"{}\"", t.text);
+    case Tok::kName:  // cut, as a long name is an error of its own (limits.h kMaxNameBytes)
+      return t.text.size() <= 63 ? fmt::format("name \"{}\"", t.text) : fmt::format("name \"{}…\"", t.text.substr(0, 63));
     case Tok::kSql: return "a { SQL } block";
     case Tok::kInteger: return fmt::format("number {}", t.text);
     case Tok::kComma: return "','";

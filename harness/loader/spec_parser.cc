@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <cstring>
 #include <map>
-#include <sstream>
 
+#include "harness/loader/limits.h"
 #include "harness/loader/spec_lexer.h"
 
 namespace racelab {
@@ -26,6 +29,10 @@ class Parser {
     spec.loc = SourceLoc{file_, 0, 0};
     if (Status s = Shift(); !s.ok()) return s;
     while (look_.kind == Tok::kSetup) {
+      if (spec.setup.size() == limits::kMaxListItems) {
+        return ErrorAt(look_, fmt::format("setup: more than {0} setup blocks; at most {0} are allowed in one file",
+                                          limits::kMaxListItems));
+      }
       auto sql = KeywordSql("setup");
       if (!sql.ok()) return sql.status();
       spec.setup.push_back(*sql);
@@ -41,11 +48,20 @@ class Parser {
                                                                 "at most one teardown)");
     }
     while (look_.kind == Tok::kSession) {
+      if (spec.sessions.size() == limits::kMaxRoles) {
+        return ErrorAt(look_, fmt::format("session: more than {0} sessions; at most {0} are allowed in one file",
+                                          limits::kMaxRoles));
+      }
       auto session = ParseSession();
       if (!session.ok()) return session.status();
       spec.sessions.push_back(std::move(*session));
     }
     while (look_.kind == Tok::kPermutation) {
+      if (spec.permutations.size() == limits::kMaxSpecPermutations) {
+        return ErrorAt(look_, fmt::format("permutation: more than {0} permutation lines; at most {0} are allowed "
+                                          "in one file",
+                                          limits::kMaxSpecPermutations));
+      }
       auto perm = ParsePermutation();
       if (!perm.ok()) return perm.status();
       spec.permutations.push_back(std::move(*perm));
@@ -83,9 +99,25 @@ class Parser {
   Result<SpecSql> KeywordSql(const char* keyword) {
     if (Status s = Shift(); !s.ok()) return s;
     if (look_.kind != Tok::kSql) return Unexpected(fmt::format("a {{ SQL }} block after '{}'", keyword));
+    if (Status s = CheckSql(keyword); !s.ok()) return s;
     SpecSql sql{look_.text, Loc(look_)};
     if (Status s = Shift(); !s.ok()) return s;
     return sql;
+  }
+
+  // `look_` is a { SQL } block of `what` ("setup", "step \"s1\""): at most limits::kMaxTextBytes.
+  Status CheckSql(const std::string& what) const {
+    if (look_.text.size() <= limits::kMaxTextBytes) return Status::Ok();
+    return ErrorAt(look_, fmt::format("{}: its SQL is {} bytes long; at most {} are allowed", what, look_.text.size(),
+                                      limits::kMaxTextBytes));
+  }
+
+  // `look_` is a name token of `what` ("session name"): at most limits::kMaxNameBytes, shown cut.
+  Status CheckName(const char* what) const {
+    if (look_.text.size() <= limits::kMaxNameBytes) return Status::Ok();
+    return ErrorAt(look_, fmt::format("{} \"{}…\" is {} bytes long; at most {} are allowed", what,
+                                      look_.text.substr(0, limits::kMaxNameBytes), look_.text.size(),
+                                      limits::kMaxNameBytes));
   }
 
   Result<std::string> Name(const char* what) {
@@ -96,6 +128,8 @@ class Parser {
                                            look_.text);
       return Unexpected(fmt::format("{}{}", what, hint));
     }
+    // "a session name" -> "session name"
+    if (Status s = CheckName(std::strncmp(what, "a ", 2) == 0 ? what + 2 : what); !s.ok()) return s;
     std::string name = look_.text;
     if (Status s = Shift(); !s.ok()) return s;
     return name;
@@ -118,6 +152,11 @@ class Parser {
                                     session.setup ? "" : "; its 'setup' comes first"));
     }
     while (look_.kind == Tok::kStep) {
+      if (session.steps.size() == limits::kMaxStepsPerSession) {
+        return ErrorAt(look_, fmt::format("session \"{0}\": more than {1} steps; at most {1} are allowed in one "
+                                          "session",
+                                          session.name, limits::kMaxStepsPerSession));
+      }
       SpecStep step;
       step.loc = Loc(look_);
       if (Status s = Shift(); !s.ok()) return s;
@@ -125,6 +164,7 @@ class Parser {
       if (!step_name.ok()) return step_name.status();
       step.name = *step_name;
       if (look_.kind != Tok::kSql) return Unexpected(fmt::format("a {{ SQL }} block for step \"{}\"", step.name));
+      if (Status s = CheckSql(fmt::format("step \"{}\"", step.name)); !s.ok()) return s;
       step.sql = SpecSql{look_.text, Loc(look_)};
       if (Status s = Shift(); !s.ok()) return s;
       session.steps.push_back(std::move(step));
@@ -143,6 +183,12 @@ class Parser {
     if (Status s = Shift(); !s.ok()) return s;
     if (look_.kind != Tok::kName) return Unexpected("a step name after 'permutation'");
     while (look_.kind == Tok::kName) {
+      if (perm.steps.size() == limits::kMaxSpecPermutationSteps) {
+        return ErrorAt(Token{Tok::kPermutation, "", perm.loc.line, perm.loc.column},
+                       fmt::format("permutation: more than {0} steps; at most {0} are allowed in one permutation",
+                                   limits::kMaxSpecPermutationSteps));
+      }
+      if (Status s = CheckName("permutation step name"); !s.ok()) return s;
       SpecPermutationStep pstep;
       pstep.loc = Loc(look_);
       pstep.name = look_.text;
@@ -150,6 +196,11 @@ class Parser {
       if (look_.kind == Tok::kLParen) {
         if (Status s = Shift(); !s.ok()) return s;
         for (;;) {
+          if (pstep.blockers.size() == limits::kMaxListItems) {
+            return ErrorAt(look_, fmt::format("permutation step \"{0}\": more than {1} markers; at most {1} are "
+                                              "allowed on one step",
+                                              pstep.name, limits::kMaxListItems));
+          }
           auto marker = ParseMarker();
           if (!marker.ok()) return marker.status();
           pstep.blockers.push_back(std::move(*marker));
@@ -176,6 +227,7 @@ class Parser {
       return b;
     }
     if (look_.kind != Tok::kName) return Unexpected("a marker: '*', a step name, or STEP notices N");
+    if (Status s = CheckName("marker step name"); !s.ok()) return s;
     b.kind = SpecBlocker::Kind::kStep;
     b.step = look_.text;
     if (Status s = Shift(); !s.ok()) return s;
@@ -194,6 +246,11 @@ class Parser {
   std::string file_;
   Token look_;
 };
+
+Status FileTooLarge(const std::string& file, const std::string& size) {
+  return Status::Usage(fmt::format("{}:1:1: the file has {} bytes; a spec file may have at most {} (256 KiB)", file, size,
+                                   limits::kMaxFileBytes));
+}
 
 Status LocError(const SourceLoc& loc, const std::string& what) {
   return Status::Usage(fmt::format("{}:{}:{}: {}", loc.file, loc.line, loc.column, what));
@@ -261,6 +318,15 @@ Status Check(IsolationSpec* spec) {
 }  // namespace
 
 Result<IsolationSpec> ParseSpecText(const std::string& text, const std::string& file_name) {
+  if (text.size() > limits::kMaxFileBytes) return FileTooLarge(file_name, std::to_string(text.size()));
+  // A NUL byte is refused where it is, as in a scenario file: libpq would cut a statement there.
+  if (size_t nul = text.find('\0'); nul != std::string::npos) {
+    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(nul), '\n'));
+    const size_t line_start = nul == 0 ? std::string::npos : text.rfind('\n', nul - 1);
+    const size_t column = line_start == std::string::npos ? nul + 1 : nul - line_start;
+    return Status::Usage(fmt::format("{}:{}:{}: a NUL byte (0x00): a spec file is text, and no statement may hold one",
+                                     file_name, line, column));
+  }
   Parser parser(text, file_name);
   auto spec = parser.Parse();
   if (!spec.ok()) return spec;
@@ -271,9 +337,17 @@ Result<IsolationSpec> ParseSpecText(const std::string& text, const std::string& 
 Result<IsolationSpec> LoadSpecFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::Usage(fmt::format("{}: cannot read the spec file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseSpecText(text.str(), path);
+  // Reads at most one byte more than the limit: a huge file (or /dev/zero) costs nothing.
+  std::string text(limits::kMaxFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return Status::Usage(fmt::format("{}: cannot read the spec file", path));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > limits::kMaxFileBytes) {
+    std::error_code ec;
+    const uintmax_t size = std::filesystem::file_size(path, ec);
+    return FileTooLarge(path, ec ? fmt::format("more than {}", limits::kMaxFileBytes) : std::to_string(size));
+  }
+  return ParseSpecText(text, path);
 }
 
 Result<SpecPermutation> ParseSpecPermutationSteps(const std::string& text, const std::string& what) {

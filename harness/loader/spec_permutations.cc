@@ -22,36 +22,71 @@ std::string OrderName(const IsolationSpec& spec, const std::vector<OrderedStep>&
   return name;
 }
 
-// The number of interleavings, saturated just past `cap`.
-size_t CountInterleavings(const IsolationSpec& spec, size_t cap) {
-  // Multinomial coefficient built one binomial at a time: C(total, n_i) products.
+Status LocError(const SourceLoc& loc, const std::string& what) {
+  return Status::Usage(fmt::format("{}:{}:{}: {}", loc.file, loc.line, loc.column, what));
+}
+
+// The number of interleavings (the multinomial coefficient (n1+n2+…)! / (n1!·n2!·…), built one
+// binomial factor at a time), or an error at the step that takes it past kMaxSpecPermutations.
+Result<size_t> CountInterleavings(const IsolationSpec& spec) {
   double count = 1;
-  int total = 0;
+  size_t total = 0;
   for (const SpecSession& s : spec.sessions) {
-    int n = static_cast<int>(s.steps.size());
-    for (int k = 1; k <= n; ++k) {
-      count = count * (total + k) / k;
-      if (count > static_cast<double>(cap)) return cap + 1;
+    for (size_t k = 1; k <= s.steps.size(); ++k) {
+      // C(total + k, k) = C(total + k - 1, k - 1) · (total + k) / k: exact while it stays under 2^53.
+      count = count * static_cast<double>(total + k) / static_cast<double>(k);
+      if (count > static_cast<double>(kMaxSpecPermutations) + 0.5) {
+        const SpecStep& step = s.steps[k - 1];
+        SourceLoc loc = step.loc.line > 0 ? step.loc : SourceLoc{spec.loc.file, 1, 1};
+        return LocError(loc, fmt::format("step \"{}\": with it the sessions' steps have more than {} interleavings "
+                                         "(at most {} without permutation lines); list the orders to run with "
+                                         "'permutation' lines",
+                                         step.name, kMaxSpecPermutations, kMaxSpecPermutations));
+      }
     }
-    total += n;
+    total += s.steps.size();
   }
   return static_cast<size_t>(count + 0.5);
 }
 
-void Interleave(const IsolationSpec& spec, std::vector<int>* taken, std::vector<OrderedStep>* prefix,
-                std::vector<StepOrder>* out) {
-  bool any = false;
-  for (size_t i = 0; i < spec.sessions.size(); ++i) {
-    int next = (*taken)[i];
-    if (next >= static_cast<int>(spec.sessions[i].steps.size())) continue;
-    any = true;
-    prefix->push_back(OrderedStep{static_cast<int>(i), next, {}});
-    ++(*taken)[i];
-    Interleave(spec, taken, prefix, out);
-    --(*taken)[i];
-    prefix->pop_back();
+// Every interleaving in isolationtester's order (depth first, the lowest-numbered session's next
+// step first), by an explicit walk: `path` holds the session chosen at each depth.
+void Interleave(const IsolationSpec& spec, std::vector<StepOrder>* out) {
+  size_t total = 0;
+  for (const SpecSession& s : spec.sessions) total += s.steps.size();
+  std::vector<int> taken(spec.sessions.size(), 0);
+  std::vector<OrderedStep> prefix;
+  prefix.reserve(total);
+  size_t from = 0;  // the lowest session to try at the current depth
+  for (;;) {
+    if (prefix.size() == total) {
+      out->push_back(StepOrder{OrderName(spec, prefix), prefix});
+    } else {
+      size_t i = from;
+      while (i < spec.sessions.size() && static_cast<size_t>(taken[i]) >= spec.sessions[i].steps.size()) ++i;
+      if (i < spec.sessions.size()) {
+        prefix.push_back(OrderedStep{static_cast<int>(i), taken[i], {}});
+        ++taken[i];
+        from = 0;
+        continue;
+      }
+    }
+    // Back up: undo the last choice and try the next session at that depth.
+    if (prefix.empty()) return;
+    const size_t last = static_cast<size_t>(prefix.back().session);
+    prefix.pop_back();
+    --taken[last];
+    from = last + 1;
   }
-  if (!any) out->push_back(StepOrder{OrderName(spec, *prefix), *prefix});
+}
+
+// The steps all `orders_count` orders run together; an error past limits::kMaxSpecPlanSteps.
+Status CheckPlanSteps(const IsolationSpec& spec, size_t orders_count, size_t steps, const SourceLoc& where) {
+  if (steps <= limits::kMaxSpecPlanSteps) return Status::Ok();
+  SourceLoc loc = where.line > 0 ? where : SourceLoc{spec.loc.file, 1, 1};
+  return LocError(loc, fmt::format("the permutations would run {} steps; at most {} are allowed in one spec "
+                                   "({} permutation{})",
+                                   steps, limits::kMaxSpecPlanSteps, orders_count, orders_count == 1 ? "" : "s"));
 }
 
 // One step of a permutation line as written: its name and its markers, each as the spec writes it.
@@ -90,9 +125,10 @@ std::string Normalized(const std::string& selector) {
   return Join(steps, true);
 }
 
-bool Names(const IsolationSpec& spec, const std::string& selector, size_t number, const StepOrder& order) {
+// `normalized` is Normalized(selector), computed once per selector.
+bool Names(const IsolationSpec& spec, const std::string& selector, const std::string& normalized, size_t number,
+           const StepOrder& order) {
   if (selector == std::to_string(number) || selector == order.name) return true;
-  const std::string normalized = Normalized(selector);
   return !normalized.empty() &&
          (normalized == WrittenPermutation(spec, order) || normalized == WrittenPermutation(spec, order, false));
 }
@@ -119,8 +155,9 @@ Result<std::vector<size_t>> SelectSpecPermutations(const IsolationSpec& spec, co
   std::vector<bool> chosen(orders.size(), selectors.empty());
   for (const std::string& selector : selectors) {
     bool any = false;
+    const std::string normalized = Normalized(selector);
     for (size_t i = 0; i < orders.size(); ++i) {
-      if (!Names(spec, selector, i + 1, orders[i])) continue;
+      if (!Names(spec, selector, normalized, i + 1, orders[i])) continue;
       chosen[i] = true;
       any = true;
     }
@@ -146,19 +183,32 @@ Result<std::vector<size_t>> SelectSpecPermutations(const IsolationSpec& spec, co
   return out;
 }
 
-Result<std::vector<StepOrder>> ExpandSpecPermutations(const IsolationSpec& spec) {
-  std::vector<StepOrder> out;
+Result<size_t> CountSpecPermutations(const IsolationSpec& spec) {
   if (spec.permutations.empty()) {
-    size_t n = CountInterleavings(spec, kMaxSpecPermutations);
-    if (n > kMaxSpecPermutations) {
-      return Status::Usage(fmt::format(
-          "{}: no permutation lines, and its sessions' steps have more than {} interleavings; list the "
-          "orders to run with 'permutation' lines",
-          spec.loc.file, kMaxSpecPermutations));
-    }
-    std::vector<int> taken(spec.sessions.size(), 0);
-    std::vector<OrderedStep> prefix;
-    Interleave(spec, &taken, &prefix, &out);
+    Result<size_t> n = CountInterleavings(spec);
+    if (!n.ok()) return n;
+    size_t total = 0;
+    for (const SpecSession& s : spec.sessions) total += s.steps.size();
+    const SourceLoc where = spec.sessions.empty() ? SourceLoc{} : spec.sessions[0].loc;
+    // *n <= kMaxSpecPermutations and total is a count of parsed steps: the product cannot overflow.
+    if (Status s = CheckPlanSteps(spec, *n, *n * total, where); !s.ok()) return s;
+    return n;
+  }
+  size_t steps = 0;
+  for (const SpecPermutation& perm : spec.permutations) {
+    steps += perm.steps.size();
+    if (Status s = CheckPlanSteps(spec, spec.permutations.size(), steps, perm.loc); !s.ok()) return s;
+  }
+  return spec.permutations.size();
+}
+
+Result<std::vector<StepOrder>> ExpandSpecPermutations(const IsolationSpec& spec) {
+  Result<size_t> count = CountSpecPermutations(spec);
+  if (!count.ok()) return count.status();
+  std::vector<StepOrder> out;
+  out.reserve(*count);
+  if (spec.permutations.empty()) {
+    Interleave(spec, &out);
     return out;
   }
   std::map<std::string, std::pair<int, int>> where;

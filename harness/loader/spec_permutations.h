@@ -9,16 +9,24 @@
 #include <string>
 #include <vector>
 
+#include "harness/loader/limits.h"
 #include "harness/model/isolation_spec.h"
 #include "harness/model/status.h"
 
 namespace racelab {
 
 // Most orders one spec may expand to: beyond it a spec without permutation lines is a usage error
-// that says how many it would have.
-inline constexpr size_t kMaxSpecPermutations = 10000;
+// at the step that takes the count past it (limits.h "Spec files").
+inline constexpr size_t kMaxSpecPermutations = limits::kMaxSpecPermutations;
 
-// The orders to run. Errors (kUsage): more than kMaxSpecPermutations interleavings.
+// How many orders ExpandSpecPermutations(spec) gives, counted without building them (the multinomial
+// coefficient when the spec has no permutation lines), with the same errors. Errors (kUsage,
+// "FILE:LINE:COL: …"): more than kMaxSpecPermutations interleavings, named at the step that takes the
+// count past it; more than limits::kMaxSpecPlanSteps steps in all the orders together.
+Result<size_t> CountSpecPermutations(const IsolationSpec& spec);
+
+// The orders to run, built iteratively (no recursion: a session may have any number of steps).
+// Errors: those of CountSpecPermutations, before anything is built.
 Result<std::vector<StepOrder>> ExpandSpecPermutations(const IsolationSpec& spec);
 
 // `order` (one of `spec`'s) as the spec's permutation line writes it: each step's name (quoted when it

@@ -33,7 +33,22 @@ size_t Utf8Length(std::string_view text, size_t i) {
   return 0;
 }
 
+// The code point of the valid `n`-byte UTF-8 sequence at text[i].
+char32_t CodePoint(std::string_view text, size_t i, size_t n) {
+  const auto b = [&](size_t k) {
+    return static_cast<char32_t>(static_cast<unsigned char>(text[i + k]));
+  };
+  if (n == 2) return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+  if (n == 3) return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+  return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+}
+
 }  // namespace
+
+bool IsBidiOrLineControl(char32_t cp) {
+  return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
+}
 
 std::string SanitizeForTerminal(std::string_view text, bool keep_newlines) {
   std::string out;
@@ -58,17 +73,33 @@ std::string SanitizeForTerminal(std::string_view text, bool keep_newlines) {
     } else if (size_t n = Utf8Length(text, i); n == 0) {
       out += Hex(c);
       ++i;
-    } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(text[i + 1]));
-      out += buf;  // C1 control, U+0080–U+009F
-      i += 2;
+    } else if (const char32_t cp = CodePoint(text, i, n); cp <= 0x9F || IsBidiOrLineControl(cp)) {
+      char buf[12];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;  // C1 control (U+0080–U+009F), or a bidirectional / line control
+      i += n;
     } else {
       out.append(text.substr(i, n));
       i += n;
     }
   }
   return out;
+}
+
+std::string TerminalLineFilter::Feed(std::string_view piece) {
+  pending_.append(piece);
+  const size_t end = pending_.rfind('\n');
+  if (end == std::string::npos) return "";
+  std::string lines =
+      SanitizeForTerminal(std::string_view(pending_).substr(0, end + 1), /*keep_newlines=*/true);
+  pending_.erase(0, end + 1);
+  return lines;
+}
+
+std::string TerminalLineFilter::Finish() {
+  std::string rest = SanitizeForTerminal(pending_, /*keep_newlines=*/true);
+  pending_.clear();
+  return rest;
 }
 
 }  // namespace racelab

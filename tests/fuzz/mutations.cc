@@ -286,6 +286,98 @@ std::vector<std::pair<std::string, Mutation>> Mutations() {
   };
 }
 
+// Mutations of the engine-specific parts of a scenario (`engines`, engine maps, SQLite and MariaDB
+// settings and levels), applied to the catalogue files that list `engines:`.
+std::vector<std::pair<std::string, Mutation>> EngineMutations() {
+  return {
+      {"engines-unknown",
+       [](auto& t, Rng&) {
+         return ReplaceOrAddTop(t, "engines:", "engines: [postgresql, oracle]");
+       }},
+      {"engines-duplicate",
+       [](auto& t, Rng&) { return ReplaceOrAddTop(t, "engines:", "engines: [sqlite, sqlite]"); }},
+      {"engines-empty",
+       [](auto& t, Rng&) { return ReplaceOrAddTop(t, "engines:", "engines: []"); }},
+      {"engines-mapping",
+       [](auto& t, Rng&) { return ReplaceOrAddTop(t, "engines:", "engines: {sqlite: 1}"); }},
+      {"engines-many",
+       [](auto& t, Rng&) {
+         return ReplaceOrAddTop(t, "engines:", "engines: [" + Rep("sqlite, ", 200) + "sqlite]");
+       }},
+      {"engines-name-long",
+       [](auto& t, Rng&) {
+         return ReplaceOrAddTop(t, "engines:", "engines: [" + Rep("e", 5000) + "]");
+       }},
+      {"engine-map-unlisted-engine",
+       [](auto& t, Rng&) {
+         // An entry for an engine the file does not list (oracle is none of them).
+         return AddStep(t,
+                        "{sql: {postgresql: SELECT 1, mariadb: SELECT 1, sqlite: SELECT 1, oracle: "
+                        "SELECT 1}}");
+       }},
+      {"engine-map-no-entry",
+       [](auto& t, Rng&) {
+         // Every engine map needs an entry for each listed engine, or `default`: this one has
+         // mariadb's only.
+         return AddStep(ReplaceOrAddTop(t, "engines:", "engines: [postgresql, mariadb, sqlite]"),
+                        "{sql: {mariadb: SELECT 1}}");
+       }},
+      {"engine-map-wrong-type",
+       [](auto& t, Rng&) {
+         return SetSessionKey(t, "settings", "{sqlite: [1, 2], mariadb: [1], default: [x]}");
+       }},
+      {"engine-map-deep",
+       [](auto& t, Rng& r) {
+         return AddStep(t, "{sql: " + Nested("{sqlite: ", "x", "}", 33 + r() % 3000) + "}");
+       }},
+      {"engine-map-sql-long",
+       [](auto& t, Rng&) {
+         return AddStep(t,
+                        "{sql: {default: SELECT 1, sqlite: \"SELECT '" + Rep("x", 70000) + "'\"}}");
+       }},
+      {"engine-map-alias-bomb",
+       [](auto& t, Rng&) {
+         std::string out = AddTop(t, "big: &big {default: '" + Rep("A", 60000) + "'}");
+         std::string lines;
+         for (int i = 0; i < 60; ++i) {
+           lines += "  - {name: b" + std::to_string(i) + ", steps: [" + Rep("{sql: *big}, ", 29) +
+                    "{sql: *big}]}\n";
+         }
+         return AddSessions(out, lines);
+       }},
+      {"isolation-engine-unknown",
+       [](auto& t, Rng&) {
+         return ReplaceOrAddTop(t, "isolation:", "isolation: {oracle: [serializable]}");
+       }},
+      {"isolation-level-bad",
+       [](auto& t, Rng&) {
+         return ReplaceOrAddTop(
+             t, "isolation:",
+             "isolation: {postgresql: [snapshot], mariadb: [snapshot], sqlite: [snapshot]}");
+       }},
+      // SQLite's setting values are checked by the engine when it opens the session (a bad
+      // busy_timeout or journal_mode is exit 2 there); the loader's limits apply to every engine's
+      // settings.
+      {"sqlite-setting-value-long",
+       [](auto& t, Rng&) {
+         return SetSessionKey(
+             t, "settings",
+             "{sqlite: {busy_timeout: \"" + Rep("9", 1025) + "\"}, default: {search_path: x}}");
+       }},
+      {"sqlite-setting-name-long",
+       [](auto& t, Rng&) {
+         return SetSessionKey(t, "settings",
+                              "{sqlite: {" + Rep("j", 64) + ": wal}, default: {search_path: x}}");
+       }},
+      {"settings-many",
+       [](auto& t, Rng&) {
+         std::string m;
+         for (int i = 0; i <= 100; ++i) m += (i ? ", s" : "s") + std::to_string(i) + ": 1";
+         return SetSessionKey(t, "settings", "{sqlite: {" + m + "}, default: {" + m + "}}");
+       }},
+  };
+}
+
 }  // namespace
 
 std::vector<FuzzCase> MakeCases(const std::vector<CatalogueFile>& catalogue, uint32_t seed) {
@@ -306,6 +398,18 @@ std::vector<FuzzCase> MakeCases(const std::vector<CatalogueFile>& catalogue, uin
       // One argument may have at most 128 KiB (Linux MAX_ARG_STRLEN).
       cases.push_back({file.name + ".set-signs-100000", file.text, Rep("-+", 50000) + "2"});
       cases.push_back({file.name + ".set-digits-2000", file.text, Rep("9", 2000)});
+    }
+  }
+  // Engine-specific YAML: every engine mutation on every other file that lists `engines:`.
+  std::vector<std::pair<std::string, Mutation>> engine_mutations = EngineMutations();
+  size_t listing = 0;
+  for (const CatalogueFile& file : catalogue) {
+    if (file.text.find("\nengines:") == std::string::npos) continue;
+    ++listing;
+    for (size_t m = 0; m < engine_mutations.size(); ++m) {
+      if ((listing + m) % 2 != 0) continue;
+      cases.push_back({file.name + "." + engine_mutations[m].first,
+                       engine_mutations[m].second(file.text, rng), ""});
     }
   }
   // Whole files of random bytes, and a few degenerate ones.

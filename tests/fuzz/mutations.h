@@ -27,4 +27,9 @@ struct FuzzCase {
 // so the same seed gives the same cases), plus whole-file cases (binary, degenerate, huge).
 std::vector<FuzzCase> MakeCases(const std::vector<CatalogueFile>& catalogue, uint32_t seed);
 
+// PostgreSQL isolation spec files made from `specs` (tests/fuzz/spec_mutations.cc): every mutation
+// on every file, random places of a few, and whole-file cases (binary, empty, huge). Each case is
+// written as NAME.spec.
+std::vector<FuzzCase> MakeSpecCases(const std::vector<CatalogueFile>& specs, uint32_t seed);
+
 }  // namespace racelab::fuzz

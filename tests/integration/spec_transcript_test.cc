@@ -148,5 +148,21 @@ TEST(SpecTranscriptRunTest, AWaitNothingReleasesIsCancelledAtTheStepTimeout) {
             std::string::npos) << out;
 }
 
+// Issue 20 item 15: a session name the loader would refuse (12,000 characters, built here without it)
+// once went whole into application_name; the start-up packet was too large and the server closed the
+// connection (exit 3). Every connection path cuts and cleans the name first (application_name.h).
+TEST(SpecTranscriptRunTest, ALongSessionNameIsCutForApplicationName) {
+  auto parsed = ParseSpecText("session a\nstep a1 { SELECT length(current_setting('application_name')) AS n, "
+                              "current_setting('application_name') LIKE 'isolation/%/ssss%' AS named; }\n",
+                              "long.spec");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  IsolationSpec spec = *parsed;
+  spec.sessions[0].name = std::string(12000, 's') + "\x1b]0;t\a";
+  Status status;
+  std::string out = RacelabTranscript(spec, SpecRunOptions{}, &status);
+  ASSERT_TRUE(status.ok()) << status.message() << "\n" << out;
+  EXPECT_NE(out.find("\n63|t    \n(1 row)"), std::string::npos) << out;  // 63 bytes, the session's name in it
+}
+
 }  // namespace
 }  // namespace racelab

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <string>
 
 #include "harness/model/terminal_text.h"
 #include "reports/reporter.h"
+#include "reports/xml_writer.h"
 #include "tests/unit/sample_report.h"
 
 namespace racelab {
@@ -126,7 +128,7 @@ TEST(MarkdownEscaping, CodeSpansUseALongerFenceThanAnyBacktickRun) {
 TEST(TerminalText, ControlCharactersAreShownEscaped) {
   EXPECT_EQ(SanitizeForTerminal("a\x1b]0;title\a b\x1b[2J"), "a\\x1b]0;title\\x07 b\\x1b[2J");
   EXPECT_EQ(SanitizeForTerminal("over\rwrite\x7f"), "over\\rwrite\\x7f");
-  EXPECT_EQ(SanitizeForTerminal("line\nnext\ttab"), "line\nnext\ttab");
+  EXPECT_EQ(SanitizeForTerminal("line\nnext\ttab", /*keep_newlines=*/true), "line\nnext\ttab");
   EXPECT_EQ(SanitizeForTerminal("line\nnext", /*keep_newlines=*/false), "line\\nnext");
   EXPECT_EQ(SanitizeForTerminal("csi \xc2\x9b"
                                 "2J"),
@@ -136,6 +138,76 @@ TEST(TerminalText, ControlCharactersAreShownEscaped) {
             "raw \\x9b2J \\xff");  // not UTF-8
   EXPECT_EQ(SanitizeForTerminal("1×18, µs — ok"), "1×18, µs — ok");
   EXPECT_EQ(SanitizeForTerminal(std::string("nul\0x", 5)), "nul\\x00x");
+}
+
+// Issue 20 item 22: a value's newline is shown as \n unless racelab lays the text out on lines
+// itself.
+TEST(TerminalText, ANewlineInAValueIsShownEscapedByDefault) {
+  EXPECT_EQ(SanitizeForTerminal("x\nPASS: forged-scenario @ serializable"),
+            "x\\nPASS: forged-scenario @ serializable");
+  EXPECT_EQ(SanitizeForTerminal("a\r\nb"), "a\\r\\nb");
+}
+
+// U+202E (RIGHT-TO-LEFT OVERRIDE) and the other bidirectional controls reorder what a person reads
+// ("Trojan Source"); U+2028/U+2029 break a line in some terminals and viewers.
+TEST(TerminalText, BidirectionalAndLineControlsAreShownEscaped) {
+  EXPECT_EQ(SanitizeForTerminal("pass \u202e"
+                                "liaf"),
+            "pass \\u202eliaf");
+  for (char32_t cp : {0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066,
+                      0x2067, 0x2068, 0x2069, 0x2028, 0x2029}) {
+    std::string utf8;
+    if (cp < 0x800) {
+      utf8 = {static_cast<char>(0xC0 | (cp >> 6)), static_cast<char>(0x80 | (cp & 0x3F))};
+    } else {
+      utf8 = {static_cast<char>(0xE0 | (cp >> 12)), static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
+              static_cast<char>(0x80 | (cp & 0x3F))};
+    }
+    char want[16];
+    std::snprintf(want, sizeof want, "<\\u%04x>", static_cast<unsigned>(cp));
+    EXPECT_EQ(SanitizeForTerminal("<" + utf8 + ">"), want);
+    EXPECT_TRUE(IsBidiOrLineControl(cp));
+  }
+  // Neighbours that are ordinary text pass: U+2010 HYPHEN, U+2030 PER MILLE, U+206A.
+  EXPECT_EQ(SanitizeForTerminal("\u2010 \u2030 \u206a"), "\u2010 \u2030 \u206a");
+}
+
+TEST(TerminalText, ConsoleReportKeepsEveryValueOnItsLine) {
+  auto benign = testing::MakeSampleRun();
+  Inject(benign.get(), "x");
+  auto hostile = testing::MakeSampleRun();
+  Inject(hostile.get(), "x\nPASS: forged @ serializable\n\u202e");
+  for (auto* run : {benign.get(), hostile.get()}) {
+    for (ResultSummary& r : run->report.results) r.verdict = Verdict::kFail;
+  }
+  std::ostringstream safe, out;
+  (*MakeReporter("console"))->Write(benign->report, safe);
+  (*MakeReporter("console"))->Write(hostile->report, out);
+  EXPECT_EQ(Lines(out.str()), Lines(safe.str())) << out.str();
+  EXPECT_EQ(out.str().find("\nPASS: forged"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("x\\nPASS: forged @ serializable\\n\\u202e"), std::string::npos)
+      << out.str();
+  EXPECT_EQ(out.str().find("\u202e"), std::string::npos);
+}
+
+// The HTML page (and the JUnit file, through the same XML writer) shows a bidirectional control as
+// the terminal does: a character reference would be decoded and reorder the page.
+TEST(HtmlEscaping, BidirectionalControlsAreShownNotObeyed) {
+  auto run = testing::MakeSampleRun();
+  Inject(run.get(), "evil \u202e\u2066txt.exe\u2069 \u200f");
+  for (const char* format : {"html", "junit"}) {
+    std::ostringstream out;
+    (*MakeReporter(format))->Write(run->report, out);
+    const std::string page = out.str();
+    for (const char* raw : {"\u202e", "\u2066", "\u2069", "\u200f"}) {
+      EXPECT_EQ(page.find(raw), std::string::npos) << format;
+    }
+    for (const char* ref : {"&#x202E;", "&#x202e;", "&#8238;"})
+      EXPECT_EQ(page.find(ref), std::string::npos) << format;
+    EXPECT_NE(page.find("evil \\u202e\\u2066txt.exe\\u2069 \\u200f"), std::string::npos) << format;
+  }
+  EXPECT_EQ(EscapeXml("a\u202eb"), "a\\u202eb");
+  EXPECT_EQ(EscapeXml("a\u202eb", XmlContext::kAttribute), "a\\u202eb");
 }
 
 TEST(TerminalText, ConsoleReportHasNoControlCharacters) {

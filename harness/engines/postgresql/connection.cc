@@ -1,5 +1,7 @@
 #include "harness/engines/postgresql/connection.h"
 
+#include "harness/engines/postgresql/application_name.h"
+
 #include <poll.h>
 
 #include <algorithm>
@@ -138,8 +140,10 @@ void Connection::Close() {
 Result<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo,
                                                      const std::string& application_name,
                                                      SteadyTime deadline, const StopFlag* stop) {
+  // Cut and cleaned: a long label would make the start-up packet too large for the server.
+  const std::string app = ApplicationName(application_name);
   const char* keys[] = {"dbname", "application_name", nullptr};
-  const char* vals[] = {conninfo.c_str(), application_name.c_str(), nullptr};
+  const char* vals[] = {conninfo.c_str(), app.c_str(), nullptr};
   PGconn* conn = PQconnectStartParams(keys, vals, /*expand_dbname=*/1);
   if (conn == nullptr) return Status::Database("cannot allocate a libpq connection");
   std::unique_ptr<Connection> c(new Connection(conn, stop));

@@ -1,5 +1,6 @@
 #include "harness/engines/postgresql/spec/spec_database.h"
 
+#include "harness/engines/postgresql/application_name.h"
 #include "harness/engines/postgresql/run_lock.h"
 
 #include <fmt/format.h>
@@ -33,8 +34,11 @@ Result<PgConnPtr> SpecDatabase::ConnectTo(const std::string& conninfo, const std
   // libpq: with expand_dbname the first dbname is the whole connection string; a later dbname only
   // names the database (PostgreSQL docs §34.1, PQconnectdbParams).
   std::string timeout = std::to_string(std::max(2L, (connect_timeout_ms_ + 999) / 1000));
+  // Cut and cleaned (application_name.h): "isolation/TEST/SESSION" can be longer than the server keeps,
+  // and a start-up packet over 10,000 bytes is refused.
+  const std::string app = pg::ApplicationName(application_name);
   std::vector<const char*> keys = {"dbname", "connect_timeout", "application_name"};
-  std::vector<const char*> values = {conninfo.c_str(), timeout.c_str(), application_name.c_str()};
+  std::vector<const char*> values = {conninfo.c_str(), timeout.c_str(), app.c_str()};
   if (!dbname.empty()) {
     keys.push_back("dbname");
     values.push_back(dbname.c_str());
