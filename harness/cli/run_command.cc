@@ -78,7 +78,7 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     if (need_dir && writable.ok()) WriteReports(report, reporters, args.out, /*files_only=*/true);
     return UsageError(gate.status().message());
   }
-  compare::KeepShard(*gate, &plan.value().plan.items, args.quiet);
+  compare::KeepShard(&gate.value(), &plan.value().plan.items, args.quiet);
   // Checked before any trial runs: a run must not end with nowhere to write its reports.
   if (!writable.ok()) return UsageError(writable.message());
   if (plan.value().plan.items.empty()) {

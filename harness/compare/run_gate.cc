@@ -1,8 +1,11 @@
 #include "harness/compare/run_gate.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
+
+#include "harness/model/isolation.h"
 
 namespace racelab::compare {
 
@@ -38,17 +41,42 @@ Result<RunGate> PrepareRunGate(const RunGateArgs& args) {
   return gate;
 }
 
-void KeepShard(const RunGate& gate, std::vector<PlanItem>* items, bool quiet) {
-  if (!gate.shard) return;
+namespace {
+
+// Whether baseline result `r` is what plan item `item` runs (the identity compare matches on).
+bool SameResult(const ResultView& r, const PlanItem& item) {
+  if (r.scenario != item.scenario || r.engine != item.engine || r.isolation != IsolationName(item.isolation)) {
+    return false;
+  }
+  auto sorted = [](std::vector<std::pair<std::string, std::string>> p) {
+    std::sort(p.begin(), p.end());
+    return p;
+  };
+  return sorted(r.params) == sorted(item.params);
+}
+
+}  // namespace
+
+void KeepShard(RunGate* gate, std::vector<PlanItem>* items, bool quiet) {
+  if (!gate->shard) return;
   const size_t total = items->size();
-  std::vector<PlanItem> kept;
+  std::vector<PlanItem> kept, others;
   for (size_t i = 0; i < total; ++i) {
-    if (InShard(i, *gate.shard)) kept.push_back(std::move((*items)[i]));
+    (InShard(i, *gate->shard) ? kept : others).push_back(std::move((*items)[i]));
   }
   *items = std::move(kept);
+  if (gate->baseline) {
+    auto& results = gate->baseline->results;
+    results.erase(std::remove_if(results.begin(), results.end(),
+                                 [&](const ResultView& r) {
+                                   return std::any_of(others.begin(), others.end(),
+                                                      [&](const PlanItem& item) { return SameResult(r, item); });
+                                 }),
+                  results.end());
+  }
   if (!quiet) {
-    std::cerr << fmt::format("racelab: shard {}/{}: {} of {} results\n", gate.shard->k, gate.shard->n, items->size(),
-                             total);
+    std::cerr << fmt::format("racelab: shard {}/{}: {} of {} results\n", gate->shard->k, gate->shard->n,
+                             items->size(), total);
   }
 }
 

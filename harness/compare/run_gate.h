@@ -41,8 +41,10 @@ void AddRunGateOptions(CLI::App* run, RunGateArgs* args);
 Result<RunGate> PrepareRunGate(const RunGateArgs& args);
 
 // Keeps the items of `shard` (InShard on plan order), when there is one; notes the split on stderr
-// unless `quiet`.
-void KeepShard(const RunGate& gate, std::vector<PlanItem>* items, bool quiet);
+// unless `quiet`. With a baseline too, the baseline's results that belong to the other shards (same
+// scenario, engine, level and params as an item left out) are dropped from it, so that the
+// comparison judges this shard's results only and does not warn of the others as missing.
+void KeepShard(RunGate* gate, std::vector<PlanItem>* items, bool quiet);
 
 // Without a baseline: returns `run_exit`. With one: the run's own 2, 3 and 128+ come first; otherwise
 // compares `report` with the baseline, writes the comparison (console to stdout, md/junit files to
