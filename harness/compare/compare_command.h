@@ -1,7 +1,7 @@
 // `racelab compare BASE.json NEW.json` and `racelab run --baseline FILE`: the CLI side of compare.h.
 //
 // Exit codes: 0 no regression · 1 a regression (each is named on stdout and in the files) · 2 usage:
-// an unreadable file, not a regular file, a file over 256 MiB, invalid JSON, a report field of the
+// an unreadable file, not a regular file, a file over 64 MiB, invalid JSON, a report field of the
 // wrong type or a count out of its range (the message names the file and the place; report_file.h,
 // report_view.h), a count an exact test cannot take, or a bad option · 130/143 SIGINT/SIGTERM while
 // reading. Outputs (--format, comma list): console (stdout), md

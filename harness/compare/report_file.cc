@@ -68,7 +68,7 @@ Result<std::string> ReadBounded(const std::string& path, const StopFlag* stop) {
   }
   const auto too_large = [&](const std::string& size) {
     return Status::Usage(
-        fmt::format("{}: the file has {} bytes; a report may have at most {} (256 MiB)", path, size,
+        fmt::format("{}: the file has {} bytes; a report may have at most {} (64 MiB)", path, size,
                     kMaxReportBytes));
   };
   if (static_cast<uintmax_t>(st.st_size) > kMaxReportBytes)

@@ -77,7 +77,7 @@ struct ReportView {
 // Keeps every exact test within Boost.Math's unsigned range and its time bounded.
 inline constexpr int64_t kMaxReportCount = 1'000'000'000;
 
-// Reads (report_file.h: regular files only, at most 256 MiB, interruptible by `stop`) and checks
+// Reads (report_file.h: regular files only, at most 64 MiB, interruptible by `stop`) and checks
 // `path`. kUsage on an unreadable file, invalid JSON, a field of the wrong type, a count out of its
 // range (0 to kMaxReportCount; an expectation's passed + failed and each winners count at most the
 // result's trials) — the message names the file and the JSON path — or an interrupted read.

@@ -1,6 +1,6 @@
 // Reports read as input (harness/compare/report_file.h, report_view.h, stats.h): a hostile or
 // corrupted report costs bounded time and memory and gets an exit-2 error naming the file and the
-// JSON path — regular files only, at most 256 MiB, counts within the schema's range — and the exact
+// JSON path — regular files only, at most 64 MiB, counts within the schema's range — and the exact
 // tests answer in closed form whatever the counts.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -124,8 +124,8 @@ TEST(ReportInput, AFileOverTheBoundIsRefusedUnread) {
   auto v = ReadReportView(big.string());
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.status().message(), big.string() +
-                                      ": the file has 268435457 bytes; a report may have at most "
-                                      "268435456 (256 MiB)");
+                                      ": the file has 67108865 bytes; a report may have at most "
+                                      "67108864 (64 MiB)");
 }
 
 TEST(ReportInput, DeepNestingAndAStopRequestEndTheRead) {
