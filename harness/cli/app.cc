@@ -233,6 +233,7 @@ int Main(int argc, char** argv) {
   if (convert->parsed()) return ConvertCommand(convert_args);
   if (explain->parsed()) return ExplainCommand(explain_name, &stop);
   if (clean->parsed()) return CleanCommand(clean_dsn, clean_timeout_ms, clean_dry_run);
+  compare_args.stop = matrix_args.stop = merge_args.stop = &stop;  // reports as input: interruptible
   if (compare->parsed()) return compare::CompareCommand(compare_args);
   if (matrix->parsed()) return compare::MatrixCommand(matrix_args);
   merge_args.command_line = CommandLine(argc, argv);

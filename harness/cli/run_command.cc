@@ -72,7 +72,8 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     if (need_dir && writable.ok()) WriteReports(report, reporters, args.out, /*files_only=*/true);
     return UsageError(plan.status().message());
   }
-  auto gate = compare::PrepareRunGate(args.gate);  // --shard, --baseline: checked before anything runs
+  auto gate = compare::PrepareRunGate(args.gate, stop);  // --shard, --baseline: checked before anything runs
+  if (!gate.ok() && stop->stop_requested()) return InterruptedExitCode(stop);
   if (!gate.ok()) {
     report.run_error = gate.status().message();
     if (need_dir && writable.ok()) WriteReports(report, reporters, args.out, /*files_only=*/true);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/compare/report_file.h"
 #include "harness/model/terminal_text.h"
 #include "reports/xml_writer.h"
 
@@ -240,7 +241,8 @@ int MatrixCommand(const MatrixArgs& args) {
     if (f != "console" && f != "md" && f != "html") return usage("--format: unknown format '" + f + "' for matrix (valid: console, md, html)");
     formats.push_back(f);
   }
-  auto report = ReadReportView(args.report);
+  auto report = ReadReportView(args.report, args.stop);
+  if (int code = ExitCodeIfInterrupted(args.stop); code != 0) return code;
   if (!report.ok()) return usage(report.status().message());
   if (report->results.empty()) return usage(args.report + ": no results (run racelab run --tag anomalies first)");
   const AnomalyMatrix m = BuildMatrix(*report, args.engine);

@@ -61,6 +61,7 @@ struct MatrixArgs {
   std::string engine;  // --engine: only this engine's results (postgresql, mariadb, sqlite)
   std::string formats = "console";
   std::string out = ".";
+  const StopFlag* stop = nullptr;  // SIGINT/SIGTERM end reading the report (exit 130/143)
 };
 CLI::App* AddMatrixSubcommand(CLI::App& app, MatrixArgs* args);
 // 0 written; 2 usage (unreadable/invalid report, no result — of --engine when given —, bad --format,

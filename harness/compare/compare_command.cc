@@ -10,6 +10,8 @@
 
 #include "harness/compare/compare.h"
 #include "harness/compare/compare_output.h"
+#include "harness/compare/report_file.h"
+#include "harness/compare/stats.h"
 #include "harness/model/terminal_text.h"
 #include "reports/reporter.h"
 
@@ -80,7 +82,12 @@ Result<ReportView> ViewOfRun(const RunReport& report, const std::string& name) {
 int WriteComparison(const ReportView& base, const ReportView& now, const CompareArgs& args) {
   auto options = Options(args);
   if (!options.ok()) return Usage(options.status().message());
-  const Comparison c = Compare(base, now, *options);
+  Comparison c;
+  try {
+    c = Compare(base, now, *options);
+  } catch (const StatisticError& e) {  // counts past what an exact test can take: the input's fault
+    return Usage(fmt::format("{} vs {}: {}", base.name, now.name, e.what()));
+  }
   int status = c.regression() ? 1 : 0;
   for (const std::string& format : SplitFormats(args.formats)) {
     if (format == "console") {
@@ -110,9 +117,11 @@ int CompareCommand(const CompareArgs& args) {
     }
   }
   if (auto options = Options(args); !options.ok()) return Usage(options.status().message());
-  auto base = ReadReportView(args.base);
+  auto base = ReadReportView(args.base, args.stop);
+  if (int code = ExitCodeIfInterrupted(args.stop); code != 0) return code;
   if (!base.ok()) return Usage(base.status().message());
-  auto now = ReadReportView(args.now);
+  auto now = ReadReportView(args.now, args.stop);
+  if (int code = ExitCodeIfInterrupted(args.stop); code != 0) return code;
   if (!now.ok()) return Usage(now.status().message());
   return WriteComparison(*base, *now, args);
 }

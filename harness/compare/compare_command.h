@@ -1,8 +1,10 @@
 // `racelab compare BASE.json NEW.json` and `racelab run --baseline FILE`: the CLI side of compare.h.
 //
 // Exit codes: 0 no regression · 1 a regression (each is named on stdout and in the files) · 2 usage:
-// an unreadable file, invalid JSON or a report field of the wrong type (the message names the file and
-// the place) or a bad option. Outputs (--format, comma list): console (stdout), md
+// an unreadable file, not a regular file, a file over 64 MiB, invalid JSON, a report field of the
+// wrong type or a count out of its range (the message names the file and the place; report_file.h,
+// report_view.h), a count an exact test cannot take, or a bad option · 130/143 SIGINT/SIGTERM while
+// reading. Outputs (--format, comma list): console (stdout), md
 // (DIR/racelab-compare.md), junit (DIR/racelab-compare.junit.xml), DIR from --out.
 // Thread-safety: call from the main thread only.
 #pragma once
@@ -12,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "harness/compare/report_view.h"
+#include "harness/model/stop_flag.h"
 #include "harness/model/summary.h"
 
 namespace racelab::compare {
@@ -23,6 +26,7 @@ struct CompareArgs {
   double alpha = 0.01;
   std::string timing = "warn";     // warn | fail
   bool fail_on_missing = false;    // a BASE result missing from NEW is a regression
+  const StopFlag* stop = nullptr;  // SIGINT/SIGTERM end reading the reports (exit 130/143)
 };
 
 // Registers `racelab compare` on `app`; the parsed values land in `args` (which must outlive parsing).

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/compare/report_file.h"
 #include "harness/compare/report_reader.h"
 #include "harness/compare/shard.h"
 #include "harness/model/terminal_text.h"
@@ -80,7 +81,8 @@ int MergeCommand(const MergeArgs& args) {
 
   std::vector<LoadedRun> runs;
   for (const auto& path : args.inputs) {
-    auto run = ReadRunReport(path);
+    auto run = ReadRunReport(path, args.stop);
+    if (int code = ExitCodeIfInterrupted(args.stop); code != 0) return code;
     if (!run.ok()) return Usage(run.status().message());
     runs.push_back(std::move(run.value()));
   }

@@ -20,6 +20,7 @@
 #include <CLI/CLI.hpp>
 
 #include "harness/model/summary.h"
+#include "harness/model/stop_flag.h"
 
 namespace racelab::compare {
 
@@ -28,6 +29,7 @@ struct MergeArgs {
   std::string out = "racelab-reports";
   std::string formats = "console,json,md,junit,html";
   std::string command_line;  // for the joined report's `command` (already redacted by the caller)
+  const StopFlag* stop = nullptr;  // SIGINT/SIGTERM end reading the inputs (exit 130/143)
 };
 
 CLI::App* AddMergeSubcommand(CLI::App& app, MergeArgs* args);

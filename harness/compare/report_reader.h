@@ -8,7 +8,7 @@
 // representative_trial, trial_details_omitted) are read back; for a schema 1 report (every trial kept)
 // duration_us is the kept trials' sum and representative_trial is chosen as the evaluator does (first
 // non-passing trial, else the first with a lock wait, else the first).
-// Errors: kUsage naming the file and the place (the same checks as ReadReportView first).
+// Errors: kUsage naming the file and the place (the same reading and checks as ReadReportView first).
 // Thread-safety: pure function; a LoadedRun is a plain value, movable (the PlanItems stay in place).
 #pragma once
 
@@ -18,6 +18,7 @@
 
 #include "harness/model/plan.h"
 #include "harness/model/status.h"
+#include "harness/model/stop_flag.h"
 #include "harness/model/summary.h"
 
 namespace racelab::compare {
@@ -27,6 +28,7 @@ struct LoadedRun {
   RunReport report;
 };
 
-Result<LoadedRun> ReadRunReport(const std::string& path);
+// `stop`: SIGINT/SIGTERM end the read (report_file.h); nullptr: not interruptible.
+Result<LoadedRun> ReadRunReport(const std::string& path, const StopFlag* stop = nullptr);
 
 }  // namespace racelab::compare

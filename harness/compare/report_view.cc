@@ -1,14 +1,12 @@
 #include "harness/compare/report_view.h"
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
+
+#include "harness/compare/report_file.h"
 
 namespace racelab::compare {
 namespace {
@@ -50,11 +48,34 @@ class Reader {
       if (required) Fail(where + "." + key, "missing (expected an integer)");
       return 0;
     }
-    if (!v->is_number_integer() && !v->is_number_unsigned()) {
-      Fail(where + "." + key, "expected an integer");
+    return Checked(*v, where + "." + key, std::numeric_limits<int64_t>::min(),
+                   std::numeric_limits<int64_t>::max());
+  }
+
+  // obj[key] as a count: an integer from 0 to kMaxReportCount (the schema's range).
+  int64_t Count(const Json& obj, const char* key, const std::string& where, bool required) {
+    const Json* v = Find(obj, key);
+    if (v == nullptr) {
+      if (required) Fail(where + "." + key, "missing (expected an integer)");
       return 0;
     }
-    return v->get<int64_t>();
+    return Checked(*v, where + "." + key, 0, kMaxReportCount);
+  }
+
+  // `v` as an integer within [lo, hi], else a failure at `here` naming the range.
+  int64_t Checked(const Json& v, const std::string& here, int64_t lo, int64_t hi) {
+    if (!v.is_number_integer() && !v.is_number_unsigned()) {
+      Fail(here, "expected an integer");
+      return 0;
+    }
+    const bool above = v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(hi)
+                                              : v.get<int64_t>() > hi;
+    const bool below = !v.is_number_unsigned() && v.get<int64_t>() < lo;
+    if (above || below) {
+      Fail(here, fmt::format("{} is out of range (expected {} to {})", v.dump(), lo, hi));
+      return 0;
+    }
+    return v.get<int64_t>();
   }
 
   double Number(const Json& obj, const char* key, const std::string& where) {
@@ -67,7 +88,8 @@ class Reader {
     return v->get<double>();
   }
 
-  std::map<std::string, int64_t> Counts(const Json& obj, const char* key, const std::string& where) {
+  std::map<std::string, int64_t> Counts(const Json& obj, const char* key,
+                                        const std::string& where) {
     std::map<std::string, int64_t> out;
     const Json* v = Find(obj, key);
     if (v == nullptr) return out;
@@ -76,11 +98,8 @@ class Reader {
       return out;
     }
     for (const auto& [k, n] : v->items()) {
-      if (!n.is_number_integer() && !n.is_number_unsigned()) {
-        Fail(fmt::format("{}.{}.{}", where, key, k), "expected an integer");
-        return out;
-      }
-      out[k] = n.get<int64_t>();
+      out[k] = Checked(n, fmt::format("{}.{}.{}", where, key, k), 0, kMaxReportCount);
+      if (!ok()) return out;
     }
     return out;
   }
@@ -97,7 +116,7 @@ class Reader {
     p.p50 = Number(*v, "p50", here);
     p.p95 = Number(*v, "p95", here);
     p.max = Number(*v, "max", here);
-    p.count = Integer(*v, "count", here, false);
+    p.count = Count(*v, "count", here, false);
     return p;
   }
 
@@ -106,14 +125,18 @@ class Reader {
 };
 
 // The outcome categories of one trial (ResultView::trial_outcomes): for each role and SQL step, the
-// rows of each of its sessions' last attempt at that step, sorted ("worker/claim rows 0,1"); and each
-// final value ("final #1 = 2"). Skipped steps and steps without a row count (rows omitted) are left out.
+// rows of each of its sessions' last attempt at that step, sorted ("worker/claim rows 0,1"); and
+// each final value ("final #1 = 2"). Skipped steps and steps without a row count (rows omitted) are
+// left out.
 std::vector<std::string> OutcomesOfTrial(const Json& trial, const std::string& where, Reader& r,
                                          std::map<std::string, std::string>* final_sql) {
   std::map<std::string, std::string> role_of;
-  if (const Json* sessions = r.Find(trial, "sessions"); sessions != nullptr && sessions->is_array()) {
+  if (const Json* sessions = r.Find(trial, "sessions");
+      sessions != nullptr && sessions->is_array()) {
     for (const Json& s : *sessions) {
-      if (s.is_object()) role_of[r.String(s, "label", where + ".sessions[]", false)] = r.String(s, "role", where, false);
+      if (s.is_object())
+        role_of[r.String(s, "label", where + ".sessions[]", false)] =
+            r.String(s, "role", where, false);
     }
   }
   // (role/step) -> (session label -> (attempt, rows))
@@ -131,7 +154,9 @@ std::vector<std::string> OutcomesOfTrial(const Json& trial, const std::string& w
         return {};
       }
       if (r.Find(e, "rows") == nullptr) continue;
-      if (const Json* skipped = r.Find(e, "skipped"); skipped != nullptr && skipped->is_boolean() && skipped->get<bool>()) continue;
+      if (const Json* skipped = r.Find(e, "skipped");
+          skipped != nullptr && skipped->is_boolean() && skipped->get<bool>())
+        continue;
       const std::string label = r.String(e, "session", here, true);
       const std::string role = role_of.count(label) ? role_of[label] : label;
       const int64_t attempt = r.Integer(e, "attempt", here, false);
@@ -156,13 +181,17 @@ std::vector<std::string> OutcomesOfTrial(const Json& trial, const std::string& w
       const std::string name = fmt::format("final #{}", i + 1);
       (*final_sql)[name] = r.String(f, "sql", where, false);
       const Json* value = r.Find(f, "value");
-      out.push_back(name + " = " + (value == nullptr || value->is_null() ? "NULL" : value->is_string() ? value->get<std::string>() : value->dump()));
+      out.push_back(name + " = " +
+                    (value == nullptr || value->is_null() ? "NULL"
+                     : value->is_string()                 ? value->get<std::string>()
+                                                          : value->dump()));
     }
   }
   return out;
 }
 
-ResultView ReadResult(const Json& j, const std::string& where, const std::string& engine, Reader& r) {
+ResultView ReadResult(const Json& j, const std::string& where, const std::string& engine,
+                      Reader& r) {
   ResultView v;
   if (!j.is_object()) {
     r.Fail(where, "expected an object");
@@ -172,29 +201,39 @@ ResultView ReadResult(const Json& j, const std::string& where, const std::string
   v.engine = r.Find(j, "engine") != nullptr ? r.String(j, "engine", where, true) : engine;
   v.isolation = r.String(j, "isolation", where, true);
   if (const Json* params = r.Find(j, "params"); params != nullptr) {
-    if (!params->is_object()) r.Fail(where + ".params", "expected an object of strings");
+    if (!params->is_object())
+      r.Fail(where + ".params", "expected an object of strings");
     else {
       for (const auto& [k, value] : params->items()) {
         v.params.emplace_back(k, value.is_string() ? value.get<std::string>() : value.dump());
       }
     }
   }
-  v.trials = r.Integer(j, "trials", where, true);
+  v.trials = r.Count(j, "trials", where, true);
   v.verdict = r.String(j, "verdict", where, true);
-  if (r.ok() && v.verdict != "pass" && v.verdict != "fail" && v.verdict != "error" && v.verdict != "interrupted") {
+  if (r.ok() && v.verdict != "pass" && v.verdict != "fail" && v.verdict != "error" &&
+      v.verdict != "interrupted") {
     r.Fail(where + ".verdict",
-           fmt::format("expected \"pass\", \"fail\", \"error\" or \"interrupted\", not \"{}\"", v.verdict));
+           fmt::format("expected \"pass\", \"fail\", \"error\" or \"interrupted\", not \"{}\"",
+                       v.verdict));
   }
   v.error = r.String(j, "error", where, false);
   v.interrupted = r.String(j, "interrupted", where, false);
   v.winners = r.Counts(j, "winners", where);
+  for (const auto& [k, n] : v.winners) {
+    if (r.ok() && n > v.trials) {
+      r.Fail(fmt::format("{}.winners.{}", where, k),
+             fmt::format("{} is more than the result's {} trials", n, v.trials));
+    }
+  }
   v.sqlstates = r.Counts(j, "sqlstates", where);
   if (r.Find(j, "errors") != nullptr) v.errors = r.Counts(j, "errors", where);
-  v.retries = r.Integer(j, "retries", where, false);
+  v.retries = r.Count(j, "retries", where, false);
   v.blocked_ms = r.Percentiles(j, "blocked_ms", where);
   v.skew_us = r.Percentiles(j, "skew_us", where);
   if (const Json* expectations = r.Find(j, "expectations"); expectations != nullptr) {
-    if (!expectations->is_array()) r.Fail(where + ".expectations", "expected an array");
+    if (!expectations->is_array())
+      r.Fail(where + ".expectations", "expected an array");
     else {
       for (size_t i = 0; i < expectations->size(); ++i) {
         const std::string here = fmt::format("{}.expectations[{}]", where, i);
@@ -203,9 +242,13 @@ ResultView ReadResult(const Json& j, const std::string& where, const std::string
           r.Fail(here, "expected an object");
           break;
         }
-        ExpectationView ev{r.String(e, "text", here, true), r.Integer(e, "passed", here, true),
-                           r.Integer(e, "failed", here, true)};
+        ExpectationView ev{r.String(e, "text", here, true), r.Count(e, "passed", here, true),
+                           r.Count(e, "failed", here, true)};
         if (r.Find(e, "min_fraction") != nullptr) ev.min_fraction = r.Number(e, "min_fraction", here);
+        if (r.ok() && ev.passed + ev.failed > v.trials) {
+          r.Fail(here, fmt::format("passed + failed = {} is more than the result's {} trials",
+                                   ev.passed + ev.failed, v.trials));
+        }
         v.expectations.push_back(std::move(ev));
       }
     }
@@ -234,20 +277,6 @@ ResultView ReadResult(const Json& j, const std::string& where, const std::string
   return v;
 }
 
-// 1-based line and column of byte `offset` in `text`.
-std::pair<size_t, size_t> LineColumn(const std::string& text, size_t offset) {
-  size_t line = 1, column = 1;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
-
 }  // namespace
 
 bool ExpectationView::Failing() const {
@@ -259,16 +288,19 @@ std::string ResultView::Key() const {
   std::string key = fmt::format("{} [{}] {}", scenario, isolation, engine);
   if (!params.empty()) {
     std::string p;
-    for (const auto& [k, value] : params) p += fmt::format("{}{}={}", p.empty() ? "" : ", ", k, value);
+    for (const auto& [k, value] : params)
+      p += fmt::format("{}{}={}", p.empty() ? "" : ", ", k, value);
     key += " {" + p + "}";
   }
   return key;
 }
 
 Result<ReportView> ReportViewFromJson(const Json& doc, const std::string& name) {
-  if (!doc.is_object()) return Status::Usage(name + ": not a racelab report (expected a JSON object at the top)");
+  if (!doc.is_object())
+    return Status::Usage(name + ": not a racelab report (expected a JSON object at the top)");
   if (doc.find("schema_version") == doc.end() || doc.find("results") == doc.end()) {
-    return Status::Usage(name + ": not a racelab report (no schema_version or results; docs/report-schema.md)");
+    return Status::Usage(
+        name + ": not a racelab report (no schema_version or results; docs/report-schema.md)");
   }
   Reader r;
   ReportView view;
@@ -277,7 +309,8 @@ Result<ReportView> ReportViewFromJson(const Json& doc, const std::string& name) 
   view.racelab_version = r.String(doc, "racelab_version", "", false);
   view.command = r.String(doc, "command", "", false);
   if (const Json* target = r.Find(doc, "target"); target != nullptr) {
-    if (!target->is_object()) r.Fail("target", "expected an object");
+    if (!target->is_object())
+      r.Fail("target", "expected an object");
     else {
       view.engine = r.String(*target, "engine", "target", false);
       view.server_version = r.String(*target, "server_version", "target", false);
@@ -296,31 +329,10 @@ Result<ReportView> ReportViewFromJson(const Json& doc, const std::string& name) 
   return view;
 }
 
-Result<ReportView> ReadReportView(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::Usage(fmt::format("{}: a folder, not a report file (give its racelab.json)", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    return Status::Usage(fmt::format("{}: cannot read the file: {}", path,
-                                     err != 0 ? std::strerror(err) : "unknown reason"));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    auto [line, column] = LineColumn(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error …" -> after ": "
-    if (size_t colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
-    return Status::Usage(fmt::format("{}:{}:{}: not valid JSON: {}", path, line, column, what));
-  }
-  return ReportViewFromJson(doc, path);
+Result<ReportView> ReadReportView(const std::string& path, const StopFlag* stop) {
+  Result<Json> doc = ReadReportJson(path, stop);
+  if (!doc.ok()) return doc.status();
+  return ReportViewFromJson(*doc, path);
 }
 
 }  // namespace racelab::compare

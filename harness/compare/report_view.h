@@ -18,6 +18,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "harness/model/status.h"
+#include "harness/model/stop_flag.h"
 
 namespace racelab::compare {
 
@@ -78,8 +79,16 @@ struct ReportView {
   std::vector<ResultView> results;
 };
 
-// Reads and checks `path`. kUsage on an unreadable file, invalid JSON or a field of the wrong type.
-Result<ReportView> ReadReportView(const std::string& path);
+// The largest count a report may hold (trials, passed, failed, winners, SQLSTATE and error counts,
+// retries, percentile counts): the schema's maximum (schemas/racelab-report.schema.json "count").
+// Keeps every exact test within Boost.Math's unsigned range and its time bounded.
+inline constexpr int64_t kMaxReportCount = 1'000'000'000;
+
+// Reads (report_file.h: regular files only, at most 64 MiB, interruptible by `stop`) and checks
+// `path`. kUsage on an unreadable file, invalid JSON, a field of the wrong type, a count out of its
+// range (0 to kMaxReportCount; an expectation's passed + failed and each winners count at most the
+// result's trials) — the message names the file and the JSON path — or an interrupted read.
+Result<ReportView> ReadReportView(const std::string& path, const StopFlag* stop = nullptr);
 
 // Checks an already parsed document; `name` is used in messages.
 Result<ReportView> ReportViewFromJson(const nlohmann::json& doc, const std::string& name);

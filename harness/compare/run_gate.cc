@@ -19,7 +19,7 @@ void AddRunGateOptions(CLI::App* run, RunGateArgs* args) {
   AddBaselineOptions(run, &args->compare);
 }
 
-Result<RunGate> PrepareRunGate(const RunGateArgs& args) {
+Result<RunGate> PrepareRunGate(const RunGateArgs& args, const StopFlag* stop) {
   RunGate gate;
   gate.compare = args.compare;
   if (!args.shard.empty()) {
@@ -34,7 +34,7 @@ Result<RunGate> PrepareRunGate(const RunGateArgs& args) {
     return Status::Usage(fmt::format("--timing {}: expected warn or fail", args.compare.timing));
   }
   if (!args.baseline.empty()) {
-    auto view = ReadReportView(args.baseline);
+    auto view = ReadReportView(args.baseline, stop);
     if (!view.ok()) return Status::Usage("--baseline " + view.status().message());
     gate.baseline = std::move(view.value());
   }

@@ -38,7 +38,8 @@ struct RunGate {
 void AddRunGateOptions(CLI::App* run, RunGateArgs* args);
 
 // Parses --shard and reads the baseline. kUsage on any problem (the message names the file/option).
-Result<RunGate> PrepareRunGate(const RunGateArgs& args);
+// `stop`: SIGINT/SIGTERM end reading the baseline (then stop->stop_requested() is true).
+Result<RunGate> PrepareRunGate(const RunGateArgs& args, const StopFlag* stop = nullptr);
 
 // Keeps the items of `shard` (InShard on plan order), when there is one; notes the split on stderr
 // unless `quiet`. With a baseline too, the baseline's results that belong to the other shards (same

@@ -174,6 +174,42 @@ TEST_F(MariaDbDsnTest, ScenarioSqlIsConfinedToTheRunsDatabases) {
   fs::remove_all(dir);
 }
 
+// A password with '?' and '/' (the characters a careless URL parser splits on), given in the user
+// info (the '/' as %2F) and as ?password=: both log in, and neither the password nor a piece of it is
+// in any output or report; the same password with a raw '/' is refused whole (exit 2), unshown.
+TEST_F(MariaDbDsnTest, EveryFormOfPasswordLogsInOrIsRefusedWithoutAPiece) {
+  Exec("CREATE USER rl_q@localhost IDENTIFIED BY 'Qm?ark/Sl4sh'");
+  Exec("GRANT ALL ON `racelab\\_%`.* TO rl_q@localhost WITH GRANT OPTION");
+  Exec("GRANT CREATE USER, PROCESS ON *.* TO rl_q@localhost");
+  const std::string socket = server_->socket_path();
+  const struct {
+    std::string dsn;
+    int exit_code;
+  } forms[] = {
+      {"mariadb://rl_q:Qm?ark%2FSl4sh@localhost/?socket=" + socket, 0},
+      {"mariadb://rl_q@localhost/?socket=" + socket + "&password=Qm%3Fark%2FSl4sh", 0},
+      {"mariadb://rl_q:Qm?ark/Sl4sh@localhost/?socket=" + socket, 2},
+  };
+  for (const auto& f : forms) {
+    const fs::path out = fs::temp_directory_path() / ("racelab-mariadb-forms-" + std::to_string(getpid()));
+    fs::remove_all(out);
+    ProcessResult r = RunProcess({RACELAB_BINARY, "run", "--dsn", f.dsn, "guarded-cas-claim", "--isolation", "rc",
+                                  "--trials", "1", "--format", "console,json,md,junit,html", "--out", out.string()},
+                                 std::chrono::seconds(120));
+    EXPECT_EQ(r.exit_code, f.exit_code) << f.dsn << "\n" << r.out << r.err;
+    std::vector<std::pair<std::string, std::string>> outputs = {{"stdout", r.out}, {"stderr", r.err}};
+    for (const auto& e : fs::directory_iterator(out)) outputs.emplace_back(e.path().string(), ReadFile(e.path()));
+    if (f.exit_code == 0) EXPECT_EQ(outputs.size(), 6u) << "stdout, stderr and the four report files";
+    for (const auto& [name, text] : outputs) {
+      for (const char* piece : {"Qm?ark", "Qm%3F", "Sl4sh", "ark%2F"}) {
+        EXPECT_EQ(text.find(piece), std::string::npos) << f.dsn << ": '" << piece << "' in " << name << ":\n" << text;
+      }
+    }
+    fs::remove_all(out);
+  }
+  Exec("DROP USER rl_q@localhost");
+}
+
 // A wrong password is a connection error (exit 3) that does not echo the password either.
 TEST_F(MariaDbDsnTest, AWrongPasswordIsExit3WithoutThePassword) {
   const std::string dsn = std::string("mariadb://") + kUser + ":Wrong-pw-55@localhost/?socket=" +

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "harness/cli/command_line.h"
+#include "harness/engine/open_engine.h"
+#include "harness/engines/mariadb/dsn.h"
 
 namespace racelab::pg {
 namespace {
@@ -117,6 +119,107 @@ TEST(Dsn, LooksLikeDsnFindsConnectionStringsThatMayHoldAPassword) {
   EXPECT_FALSE(LooksLikeDsn("guarded-cas-claim"));
   EXPECT_FALSE(LooksLikeDsn("workers=8"));
   EXPECT_FALSE(LooksLikeDsn("scenarios/lock-hold-wait.yaml"));
+}
+
+// Every DSN form of every engine through the one engine-neutral path (open_engine.h RedactDsn, which
+// the CLI uses for argv, reports and messages): a password is shown as *** when the string parses
+// safely, and nothing of the string is shown when it does not — never pieces. The passwords are made
+// of two pieces, "pwA1" and "pwB2", joined by a character a careless parser splits on.
+struct AnyForm {
+  const char* name;
+  std::string dsn;
+  std::string shown;  // the redaction; kUnparseableDsn when it cannot be parsed safely
+};
+
+std::vector<AnyForm> AnyForms() {
+  const std::string none(kUnparseableDsn);
+  return {
+      // PostgreSQL URIs: libpq looks for the user info's '@' only up to the first '/'.
+      {"pg_slash_in_password", "postgresql://u:pwA1/pwB2@db.example/app", none},
+      {"pg_at_in_password", "postgresql://u:pwA1@pwB2@db.example/app", none},
+      {"pg_at_in_query_password", "postgresql://u@h/db?password=pwA1@pwB2", none},
+      {"pg_slash_no_at", "postgres://u:pwA1/pwB2", none},  // libpq: host u, port pwA1
+      {"pg_question_in_password", "postgresql://u:pwA1?pwB2@h/db", "user=u password=*** dbname=db host=h"},
+      {"pg_encoded_slash", "postgresql://u:pwA1%2FpwB2@h/db", "user=u password=*** dbname=db host=h"},
+      {"pg_query_password", "postgresql://u@h/db?password=pwA1%40pwB2", "user=u password=*** dbname=db host=h"},
+      {"pg_nested_ambiguous", "dbname='postgresql://u:pwA1/pwB2@h/db'", none},
+      {"pg_kv_quoted", "host=h password='pwA1 pwB2'", "password=*** host=h"},
+      {"pg_kv_unquoted_space", "host=h password=pwA1 pwB2", none},
+      // MariaDB URLs: the same rule (harness/model/dsn_uri.h), and query parameters.
+      {"maria_slash_in_password", "mariadb://u:pwA1/pwB2@h/db", none},
+      {"maria_at_in_password", "mariadb://u:pwA1@pwB2@h/db", none},
+      {"maria_question_in_password", "mariadb://u:pwA1?pwB2@h/db", "mariadb://u:***@h/db"},
+      {"maria_colon_hash_in_password", "mysql://u:pwA1:#pwB2@h:3307", "mysql://u:***@h:3307"},
+      {"maria_query_password", "mariadb://u@h/db?password=pwA1%26pwB2", "mariadb://u@h/db?password=***"},
+      {"maria_query_password_socket", "mariadb://u@/?socket=/run/m.sock&password=pwA1pwB2",
+       "mariadb://u@/?socket=/run/m.sock&password=***"},
+      {"maria_both_passwords", "mariadb://u:pwA1@h/?password=pwB2", "mariadb://u:***@h/?password=***"},
+      {"maria_at_in_query", "mariadb://u@h/db?password=pwA1@pwB2", none},
+      {"maria_no_at_port_is_password", "mysql://u:pwA1/pwB2", none},
+      {"maria_unknown_parameter", "mariadb://h/db?pwA1=pwB2", none},
+      {"maria_no_value", "mariadb://u@h/db?password", none},
+      {"maria_bad_escape", "mariadb://u:pwA1%zzpwB2@h/db", none},
+      {"maria_plain", "mariadb://u:pwA1pwB2@h/db", "mariadb://u:***@h/db"},
+      // SQLite: a file name, shown as written.
+      {"sqlite_file", "sqlite:/tmp/app.db", "sqlite:/tmp/app.db"},
+      {"sqlite_uri", "sqlite:///tmp/app.db", "sqlite:///tmp/app.db"},
+  };
+}
+
+TEST(Dsn, EveryFormOfEveryEngineShowsNoPieceOfThePassword) {
+  for (const AnyForm& f : AnyForms()) {
+    const std::string shown = racelab::RedactDsn(f.dsn);
+    EXPECT_EQ(shown, f.shown) << f.name;
+    for (const char* piece : {"pwA1", "pwB2"}) EXPECT_EQ(shown.find(piece), std::string::npos) << f.name;
+    std::vector<const char*> argv = {"racelab", "run", "x", "--dsn", f.dsn.c_str()};
+    const std::string line = cli::CommandLine(5, argv.data());
+    const std::string echoed = cli::RedactArguments("not expected: " + f.dsn, 5, argv.data());
+    for (const char* piece : {"pwA1", "pwB2"}) {
+      EXPECT_EQ(line.find(piece), std::string::npos) << f.name << ": " << line;
+      EXPECT_EQ(echoed.find(piece), std::string::npos) << f.name << ": " << echoed;
+    }
+  }
+}
+
+TEST(Dsn, MalformedDsnErrorsNameThePartWithoutAnyPiece) {
+  for (const AnyForm& f : AnyForms()) {
+    if (f.shown != kUnparseableDsn) continue;
+    const std::string message = racelab::EngineOfDsn(f.dsn) == "mariadb"
+                                    ? mariadb::ParseMariaDbDsn(f.dsn).status().message()
+                                    : ValidateDsn(f.dsn).message();
+    EXPECT_FALSE(message.empty()) << f.name;
+    for (const char* piece : {"pwA1", "pwB2", "zz", "db.example", "/db", "h/"}) {
+      EXPECT_EQ(message.find(piece), std::string::npos) << f.name << ": " << message;
+    }
+  }
+  EXPECT_EQ(internal::DescribeDsnParseError("postgresql://u:pwA1/pwB2@h/db"), kAmbiguousUriProblem);
+  EXPECT_NE(internal::DescribeDsnParseError("dbname='postgresql://u:a/b@h/db'").find("the dbname is itself"),
+            std::string::npos);
+  EXPECT_NE(ValidateDsn("postgres://u:pwA1/pwB2").message().find("the port is not a number"), std::string::npos);
+  EXPECT_NE(mariadb::ParseMariaDbDsn("mysql://u:pwA1/pwB2").status().message().find("the port is not a number"),
+            std::string::npos);
+  EXPECT_NE(mariadb::ParseMariaDbDsn("mariadb://h/db?pwA1=pwB2").status().message().find("1st query parameter"),
+            std::string::npos);
+}
+
+TEST(Dsn, MariaDbUrlsParseEveryPartOfTheUserInfoWhole) {
+  Result<mariadb::ConnectTarget> t = mariadb::ParseMariaDbDsn("mariadb://u:pwA1?pwB2@h:3307/db");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->user, "u");
+  EXPECT_EQ(t->password, "pwA1?pwB2");
+  EXPECT_EQ(t->host, "h");
+  EXPECT_EQ(t->port, 3307u);
+  EXPECT_EQ(t->database, "db");
+  t = mariadb::ParseMariaDbDsn("mariadb://u@/?socket=/run/m.sock&password=a%26b&user=v");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->socket, "/run/m.sock");
+  EXPECT_EQ(t->password, "a&b");
+  EXPECT_EQ(t->user, "v");
+  t = mariadb::ParseMariaDbDsn("mariadb://[::1]:3310/?");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->host, "::1");
+  EXPECT_EQ(t->port, 3310u);
+  EXPECT_EQ(t->user, "root");
 }
 
 TEST(Dsn, ConninfoWithOverridesReplacesUserAndPassword) {

@@ -6,6 +6,8 @@
 #include <memory>
 #include <optional>
 
+#include "harness/model/dsn_uri.h"
+
 namespace racelab::pg {
 namespace {
 
@@ -15,8 +17,15 @@ struct ConninfoFree {
   void operator()(PQconninfoOption* o) const { PQconninfoFree(o); }
 };
 
-// The options set in `dsn`, in libpq's keyword order, or nullopt when libpq cannot parse it.
+bool IsUri(std::string_view s);
+bool IsConnectionString(std::string_view v);
+
+// The options set in `dsn`, in libpq's keyword order, or nullopt when libpq cannot parse it or it
+// cannot be parsed safely: a URI whose '@' is ambiguous (harness/model/dsn_uri.h: libpq would read
+// pieces of the password as host, port and dbname), a port that is not a number (list), or a dbname
+// that is such a connection string.
 std::optional<Options> Parse(const std::string& dsn) {
+  if (IsUri(dsn) && FindUriUserInfo(dsn, dsn.find("://") + 3).ambiguous) return std::nullopt;
   char* err = nullptr;
   std::unique_ptr<PQconninfoOption, ConninfoFree> opts(PQconninfoParse(dsn.c_str(), &err));
   if (err != nullptr) PQfreemem(err);  // may quote the password: never shown
@@ -24,6 +33,13 @@ std::optional<Options> Parse(const std::string& dsn) {
   Options out;
   for (PQconninfoOption* o = opts.get(); o->keyword != nullptr; ++o) {
     if (o->val != nullptr) out.emplace_back(o->keyword, o->val);
+  }
+  for (const auto& [key, value] : out) {
+    if (key == "dbname" && IsConnectionString(value) && !Parse(value)) return std::nullopt;
+    // A port that is not a number list is a piece of something else — "postgresql://u:secret" reads
+    // host u, port secret — and libpq's error would quote it.
+    if (key == "port" && value.find_first_not_of("0123456789,") != std::string::npos)
+      return std::nullopt;
   }
   return out;
 }

@@ -13,21 +13,23 @@
 #include <utility>
 #include <vector>
 
+#include "harness/model/dsn_uri.h"
 #include "harness/model/status.h"
 
 namespace racelab::pg {
 
 // Shown in place of a password, and of a whole connection string libpq cannot parse.
 inline constexpr std::string_view kRedacted = "***";
-inline constexpr std::string_view kUnparseableDsn = "<unparseable DSN>";
+inline constexpr std::string_view kUnparseableDsn = kUnparseableDsnText;
 
 // The DSN in key=value form with any password replaced by ***, e.g. "postgresql://u:pw@h/db" ->
 // "user=u password=*** host=h dbname=db" (libpq's PQconninfoParse decides the keys). A dbname that
 // is itself a connection string is redacted the same way. kUnparseableDsn when libpq cannot parse
-// it.
+// it, or when it cannot be parsed safely: a URI whose '@' is ambiguous (harness/model/dsn_uri.h), as
+// in postgresql://u:pa/ss@h/db, where libpq would read the password's pieces as host, port and dbname.
 std::string RedactDsn(const std::string& dsn);
 
-// kUsage error when libpq cannot parse `dsn`. The message says which part is malformed (e.g. "the
+// kUsage error when libpq cannot parse `dsn`, or it cannot be parsed safely (RedactDsn). The message says which part is malformed (e.g. "the
 // password in the URI has a malformed percent-escape", "key=value pair 3 has no '='") and never
 // quotes a value or libpq's own message (which quotes the raw text, password included).
 Status ValidateDsn(const std::string& dsn);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "harness/engines/postgresql/dsn.h"
+#include "harness/model/dsn_uri.h"
 
 namespace racelab::internal {
 namespace {
@@ -178,9 +179,31 @@ std::string DescribeKeyValue(std::string_view s) {
 }  // namespace
 
 std::string DescribeDsnParseError(std::string_view dsn) {
-  if (dsn.substr(0, 13) == "postgresql://" || dsn.substr(0, 11) == "postgres://")
-    return DescribeUri(dsn);
-  return DescribeKeyValue(dsn);
+  const bool uri = dsn.substr(0, 13) == "postgresql://" || dsn.substr(0, 11) == "postgres://";
+  if (uri && FindUriUserInfo(dsn, dsn.find("://") + 3).ambiguous)
+    return std::string(kAmbiguousUriProblem);
+  // libpq parses the text, but its dbname is itself a connection string that cannot be parsed
+  // safely (dsn.h RedactDsn): name the part, then what is wrong with the nested one.
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(std::string(dsn).c_str(), &err);
+  if (err != nullptr) PQfreemem(err);
+  std::string nested;
+  bool bad_port = false;
+  for (PQconninfoOption* o = opts; o != nullptr && o->keyword != nullptr; ++o) {
+    if (std::string_view(o->keyword) == "dbname" && o->val != nullptr) nested = o->val;
+    if (std::string_view(o->keyword) == "port" && o->val != nullptr)
+      bad_port =
+          std::string_view(o->val).find_first_not_of("0123456789,") != std::string_view::npos;
+  }
+  if (opts != nullptr) PQconninfoFree(opts);
+  if (opts != nullptr && bad_port) {
+    return "the port is not a number (in a URI, a password is written after user: and before '@'; "
+           "a '/' in it is "
+           "%2F)";
+  }
+  if (opts != nullptr && !nested.empty() && nested != dsn)
+    return "the dbname is itself a connection string, and " + DescribeDsnParseError(nested);
+  return uri ? DescribeUri(dsn) : DescribeKeyValue(dsn);
 }
 
 }  // namespace racelab::internal
