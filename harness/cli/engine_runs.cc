@@ -1,15 +1,16 @@
 // Each engine of `racelab run` in turn (engine_runs.h).
 #include "harness/cli/engine_runs.h"
-
-#include <fmt/format.h>
-#include <unistd.h>
+#include "harness/cli/run_plan.h"
 
 #include <csignal>
 #include <iostream>
 #include <set>
 
+#include <unistd.h>
+
+#include <fmt/format.h>
+
 #include "harness/cli/progress.h"
-#include "harness/cli/run_plan.h"
 #include "harness/cli/terminal.h"
 #include "harness/engine/open_engine.h"
 #include "harness/model/terminal_text.h"

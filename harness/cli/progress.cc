@@ -96,10 +96,12 @@ void Progress::ItemDone(const ResultSummary& summary, const Status& status) {
     out_ << fmt::format("{}: {} ({} trials, {})\n", head_, verdict, summary.trials, Duration(took));
   }
   if (!status.ok()) {
-    out_ << "racelab: "
-         << SanitizeForTerminal((summary.item != nullptr ? summary.item->scenario : std::string()) +
-                                ": " + status.message())
-         << "\n";
+    const std::string message =
+        "racelab: " +
+        SanitizeForTerminal((summary.item != nullptr ? summary.item->scenario : std::string()) +
+                            ": " + status.message());
+    for (const std::string& line : FoldLine(message, options_.style.width, "  "))
+      out_ << line << '\n';
   }
 }
 

@@ -1,13 +1,14 @@
 // `racelab run`: select → plan → engine → run → evaluate → report. Orchestration only: the stages
 // live in their own libraries (docs/architecture.md); this file asks for the plan (run_plan.h), has
 // each engine of it run in turn (engine_runs.h), writes the reports and maps outcomes to exit codes.
-#include <fmt/format.h>
-#include <unistd.h>
-
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
 
 #include "harness/cli/app.h"
 #include "harness/cli/engine_runs.h"

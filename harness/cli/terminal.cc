@@ -52,4 +52,9 @@ TerminalFacts TerminalFactsOf(int fd) {
   return facts;
 }
 
+void WriteNote(std::ostream& err, const std::string& line) {
+  const TerminalStyle style = TerminalStyleFor(TerminalFactsOf(STDERR_FILENO));
+  for (const std::string& folded : FoldLine(line, style.width, "  ")) err << folded << '\n';
+}
+
 }  // namespace racelab::cli

@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <optional>
+#include <ostream>
+#include <ostream>
 #include <string>
 
 #include "harness/model/terminal_layout.h"
@@ -34,5 +36,10 @@ TerminalStyle TerminalStyleFor(const TerminalFacts& facts);
 // The facts of file descriptor `fd` (STDOUT_FILENO, STDERR_FILENO) and of this process's
 // environment.
 TerminalFacts TerminalFactsOf(int fd);
+
+// Writes `line` (one message, already escaped, without its '\n') to `err` — stderr — folded at
+// spaces to stderr's width when that is known (a terminal, or $COLUMNS), continuation lines
+// indented two columns, so the terminal never wraps it; else as it is. Then '\n'.
+void WriteNote(std::ostream& err, const std::string& line);
 
 }  // namespace racelab::cli
