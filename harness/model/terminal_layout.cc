@@ -41,7 +41,7 @@ std::vector<std::string> FoldLine(std::string_view text, size_t width, std::stri
     const std::string_view part =
         text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
     start = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
-    std::string line = (lines.empty() ? std::string() : std::string(indent));
+    std::string line;  // a line of the text's own starts as it is; only continuations are indented
     if (width == 0 || DisplayWidth(line) + DisplayWidth(part) <= width) {  // fits: unchanged
       lines.push_back(line + std::string(part));
       continue;

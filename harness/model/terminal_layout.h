@@ -30,8 +30,9 @@ size_t DisplayWidth(std::string_view text);
 std::string ClipToWidth(std::string_view text, size_t width);
 
 // `text` broken into lines of at most `width` columns at spaces; a word longer than a line is cut
-// into pieces. Lines after the first start with `indent` (counted in the width). The text's own
-// '\n' start a new line (with `indent`). width 0: the text's own lines, unchanged.
+// into pieces. The continuation lines of a folded line start with `indent` (counted in the width).
+// The text's own '\n' start a new line as it is. A line that fits is unchanged; width 0: the text's
+// own lines, unchanged.
 std::vector<std::string> FoldLine(std::string_view text, size_t width, std::string_view indent);
 
 // `text` in the colour of the verdict named `verdict` ("pass" green, "fail" bold red, "error"
