@@ -2,13 +2,19 @@
 //
 // A fixed-width table, one row per result: scenario, isolation, verdict, winners, errors,
 // retries, blocked p95 ms, skew p95 µs, and params when two results of one scenario differ in them
-// (an ordered scenario's permutations: order=a.begin b.begin …, as the Markdown names them; failures
-// below say "with order=…" too) — or, for a run of several engines, one row per scenario × level and
-// one column per engine, side by side (reports/engine_table.h), then each engine's server.
-// Column widths are computed from the content (in UTF-8 code points, so "×" and "µ" count as one).
-// Under it, for each result that did not pass, its failed expectations with the first failure's detail (or the harness error). The last line counts
-// verdicts: "12 results: 11 pass, 1 fail, 0 error" (", 1 interrupted" when a stop request cut one short). Plain text, no colours; every data string goes
-// through SanitizeForTerminal, so no value can send an escape sequence to the terminal.
+// (an ordered scenario's permutations: order=a.begin b.begin …, as the Markdown names them;
+// failures below say "with order=…" too) — or, for a run of several engines, one row per scenario ×
+// level and one column per engine, side by side (reports/engine_table.h), then each engine's
+// server. Column widths are computed from the content (in UTF-8 code points, so "×" and "µ" count
+// as one). On a terminal of known width (TerminalStyle, from the CLI) the tables fit it:
+// low-priority columns are dropped (skew, retries, blocked, in that order) and then the widest
+// cells cut with "…" (reports/table_layout.h), with a line naming what was left out; every other
+// line is folded at spaces. Width 0 (a file, a pipe) prints everything, unchanged. Under it, for
+// each result that did not pass, its failed expectations with the first failure's detail (or the
+// harness error). The last line counts verdicts: "12 results: 11 pass, 1 fail, 0 error" (", 1
+// interrupted" when a stop request cut one short). Plain text; verdicts coloured only when
+// TerminalStyle::color says so. Every data string goes through SanitizeForTerminal, so no value can
+// send an escape sequence to the terminal.
 
 #include <fmt/format.h>
 
@@ -17,35 +23,28 @@
 #include <map>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "harness/model/isolation.h"
+#include "harness/model/terminal_layout.h"
 #include "harness/model/terminal_text.h"
 #include "reports/engine_table.h"
 #include "reports/format_util.h"
 #include "reports/reporters.h"
+#include "reports/table_layout.h"
 
 namespace racelab::internal {
 namespace {
 
-constexpr size_t kColumns = 8;
-using TableRow = std::array<std::string, kColumns>;
+using TableRow = std::vector<std::string>;
 
-const TableRow kHeader = {"scenario",  "isolation", "verdict",        "winners",
-                          "errors",    "retries",   "blocked p95 ms", "skew p95 µs"};
-// Numeric columns are right-aligned.
-constexpr std::array<bool, kColumns> kRightAligned = {false, false, false, false,
-                                                      false, true,  true,  true};
-
-// Display width of UTF-8 text: code points (every byte that is not a continuation byte).
-size_t Width(std::string_view text) {
-  size_t width = 0;
-  for (char c : text) {
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++width;
-  }
-  return width;
-}
+// Drop ranks: skew first, then retries, then blocked; scenario, errors and params are cut instead.
+const std::vector<TableColumn> kColumnsOfTable = {
+    {"scenario", false, 0, 16},     {"isolation", false, 0, 0}, {"verdict", false, 0, 0, true},
+    {"winners", false, 0, 0},       {"errors", false, 0, 9},    {"retries", true, 2, 0},
+    {"blocked p95 ms", true, 3, 0}, {"skew p95 µs", true, 1, 0}};
 
 // A table cell: control characters escaped, on one line (harness/model/terminal_text.h).
 std::string Cell(std::string_view text) { return SanitizeForTerminal(text, /*keep_newlines=*/false); }
@@ -76,23 +75,45 @@ TableRow MakeRow(const ResultSummary& r) {
           FormatSkewUs(r.skew_us, r.skew_us.p95)};
 }
 
-// `params`: a last column with each row's params (empty: none), when results are told apart by them.
-void WriteTable(const std::vector<TableRow>& rows, const std::vector<std::string>& params, std::ostream& out) {
-  std::array<size_t, kColumns> widths{};
-  for (const TableRow& row : rows) {
-    for (size_t c = 0; c < kColumns; ++c) widths[c] = std::max(widths[c], Width(row[c]));
+// The lines of a laid-out table, then a line naming the columns left out to fit the terminal.
+void WriteLaidOut(const LaidOutTable& table, const TerminalStyle& terminal, std::ostream& out) {
+  for (const std::string& line : table.lines) out << line << '\n';
+  if (!table.dropped.empty() || table.cut) {
+    std::string note = table.dropped.empty()
+                           ? fmt::format("(cells cut with … to fit {} columns)", terminal.width)
+                           : fmt::format("(left out to fit {} columns: {})", terminal.width,
+                                         fmt::join(table.dropped, ", "));
+    for (const std::string& line : FoldLine(note, terminal.width, " ")) out << line << '\n';
   }
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const TableRow& row = rows[r];
-    std::string line;
-    for (size_t c = 0; c < kColumns; ++c) {
-      const std::string pad(widths[c] - Width(row[c]), ' ');
-      if (c > 0) line += "  ";
-      line += kRightAligned[c] ? pad + row[c] : row[c] + pad;
-    }
-    if (r < params.size()) line += "  " + params[r];
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << '\n';
+}
+
+// `params`: a last column with each row's params (empty: none), when results are told apart by them.
+void WriteTable(const std::vector<TableRow>& rows, const std::vector<std::string>& params,
+                const TerminalStyle& terminal, std::ostream& out) {
+  std::vector<TableColumn> columns = kColumnsOfTable;
+  std::vector<TableRow> body = rows;
+  if (!params.empty()) {
+    columns.push_back({"params", false, 0, 12});
+    for (size_t r = 0; r < body.size(); ++r) body[r].push_back(params[r]);
+  }
+  WriteLaidOut(LayOutTable(columns, body, terminal.width, terminal.color), terminal, out);
+}
+
+// Writes `text` line by line, each line that is wider than the terminal folded at spaces, its
+// continuation indented two columns past the line's own indentation.
+void WriteFolded(const std::string& text, const TerminalStyle& terminal, std::ostream& out) {
+  if (terminal.width == 0) {
+    out << text;
+    return;
+  }
+  for (size_t start = 0; start < text.size();) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string_view line(text.data() + start, nl - start);
+    start = nl + 1;
+    const size_t lead = std::min(line.find_first_not_of(' '), line.size());
+    for (const std::string& folded : FoldLine(line, terminal.width, std::string(lead + 2, ' ')))
+      out << folded << '\n';
   }
 }
 
@@ -109,7 +130,7 @@ std::string IndentLines(std::string_view text, std::string_view indent) {
 
 // A run of several engines: one row per scenario × level (× params), one column per engine
 // (reports/engine_table.h), then each engine's server.
-void WriteSideBySide(const RunReport& report, std::ostream& out) {
+void WriteSideBySide(const RunReport& report, const TerminalStyle& terminal, std::ostream& out) {
   const EngineTable table = BuildEngineTable(report);
   const bool with_params = std::any_of(table.rows.begin(), table.rows.end(),
                                        [](const EngineRow& row) { return row.params != kNone; });
@@ -126,32 +147,35 @@ void WriteSideBySide(const RunReport& report, std::ostream& out) {
     }
     grid.push_back(std::move(line));
   }
-  std::vector<size_t> widths(grid.front().size(), 0);
-  for (const auto& line : grid) {
-    for (size_t c = 0; c < line.size(); ++c) widths[c] = std::max(widths[c], Width(line[c]));
+  // Engine cells are cut before the scenario; the params column too, never dropped (it tells rows
+  // apart).
+  std::vector<TableColumn> columns;
+  for (size_t c = 0; c < grid.front().size(); ++c) {
+    const bool engine_column = c >= (with_params ? 3u : 2u);
+    columns.push_back({grid.front()[c], false, 0, c == 1 ? 0u : engine_column ? 14u : 16u});
   }
-  for (const auto& line : grid) {
-    std::string text;
-    for (size_t c = 0; c < line.size(); ++c) {
-      if (c > 0) text += "  ";
-      text += line[c] + std::string(widths[c] - Width(line[c]), ' ');
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    out << text << '\n';
-  }
-  out << "\nper engine: verdict · winners (count×trials) · most frequent error×occurrences · statements in a lock wait\n";
+  grid.erase(grid.begin());
+  WriteLaidOut(LayOutTable(columns, grid, terminal.width), terminal, out);
+  std::ostringstream rest;
+  rest << "\nper engine: verdict · winners (count×trials) · most frequent error×occurrences · "
+          "statements in a lock wait\n";
   for (const std::string& engine : table.engines) {
     const TargetInfo* t = TargetOf(report, engine);
-    out << fmt::format("{}: {}\n", Cell(engine),
-                       t == nullptr ? std::string("not started")
-                                    : Cell(fmt::format("{}, {}", t->server_version.empty() ? "server version unknown" : t->server_version,
-                                                       t->embedded ? "embedded" : "external")));
+    rest << fmt::format("{}: {}\n", Cell(engine),
+                        t == nullptr
+                            ? std::string("not started")
+                            : Cell(fmt::format("{}, {}",
+                                               t->server_version.empty() ? "server version unknown"
+                                                                         : t->server_version,
+                                               t->embedded ? "embedded" : "external")));
   }
+  WriteFolded(rest.str(), terminal, out);
 }
 
 // `with_params`: the label names the result's params too ("… with order=a.begin b.begin …"), as the
 // Markdown's list of failures does.
 void WriteProblems(const RunReport& report, const ResultSummary& r, bool with_params, std::ostream& out) {
+  // Not coloured: these lines are folded to the terminal's width afterwards.
   std::string label = EngineResultLabel(report, ItemOf(r));
   if (with_params) label += " with " + FormatParams(ItemOf(r).params);
   out << fmt::format("{}: {}\n", VerdictName(r.verdict), SanitizeForTerminal(label, false));
@@ -168,6 +192,7 @@ void WriteProblems(const RunReport& report, const ResultSummary& r, bool with_pa
 
 class ConsoleReporter : public Reporter {
  public:
+  explicit ConsoleReporter(const TerminalStyle& terminal) : terminal_(terminal) {}
   std::string_view name() const override { return "console"; }
   std::string_view file_name() const override { return ""; }
   void Write(const RunReport& report, std::ostream& out) const override {
@@ -178,34 +203,41 @@ class ConsoleReporter : public Reporter {
       return several_params.count({ItemOf(r).engine, ItemOf(r).scenario}) != 0;
     };
     if (SeveralEngines(report)) {
-      WriteSideBySide(report, out);
+      WriteSideBySide(report, terminal_, out);
     } else {
-      std::vector<TableRow> rows = {kHeader};
+      std::vector<TableRow> rows;
       std::vector<std::string> params;
-      if (!several_params.empty()) params.push_back("params");
       for (const ResultSummary& r : report.results) {
         rows.push_back(MakeRow(r));
         if (!several_params.empty()) params.push_back(Cell(FormatParams(ItemOf(r).params)));
       }
-      WriteTable(rows, params, out);
+      WriteTable(rows, params, terminal_, out);
     }
+    std::ostringstream rest;  // folded to the terminal's width
     bool first = true;
     for (const ResultSummary& r : report.results) {
       if (r.verdict == Verdict::kPass) continue;
-      if (first) out << '\n';
+      if (first) rest << '\n';
       first = false;
-      WriteProblems(report, r, told_by_params(r), out);
+      WriteProblems(report, r, told_by_params(r), rest);
     }
-    out << '\n' << CountsLine(CountVerdicts(report.results));
+    rest << '\n' << CountsLine(CountVerdicts(report.results));
     if (!report.not_run.empty()) {
-      out << fmt::format(", {} not run ({})", report.not_run.size(), report.not_run.front().reason);
+      rest << fmt::format(", {} not run ({})", report.not_run.size(),
+                          report.not_run.front().reason);
     }
-    out << '\n';
+    rest << '\n';
+    WriteFolded(rest.str(), terminal_, out);
   }
+
+ private:
+  TerminalStyle terminal_;
 };
 
 }  // namespace
 
-std::unique_ptr<Reporter> MakeConsoleReporter() { return std::make_unique<ConsoleReporter>(); }
+std::unique_ptr<Reporter> MakeConsoleReporter(const TerminalStyle& terminal) {
+  return std::make_unique<ConsoleReporter>(terminal);
+}
 
 }  // namespace racelab::internal

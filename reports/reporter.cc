@@ -16,7 +16,7 @@ struct RegistryEntry {
 
 // Registry order is the order ReporterNames() returns and usage messages list.
 constexpr RegistryEntry kRegistry[] = {
-    {"console", &internal::MakeConsoleReporter},
+    {"console", [] { return internal::MakeConsoleReporter(); }},
     {"json", &internal::MakeJsonReporter},
     {"md", &internal::MakeMarkdownReporter},
     {"md-summary", &internal::MakeMdSummaryReporter},
@@ -38,6 +38,12 @@ Result<std::unique_ptr<Reporter>> MakeReporter(std::string_view name) {
   }
   return Status::Usage(fmt::format("unknown report format \"{}\"; valid formats: {}", name,
                                    fmt::join(ReporterNames(), ", ")));
+}
+
+Result<std::unique_ptr<Reporter>> MakeReporter(std::string_view name,
+                                               const TerminalStyle& terminal) {
+  if (name == "console") return internal::MakeConsoleReporter(terminal);
+  return MakeReporter(name);
 }
 
 }  // namespace racelab

@@ -14,6 +14,7 @@
 
 #include "harness/model/status.h"
 #include "harness/model/summary.h"
+#include "harness/model/terminal_layout.h"
 
 namespace racelab {
 
@@ -32,5 +33,10 @@ std::vector<std::string> ReporterNames();
 
 // nullptr-free: an unknown name is a kUsage error that lists the valid ones.
 Result<std::unique_ptr<Reporter>> MakeReporter(std::string_view name);
+
+// The same, the console reporter laid out for `terminal` (its width and colour; the default
+// TerminalStyle, as above, is a file: every column, no colour). The other formats ignore it.
+Result<std::unique_ptr<Reporter>> MakeReporter(std::string_view name,
+                                               const TerminalStyle& terminal);
 
 }  // namespace racelab

@@ -13,8 +13,10 @@
 
 namespace racelab::internal {
 
-// "console": summary table and failed expectations, to stdout (no file).
-std::unique_ptr<Reporter> MakeConsoleReporter();
+// "console": summary table and failed expectations, to stdout (no file). `terminal`: the width the
+// lines must fit (table columns dropped or cut, other lines folded; 0: unlimited) and whether
+// verdicts are coloured.
+std::unique_ptr<Reporter> MakeConsoleReporter(const TerminalStyle& terminal = {});
 // "json": racelab.json, the contract format (docs/report-schema.md).
 std::unique_ptr<Reporter> MakeJsonReporter();
 // "md": racelab.md, summary table, lessons and one representative trial per result.

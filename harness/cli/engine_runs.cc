@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/cli/progress.h"
+#include "harness/cli/terminal.h"
 #include "harness/engine/open_engine.h"
 #include "harness/model/terminal_text.h"
 #include "harness/pipeline/pipeline.h"
@@ -19,35 +21,24 @@
 namespace racelab::cli {
 namespace {
 
-// Progress on stderr: on a terminal the line is rewritten after every trial; in a log (CI), one line
-// per result. Items are numbered over the whole run: "[3/8] naive-claim @ serializable on sqlite".
-PipelineHooks ProgressHooks(const RunArgs& args, size_t offset, size_t total, bool several, std::string* head,
-                            int* failed) {
-  const bool tty = isatty(STDERR_FILENO) != 0;
+// Progress on stderr (progress.h): items are numbered over the whole run, "[3/8] naive-claim @
+// serializable on sqlite".
+PipelineHooks ProgressHooks(Progress* progress, size_t offset, bool several) {
   PipelineHooks hooks;
-  hooks.on_item_start = [=, &args](size_t i, const PlanItem& item) {
-    *failed = 0;
-    *head = fmt::format("[{}/{}] {} @ {}{}", offset + i + 1, total, SanitizeForTerminal(item.scenario, false),
-                        IsolationName(item.isolation), several ? " on " + item.engine : std::string());
-    if (!args.quiet && !tty) std::cerr << *head << ": " << item.trials << " trials\n";
+  hooks.on_item_start = [=](size_t i, const PlanItem& item) {
+    progress->ItemStarted(offset + i, item, several);
   };
-  hooks.on_trial = [=, &args](const PlanItem& it, const TrialResult& t) {
-    if (!t.error.empty()) ++*failed;
-    if (args.quiet || !tty) return;
-    std::cerr << fmt::format("\r{}: trial {}/{}{}", *head, t.index + 1, it.trials,
-                             *failed ? fmt::format(" ({} with errors)", *failed) : "")
-              << std::flush;
-  };
-  hooks.on_item_done = [=, &args](size_t, const ResultSummary& summary, const Status& s) {
-    if (!args.quiet && tty) std::cerr << "\n";
-    if (!s.ok() && !args.quiet) {
-      std::cerr << "racelab: " << SanitizeForTerminal(summary.item->scenario + ": " + s.message(), true) << "\n";
-    }
-    if (!args.quiet && !tty) {
-      std::cerr << fmt::format("{}: {} ({} trials)\n", *head, VerdictName(summary.verdict), summary.trials);
-    }
+  hooks.on_trial = [=](const PlanItem& it, const TrialResult& t) { progress->TrialDone(it, t); };
+  hooks.on_item_done = [=](size_t, const ResultSummary& summary, const Status& s) {
+    progress->ItemDone(summary, s);
   };
   return hooks;
+}
+
+int64_t TrialsOf(const std::vector<PlanItem>& items) {
+  int64_t trials = 0;
+  for (const PlanItem& item : items) trials += item.trials;
+  return trials;
 }
 
 void NotRunFrom(const std::vector<Plan>& parts, size_t part, size_t first_item, const std::string& reason,
@@ -73,10 +64,19 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
                       DetailsPolicy details, const StopFlag* stop) {
   EngineRuns out;
   size_t total = 0;
-  for (const Plan& p : parts) total += p.items.size();
+  int64_t total_trials = 0;
+  for (const Plan& p : parts) {
+    total += p.items.size();
+    total_trials += TrialsOf(p.items);
+  }
   const bool several = engines.size() > 1;
-  std::string head;
-  int failed = 0;
+  Progress::Options po;
+  const TerminalFacts stderr_facts = TerminalFactsOf(STDERR_FILENO);
+  po.live = stderr_facts.is_terminal &&
+            stderr_facts.term != "dumb";  // a dumb terminal cannot erase a line
+  po.style = TerminalStyleFor(stderr_facts);
+  po.quiet = args.quiet;
+  Progress progress(std::cerr, po, total, total_trials);
   size_t offset = 0;
   std::set<std::string> sqlstates;  // of the engines whose scenario SQL could not run
   for (size_t e = 0; e < parts.size(); ++e) {
@@ -124,6 +124,7 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
       const std::string reason =
           fmt::format("{} could not start: {}", EngineDisplayName(engines[e]), engine.status().message());
       for (const PlanItem& item : items) out.not_run.push_back({&item, reason});
+      progress.NotRun(TrialsOf(items));
       offset += items.size();
       continue;
     }
@@ -143,8 +144,7 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     ro.stop = stop;
     // Trials are evaluated as they end and folded into aggregates: memory stays flat with --trials (only
     // the trials --details keeps are held).
-    PipelineResult ran =
-        RunItems(items, ro, ProgressHooks(args, offset, total, several, &head, &failed), details);
+    PipelineResult ran = RunItems(items, ro, ProgressHooks(&progress, offset, several), details);
     offset += items.size();
     const size_t done = ran.results.size();
     if (ran.scenario_error) {

@@ -12,8 +12,10 @@
 
 #include "harness/cli/app.h"
 #include "harness/cli/engine_runs.h"
+#include "harness/cli/report_folder.h"
 #include "harness/cli/run_plan.h"
 #include "harness/cli/run_reports.h"
+#include "harness/cli/terminal.h"
 #include "harness/engine/open_engine.h"
 #include "harness/eval/result_accumulator.h"
 #include "harness/model/terminal_text.h"
@@ -31,26 +33,12 @@ std::string UtcNow() {
   return buf;
 }
 
-// Creates `dir` if needed and proves a file can be written in it.
-Status CheckWritableDir(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Status::Usage(fmt::format("--out {}: cannot create the folder: {}", dir, ec.message()));
-  std::filesystem::path probe = std::filesystem::path(dir) / ".racelab-write-check";
-  std::ofstream f(probe);
-  bool ok = static_cast<bool>(f);
-  f.close();
-  std::filesystem::remove(probe, ec);
-  if (!ok) return Status::Usage(fmt::format("--out {}: cannot write files in this folder", dir));
-  return Status::Ok();
-}
-
 int ExitCodeFor(const Status& s) { return s.code() == StatusCode::kUsage ? 2 : 3; }
 
 }  // namespace
 
 int RunCommand(const RunArgs& args, const StopFlag* stop) {
-  auto made = MakeReporters(args.formats);
+  auto made = MakeReporters(args.formats, TerminalStyleFor(TerminalFactsOf(STDOUT_FILENO)));
   if (!made.ok()) return UsageError(made.status().message());
   const std::vector<std::unique_ptr<Reporter>>& reporters = made.value();
   const auto details = ParseDetailsPolicy(args.details);
@@ -66,26 +54,33 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   // Interrupted while loading: nothing was started or written yet.
   if (stop->stop_requested()) return InterruptedExitCode(stop);
   // A scenario-file error is written to the reports too (a CI job finds its JUnit file on exit 2).
-  Status writable = need_dir ? CheckWritableDir(args.out) : Status::Ok();
+  // The folder is held from here to the end of the run: no second run writes into it meanwhile, and
+  // an earlier run's reports are moved aside or replaced, never silently (report_folder.h).
+  Result<std::unique_ptr<ReportFolder>> folder =
+      need_dir ? ReportFolder::Open(args.out)
+               : Result<std::unique_ptr<ReportFolder>>(std::unique_ptr<ReportFolder>());
+  ReportFolder* dir = folder.ok() ? folder.value().get() : nullptr;
   if (!plan.ok()) {
     report.run_error = plan.status().message();
-    if (need_dir && writable.ok()) WriteReports(report, reporters, args.out, /*files_only=*/true);
+    if (!folder.ok()) UsageError(folder.status().message());
+    if (dir != nullptr) WriteReports(report, reporters, dir, /*files_only=*/true);
     return UsageError(plan.status().message());
   }
   auto gate = compare::PrepareRunGate(args.gate, stop);  // --shard, --baseline: checked before anything runs
   if (!gate.ok() && stop->stop_requested()) return InterruptedExitCode(stop);
   if (!gate.ok()) {
     report.run_error = gate.status().message();
-    if (need_dir && writable.ok()) WriteReports(report, reporters, args.out, /*files_only=*/true);
+    if (!folder.ok()) UsageError(folder.status().message());
+    if (dir != nullptr) WriteReports(report, reporters, dir, /*files_only=*/true);
     return UsageError(gate.status().message());
   }
-  compare::KeepShard(&gate.value(), &plan.value().plan.items, args.quiet);
   // Checked before any trial runs: a run must not end with nowhere to write its reports.
-  if (!writable.ok()) return UsageError(writable.message());
+  if (!folder.ok()) return UsageError(folder.status().message());
+  compare::KeepShard(&gate.value(), &plan.value().plan.items, args.quiet);
   if (plan.value().plan.items.empty()) {
     // An empty shard (--shard K/N with fewer than K results): its reports say so; no server starts.
     report.target.engine = plan.value().engines.front();
-    if (!WriteReports(report, reporters, args.out, /*files_only=*/false)) return 3;
+    if (!WriteReports(report, reporters, dir, /*files_only=*/false)) return 3;
     if (need_dir && !args.quiet) std::cerr << "racelab: reports written to " << SanitizeForTerminal(args.out) << "/\n";
     return compare::FinishRunGate(*gate, report, args.formats, args.out, 0);
   }
@@ -104,14 +99,15 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   if (!ran.open_error.ok()) {
     report.run_error = ran.open_error.message();
     // The console table too when other engines ran: their results are real.
-    WriteReports(report, reporters, args.out, /*files_only=*/report.results.empty());
+    WriteReports(report, reporters, dir, /*files_only=*/report.results.empty());
     return stop->stop_requested() ? 128 + stop->signal_number() : ExitCodeFor(ran.open_error);
   }
   const bool scenario_error = ran.scenario_error;  // a scenario's SQL cannot run: exit 2, not 1
   const std::string& scenario_hint = ran.scenario_hint;
 
   std::error_code ec;
-  if (!WriteReports(report, reporters, args.out, /*files_only=*/false)) ec = std::make_error_code(std::errc::io_error);
+  if (!WriteReports(report, reporters, dir, /*files_only=*/false))
+    ec = std::make_error_code(std::errc::io_error);
   if (need_dir && !ec && !args.quiet) std::cerr << "racelab: reports written to " << SanitizeForTerminal(args.out) << "/\n";
 
   if (stop->stop_requested()) return 128 + (stop->signal_number() ? stop->signal_number() : SIGINT);

@@ -1,5 +1,6 @@
 // The plan of `racelab run` (run_plan.h): selection, levels, --set, and the engines of --engine.
 #include "harness/cli/run_plan.h"
+#include "harness/cli/terminal.h"
 
 #include <algorithm>
 #include <iostream>
@@ -215,8 +216,8 @@ Result<PlannedRun> BuildRunPlan(const RunArgs& args, const StopFlag* stop) {
       if (on_engine == nullptr) {  // docs/scenario-format.md "Engines and SQL that differs"
         const std::string listed = JoinNames(s.engines);
         if (named) {
-          std::cerr << "racelab: " << SanitizeForTerminal(s.name) << " skipped: it runs on " << listed
-                    << " (its engines: list), not on " << engine << "\n";
+          WriteNote(std::cerr, "racelab: " + SanitizeForTerminal(s.name) + " skipped: it runs on " + listed +
+                                   " (its engines: list), not on " + engine);
         }
         ++not_listed;
         if (several) run.skipped.push_back({s.name, engine, "", fmt::format("not in its engines: list ({})", listed)});
@@ -232,9 +233,9 @@ Result<PlannedRun> BuildRunPlan(const RunArgs& args, const StopFlag* stop) {
         }
         if (scenario_po.isolation.empty()) {
           const std::string listed = LevelList(on_engine->isolation);
-          std::cerr << "racelab: " << SanitizeForTerminal(s.name) << " skipped"
-                    << (several ? " on " + engine : std::string()) << ": it runs only at " << listed
-                    << " (its isolation: list), not at the levels --isolation asks for\n";
+          WriteNote(std::cerr, "racelab: " + SanitizeForTerminal(s.name) + " skipped" +
+                                   (several ? " on " + engine : std::string()) + ": it runs only at " + listed +
+                                   " (its isolation: list), not at the levels --isolation asks for");
           if (several) {
             run.skipped.push_back({s.name, engine, "",
                                    fmt::format("not at the levels --isolation asks for: its isolation: list on {} is {}",
@@ -255,16 +256,16 @@ Result<PlannedRun> BuildRunPlan(const RunArgs& args, const StopFlag* stop) {
       }
     }
     if (!named && not_listed > 0) {
-      std::cerr << fmt::format("racelab: {} scenario{} skipped on {}: not in {} engines: list (racelab list shows "
-                               "each scenario's engines)\n",
-                               not_listed, not_listed == 1 ? "" : "s", engine, not_listed == 1 ? "its" : "their");
+      WriteNote(std::cerr, fmt::format("racelab: {} scenario{} skipped on {}: not in {} engines: list (racelab list "
+                                       "shows each scenario's engines)",
+                                       not_listed, not_listed == 1 ? "" : "s", engine, not_listed == 1 ? "its" : "their"));
     }
   }
   // --permutation: what it keeps and what it skips, said (a scenario none of whose permutations matches
   // is skipped whole; nothing matching anywhere is exit 2).
   std::vector<std::string> permutation_notes;
   if (Status kept = KeepPermutations(args.permutations, &run.plan.items, &permutation_notes); !kept.ok()) return kept;
-  for (const std::string& note : permutation_notes) std::cerr << "racelab: " << SanitizeForTerminal(note, true) << "\n";
+  for (const std::string& note : permutation_notes) WriteNote(std::cerr, "racelab: " + SanitizeForTerminal(note, true));
   if (run.plan.items.empty()) {
     return Status::Usage(fmt::format("no selected scenario runs on {} at the levels --isolation asks for",
                                      JoinNames(run.engines)));

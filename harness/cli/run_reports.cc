@@ -12,7 +12,8 @@
 
 namespace racelab::cli {
 
-Result<std::vector<std::unique_ptr<Reporter>>> MakeReporters(const std::string& formats) {
+Result<std::vector<std::unique_ptr<Reporter>>> MakeReporters(const std::string& formats,
+                                                             const TerminalStyle& console) {
   std::vector<std::unique_ptr<Reporter>> reporters;
   std::set<std::string> seen;
   for (size_t start = 0; start <= formats.size();) {
@@ -24,7 +25,7 @@ Result<std::vector<std::unique_ptr<Reporter>>> MakeReporters(const std::string& 
       return Status::Usage("--format transcript is for an isolationtester spec file (racelab run X.spec), "
                            "not for scenarios");
     }
-    auto r = MakeReporter(name);
+    auto r = MakeReporter(name, console);
     if (!r.ok()) return Status::Usage("--format: " + r.status().message());
     reporters.push_back(std::move(r.value()));
   }
@@ -39,14 +40,23 @@ bool AnyFileReporter(const std::vector<std::unique_ptr<Reporter>>& reporters) {
 }
 
 bool WriteReports(const RunReport& report, const std::vector<std::unique_ptr<Reporter>>& reporters,
-                  const std::string& out_dir, bool files_only) {
+                  ReportFolder* folder, bool files_only) {
   bool ok = true;
+  bool room = folder != nullptr;
+  if (folder != nullptr && AnyFileReporter(reporters)) {
+    Status made = folder->MakeRoom(std::cerr);
+    if (!made.ok()) {
+      std::cerr << "racelab: " << SanitizeForTerminal(made.message()) << "\n";
+      room = ok = false;
+    }
+  }
   for (const auto& r : reporters) {
     if (r->file_name().empty()) {
       if (!files_only) r->Write(report, std::cout);
       continue;
     }
-    std::filesystem::path p = std::filesystem::path(out_dir) / std::string(r->file_name());
+    if (!room) continue;  // no room made: nothing of an earlier run is overwritten
+    std::filesystem::path p = std::filesystem::path(folder->dir()) / std::string(r->file_name());
     std::ofstream f(p);
     r->Write(report, f);
     f.close();

@@ -2,11 +2,13 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -33,8 +35,16 @@ std::string TempPath(const char* tag) {
 
 Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env)
     : out_path_(TempPath(".out")), err_path_(TempPath(".err")), start_(std::chrono::steady_clock::now()) {
+  std::string cwd = "/tmp/racelab-test-XXXXXX";
+  if (mkdtemp(cwd.data()) != nullptr) {
+    cwd_ = cwd;
+    chmod(cwd_.c_str(), 0777);  // the embedded cluster's unprivileged user may need to enter it
+  }
   pid_ = fork();
   if (pid_ == 0) {
+    // A working folder of its own: a run's default --out (racelab-reports/) never meets another
+    // test's, which would hold it (harness/cli/report_folder.h).
+    if (!cwd_.empty() && chdir(cwd_.c_str()) != 0) _exit(126);
     int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int in = open("/dev/null", O_RDONLY);
@@ -61,6 +71,10 @@ Subprocess::~Subprocess() {
   }
   unlink(out_path_.c_str());
   unlink(err_path_.c_str());
+  if (!cwd_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(cwd_, ec);
+  }
 }
 
 bool Subprocess::WaitForStderr(const std::string& text, std::chrono::milliseconds deadline) {

@@ -20,7 +20,9 @@ struct ProcessResult {
 
 class Subprocess {
  public:
-  // Starts argv[0] (a path) with extra environment variables; stdout/stderr go to temp files.
+  // Starts argv[0] (a path) with extra environment variables; stdout/stderr go to temp files. It
+  // runs in a working folder of its own (/tmp/racelab-test-*, removed with the object), so what it
+  // writes by default (racelab run's racelab-reports/) meets no other test's.
   Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {});
   ~Subprocess();  // kills the process if it still runs
 
@@ -35,6 +37,8 @@ class Subprocess {
   pid_t pid_ = -1;
   std::string out_path_, err_path_;
   std::chrono::steady_clock::time_point start_;
+  std::string
+      cwd_;  // the child's working folder; empty if it could not be made (then the test's own)
   bool reaped_ = false;
   int last_status_ = 0;  // wait status once reaped
 };
