@@ -1,18 +1,19 @@
 // racelab-barrier-bench: how simultaneous a barrier release is, without a database.
 //
-// Each iteration, N threads meet at a barrier; thread 0 arrives `stagger_us` after the others (so the
-// others are already waiting, as workers that ran their pre-barrier SQL faster are), and every thread
-// stamps steady_clock the moment it is released. skew = last stamp - first stamp, the same measure as
-// the reports' skew_us (first-to-last send after the release) minus the SQL. Counters: skew_p50_us,
-// skew_p95_us, skew_max_us over the iterations.
+// Each iteration, N threads meet at a barrier; thread 0 arrives `stagger_us` after the others (so
+// the others are already waiting, as workers that ran their pre-barrier SQL faster are), and every
+// thread stamps steady_clock the moment it is released. skew = last stamp - first stamp, the same
+// measure as the reports' skew_us (first-to-last send after the release) minus the SQL. Counters:
+// skew_p50_us, skew_p95_us, skew_max_us over the iterations.
 //
 //   barrier/racelab/stagger_us:S/threads:N  — harness/run/barrier.h (spin, futex, depart together;
 //                                             with more threads than CPUs: futex only)
-//   barrier/condvar/stagger_us:S/threads:N  — the mutex + condition variable barrier racelab used before
+//   barrier/condvar/stagger_us:S/threads:N  — the mutex + condition variable barrier racelab used
+//   before
 //                                             (same deadline and generation logic), for comparison
-// The machine's load decides the tail: state it with the figures. Two spinning threads and a spinning
-// timer thread on a 2-core machine measure the scheduler as much as the barrier; the figure that
-// counts is the reports' skew_us of a real run (docs/performance.md).
+// The machine's load decides the tail: state it with the figures. Two spinning threads and a
+// spinning timer thread on a 2-core machine measure the scheduler as much as the barrier; the
+// figure that counts is the reports' skew_us of a real run (docs/performance.md).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -81,7 +82,8 @@ void BarrierRelease(benchmark::State& state) {
     g_shared.condvar = std::make_unique<CondvarBarrier>(n);
     g_shared.stamps = std::vector<std::atomic<int64_t>>(n);
     g_shared.skews_us.clear();
-    settle = std::make_unique<Barrier>(n, Barrier::Options{std::chrono::microseconds(0), std::chrono::microseconds(0)});
+    settle = std::make_unique<Barrier>(
+        n, Barrier::Options{std::chrono::microseconds(0), std::chrono::microseconds(0)});
   }
   for (auto _ : state) {
     if (state.thread_index() == 0) Spin(stagger);
@@ -106,7 +108,9 @@ void BarrierRelease(benchmark::State& state) {
   if (state.thread_index() == 0) {
     auto& v = g_shared.skews_us;
     std::sort(v.begin(), v.end());
-    auto at = [&](double q) { return v.empty() ? 0.0 : v[static_cast<size_t>(q * (v.size() - 1))]; };
+    auto at = [&](double q) {
+      return v.empty() ? 0.0 : v[static_cast<size_t>(q * (v.size() - 1))];
+    };
     state.counters["skew_p50_us"] = at(0.50);
     state.counters["skew_p95_us"] = at(0.95);
     state.counters["skew_max_us"] = v.empty() ? 0.0 : v.back();

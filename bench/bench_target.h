@@ -19,7 +19,8 @@ namespace racelab {
 // `program`); the caller then exits 3.
 inline std::unique_ptr<Engine> BenchEngine(const char* program) {
   EngineOptions options;
-  if (const char* dsn = std::getenv("RACELAB_BENCH_DSN"); dsn != nullptr && *dsn != '\0') options.dsn = dsn;
+  if (const char* dsn = std::getenv("RACELAB_BENCH_DSN"); dsn != nullptr && *dsn != '\0')
+    options.dsn = dsn;
   options.confine = false;
   options.allow_superuser = true;
   auto engine = OpenEngine(options);
@@ -30,11 +31,13 @@ inline std::unique_ptr<Engine> BenchEngine(const char* program) {
   return std::move(engine.value());
 }
 
-// PostgreSQL only, for the benchmarks that measure libpq itself (protocol_claims.h): the conninfo to
-// connect to, or nullopt after printing why the embedded cluster could not start; the cluster is
+// PostgreSQL only, for the benchmarks that measure libpq itself (protocol_claims.h): the conninfo
+// to connect to, or nullopt after printing why the embedded cluster could not start; the cluster is
 // stopped when `*cluster` is destroyed.
-inline std::optional<std::string> BenchTarget(const char* program, std::unique_ptr<pg::EmbeddedCluster>* cluster) {
-  if (const char* dsn = std::getenv("RACELAB_BENCH_DSN"); dsn != nullptr && *dsn != '\0') return std::string(dsn);
+inline std::optional<std::string> BenchTarget(const char* program,
+                                              std::unique_ptr<pg::EmbeddedCluster>* cluster) {
+  if (const char* dsn = std::getenv("RACELAB_BENCH_DSN"); dsn != nullptr && *dsn != '\0')
+    return std::string(dsn);
   auto started = pg::EmbeddedCluster::Start(pg::ClusterOptions{});
   if (!started.ok()) {
     std::cerr << program << ": " << started.status().message() << "\n";

@@ -5,11 +5,11 @@
 // queue of 100,000 runs with the guarded compare-and-swap
 //   UPDATE runs SET status='running', attempts=attempts+1
 //   WHERE id = (SELECT min(id) FROM runs WHERE status='queued') AND status='queued' RETURNING id
-// in a transaction at <level>. All threads aim at the same head row, so this measures the claim under
-// contention. Counters (rates, per second of wall time): claims (a row returned and COMMIT succeeded),
-// lost (0 rows: another worker won the row; read committed), serialization_failures (SQLSTATE 40001).
-// Target: the embedded cluster, or $RACELAB_BENCH_DSN. Run `racelab-bench --help` for Google
-// Benchmark's own flags (--benchmark_min_time, --benchmark_format=json, …).
+// in a transaction at <level>. All threads aim at the same head row, so this measures the claim
+// under contention. Counters (rates, per second of wall time): claims (a row returned and COMMIT
+// succeeded), lost (0 rows: another worker won the row; read committed), serialization_failures
+// (SQLSTATE 40001). Target: the embedded cluster, or $RACELAB_BENCH_DSN. Run `racelab-bench --help`
+// for Google Benchmark's own flags (--benchmark_min_time, --benchmark_format=json, …).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -21,8 +21,8 @@
 #include "bench/claim_strategies.h"
 #include "bench/protocol_claims.h"
 #include "harness/engines/postgresql/cluster.h"
-#include "harness/model/isolation.h"
 #include "harness/engines/postgresql/connection.h"
+#include "harness/model/isolation.h"
 
 namespace racelab {
 namespace {
@@ -33,7 +33,9 @@ std::string g_conninfo;  // set once in main() before any benchmark runs; read-o
 constexpr const char* kSchema = "racelab_bench";
 constexpr int kQueueRows = 100000;
 
-SteadyTime In(int seconds) { return std::chrono::steady_clock::now() + std::chrono::seconds(seconds); }
+SteadyTime In(int seconds) {
+  return std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+}
 
 std::unique_ptr<Connection> MustConnect(benchmark::State& state) {
   auto c = Connection::Open(g_conninfo, "racelab:bench", In(10), nullptr);
@@ -48,13 +50,16 @@ std::unique_ptr<Connection> MustConnect(benchmark::State& state) {
 void GuardedCasClaim(benchmark::State& state, IsolationLevel level) {
   auto conn = MustConnect(state);
   if (!conn) return;
-  if (state.thread_index() == 0) {  // before the loop: Google Benchmark starts all threads together after
+  if (state.thread_index() ==
+      0) {  // before the loop: Google Benchmark starts all threads together after
     conn->Exec("UPDATE runs SET status = 'queued', attempts = 0 WHERE status <> 'queued'", In(60));
   }
-  const std::string begin = std::string("BEGIN ISOLATION LEVEL ") + std::string(IsolationName(level));
+  const std::string begin =
+      std::string("BEGIN ISOLATION LEVEL ") + std::string(IsolationName(level));
   const std::string claim =
       "UPDATE runs SET status = 'running', attempts = attempts + 1 "
-      "WHERE id = (SELECT min(id) FROM runs WHERE status = 'queued') AND status = 'queued' RETURNING id";
+      "WHERE id = (SELECT min(id) FROM runs WHERE status = 'queued') AND status = 'queued' "
+      "RETURNING id";
   double claims = 0, lost = 0, failures = 0;
   for (auto _ : state) {
     conn->Exec(begin, In(30));
@@ -79,7 +84,8 @@ void GuardedCasClaim(benchmark::State& state, IsolationLevel level) {
   }
   state.counters["claims"] = benchmark::Counter(claims, benchmark::Counter::kIsRate);
   state.counters["lost"] = benchmark::Counter(lost, benchmark::Counter::kIsRate);
-  state.counters["serialization_failures"] = benchmark::Counter(failures, benchmark::Counter::kIsRate);
+  state.counters["serialization_failures"] =
+      benchmark::Counter(failures, benchmark::Counter::kIsRate);
 }
 
 bool PrepareSchema() {
@@ -88,14 +94,15 @@ bool PrepareSchema() {
     std::cerr << "racelab-bench: " << c.status().message() << "\n";
     return false;
   }
-  QueryResult r = (*c)->Exec(
-      std::string("DROP SCHEMA IF EXISTS ") + kSchema + " CASCADE; CREATE SCHEMA " + kSchema +
-          "; SET search_path TO " + kSchema +
-          "; CREATE TABLE runs (id bigint PRIMARY KEY, status text NOT NULL, attempts int NOT NULL DEFAULT 0);"
-          " CREATE INDEX runs_queued ON runs (id) WHERE status = 'queued';"
-          " INSERT INTO runs (id, status) SELECT g, 'queued' FROM generate_series(1, " +
-          std::to_string(kQueueRows) + ") g; ANALYZE runs;",
-      In(120));
+  QueryResult r =
+      (*c)->Exec(std::string("DROP SCHEMA IF EXISTS ") + kSchema + " CASCADE; CREATE SCHEMA " +
+                     kSchema + "; SET search_path TO " + kSchema +
+                     "; CREATE TABLE runs (id bigint PRIMARY KEY, status text NOT NULL, attempts "
+                     "int NOT NULL DEFAULT 0);"
+                     " CREATE INDEX runs_queued ON runs (id) WHERE status = 'queued';"
+                     " INSERT INTO runs (id, status) SELECT g, 'queued' FROM generate_series(1, " +
+                     std::to_string(kQueueRows) + ") g; ANALYZE runs;",
+                 In(120));
   if (!r.ok()) std::cerr << "racelab-bench: setup failed: " << r.message << "\n";
   return r.ok();
 }
@@ -121,9 +128,13 @@ int main(int argc, char** argv) {
     std::string name = "guarded_cas_claim/" + std::string(IsolationName(level));
     for (char& ch : name) ch = ch == ' ' ? '_' : ch;
     benchmark::RegisterBenchmark(name.c_str(), GuardedCasClaim, level)
-        ->Threads(1)->Threads(2)->Threads(4)->Threads(8)->UseRealTime();
+        ->Threads(1)
+        ->Threads(2)
+        ->Threads(4)
+        ->Threads(8)
+        ->UseRealTime();
   }
-  bench::RegisterProtocolClaims(&g_conninfo);  // guarded_cas_claim/<level>/<protocol>/threads:N
+  bench::RegisterProtocolClaims(&g_conninfo);   // guarded_cas_claim/<level>/<protocol>/threads:N
   bench::RegisterClaimStrategies(&g_conninfo);  // strategy/<strategy>/<level>/threads:N
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

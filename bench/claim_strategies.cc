@@ -21,13 +21,16 @@ namespace {
 
 using pg::Connection;
 
-constexpr const char* kAdvisoryLock = "SELECT pg_advisory_xact_lock(20261130)";  // one lock for the queue
+constexpr const char* kAdvisoryLock =
+    "SELECT pg_advisory_xact_lock(20261130)";  // one lock for the queue
 constexpr const char* kGuardedCasSql =
     "UPDATE runs SET status = 'running', attempts = attempts + 1 "
-    "WHERE id = (SELECT min(id) FROM runs WHERE status = 'queued') AND status = 'queued' RETURNING attempts";
+    "WHERE id = (SELECT min(id) FROM runs WHERE status = 'queued') AND status = 'queued' RETURNING "
+    "attempts";
 
 std::string UpdateSql(const std::string& id) {
-  return "UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = " + id + " RETURNING attempts";
+  return "UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = " + id +
+         " RETURNING attempts";
 }
 
 std::chrono::duration<double> RunSeconds() {
@@ -83,7 +86,8 @@ Outcome Attempt(Connection* c, Strategy s, const std::string& begin, std::string
 std::mutex g_latency_mu;
 std::vector<double> g_latencies_us;
 
-void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy, IsolationLevel level) {
+void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy,
+         IsolationLevel level) {
   auto opened = Connection::Open(*conninfo, "racelab:bench", In(std::chrono::seconds(10)), nullptr);
   if (!opened.ok()) {
     state.SkipWithError(opened.status().message().c_str());
@@ -94,8 +98,9 @@ void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy
   if (state.thread_index() == 0) {  // before the synchronised start of the loop
     std::lock_guard<std::mutex> lock(g_latency_mu);
     g_latencies_us.clear();
-    QueryResult r = conn->Exec("UPDATE runs SET status = 'queued', attempts = 0 WHERE status <> 'queued'",
-                               In(std::chrono::seconds(120)));
+    QueryResult r =
+        conn->Exec("UPDATE runs SET status = 'queued', attempts = 0 WHERE status <> 'queued'",
+                   In(std::chrono::seconds(120)));
     if (r.ok()) r = conn->Exec("VACUUM runs", In(std::chrono::seconds(120)));
     if (!r.ok()) {
       state.SkipWithError(("reset: " + r.message).c_str());
@@ -119,14 +124,26 @@ void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy
       switch (o) {
         case Outcome::kClaimed:
           ++claims;
-          latencies.push_back(std::chrono::duration<double, std::micro>(now - first_attempt).count());
+          latencies.push_back(
+              std::chrono::duration<double, std::micro>(now - first_attempt).count());
           first_attempt = now;
           break;
-        case Outcome::kDouble: ++doubles; first_attempt = now; break;
-        case Outcome::kLost: ++lost; first_attempt = now; break;
-        case Outcome::kSerialization: ++serialization; break;       // retried: the claim goes on
-        case Outcome::kLockNotAvailable: ++not_available; break;    // retried
-        case Outcome::kError: break;
+        case Outcome::kDouble:
+          ++doubles;
+          first_attempt = now;
+          break;
+        case Outcome::kLost:
+          ++lost;
+          first_attempt = now;
+          break;
+        case Outcome::kSerialization:
+          ++serialization;
+          break;  // retried: the claim goes on
+        case Outcome::kLockNotAvailable:
+          ++not_available;
+          break;  // retried
+        case Outcome::kError:
+          break;
       }
     }
     std::lock_guard<std::mutex> lock(g_latency_mu);

@@ -1,14 +1,13 @@
 // One timed cell of an engine claim benchmark (racelab-sqlite-bench, racelab-mariadb-bench), run
 // through the Engine/Session interface (harness/engine/): a new workspace whose queue `setup_sql`
 // makes on a control session; `threads` sessions started clean with `settings`; each thread runs
-// `loop(Session*, SteadyTime until, Tally*)` from one common release until `run_for` has passed; the
-// iteration time is set from that release; then `after(Session* control, const std::vector<Tally>&)`
-// folds the tallies and checks the table on the control session; sessions close and the workspace is
-// dropped.
-// Returns false after state.SkipWithError on a setup error (workspace, connection, StartClean,
-// setup SQL). Deadlines: 10 s per connection, 30 s per start/reset/drop, 120 s for the setup SQL.
-// Thread-safety: call from the benchmark's thread; `loop` runs on this function's own std::threads,
-// one Session and one Tally each.
+// `loop(Session*, SteadyTime until, Tally*)` from one common release until `run_for` has passed;
+// the iteration time is set from that release; then `after(Session* control, const
+// std::vector<Tally>&)` folds the tallies and checks the table on the control session; sessions
+// close and the workspace is dropped. Returns false after state.SkipWithError on a setup error
+// (workspace, connection, StartClean, setup SQL). Deadlines: 10 s per connection, 30 s per
+// start/reset/drop, 120 s for the setup SQL. Thread-safety: call from the benchmark's thread;
+// `loop` runs on this function's own std::threads, one Session and one Tally each.
 #pragma once
 
 #include <benchmark/benchmark.h>

@@ -1,30 +1,35 @@
 // racelab-mariadb-bench: the claim-strategy suite of racelab-bench (bench/claim_strategies.h) on
 // MariaDB (InnoDB), through the Engine/Session interface (harness/engine/, the MariaDB engine:
-// docs/mariadb.md), so that its figures sit beside PostgreSQL's and bench/plot_strategies.py draws them
-// the same way.
+// docs/mariadb.md), so that its figures sit beside PostgreSQL's and bench/plot_strategies.py draws
+// them the same way.
 //
-// strategy/<strategy>/<level>/threads:N/iterations:1/manual_time — N threads, one connection each to
-// the embedded MariaDB server (innodb_lock_wait_timeout 5 s), claim the head of a queue of kQueueRows
-// InnoDB rows for $RACELAB_BENCH_SECONDS (default 1 s) as pgbench -T would, each cell on a new database
-// (workspace). One attempt is one transaction at <level> (read_committed, repeatable_read — InnoDB's
-// default — or serializable), begun with the engine's BeginSql:
+// strategy/<strategy>/<level>/threads:N/iterations:1/manual_time — N threads, one connection each
+// to the embedded MariaDB server (innodb_lock_wait_timeout 5 s), claim the head of a queue of
+// kQueueRows InnoDB rows for $RACELAB_BENCH_SECONDS (default 1 s) as pgbench -T would, each cell on
+// a new database (workspace). One attempt is one transaction at <level> (read_committed,
+// repeatable_read — InnoDB's default — or serializable), begun with the engine's BeginSql:
 //   naive         SELECT id … 'queued' ORDER BY id LIMIT 1; UPDATE runs … WHERE id = ?
 //   for_update    the SELECT … FOR UPDATE, then the UPDATE
-//   nowait        the SELECT … FOR UPDATE NOWAIT (MariaDB 10.3+: fails at once with 1205 when the head
+//   nowait        the SELECT … FOR UPDATE NOWAIT (MariaDB 10.3+: fails at once with 1205 when the
+//   head
 //                 is locked, as WAIT 0 — MariaDB docs "WAIT and NOWAIT"), then the UPDATE
 //   skip_locked   the SELECT … FOR UPDATE SKIP LOCKED (MariaDB 10.6+), then the UPDATE
-//   guarded_cas   one UPDATE … WHERE id = (SELECT min(id) … 'queued') AND status = 'queued' (MariaDB
-//                 10.3.2+ lets an UPDATE read its own table in a subquery); won when it matched 1 row
-//                 (10.11 has no UPDATE … RETURNING; the engine connects with CLIENT_FOUND_ROWS)
-//   advisory      SELECT GET_LOCK('racelab_queue', 5) first — one named lock for the queue, held by the
+//   guarded_cas   one UPDATE … WHERE id = (SELECT min(id) … 'queued') AND status = 'queued'
+//   (MariaDB
+//                 10.3.2+ lets an UPDATE read its own table in a subquery); won when it matched 1
+//                 row (10.11 has no UPDATE … RETURNING; the engine connects with CLIENT_FOUND_ROWS)
+//   advisory      SELECT GET_LOCK('racelab_queue', 5) first — one named lock for the queue, held by
+//   the
 //                 session, released with RELEASE_LOCK after COMMIT or ROLLBACK (GET_LOCK outlives a
 //                 transaction: docs/mariadb.md) — then naive's SELECT and UPDATE
-// Every UPDATE sets status 'running' and attempts = attempts + 1. A failed attempt (1213 deadlock, 1205
-// lock wait timeout or NOWAIT) is rolled back and retried.
-// Counters, named as racelab-bench's (rates per second of the timed section):
+// Every UPDATE sets status 'running' and attempts = attempts + 1. A failed attempt (1213 deadlock,
+// 1205 lock wait timeout or NOWAIT) is rolled back and retried. Counters, named as racelab-bench's
+// (rates per second of the timed section):
 //   claims                  rows claimed (attempts >= 1 in the table after the run)
-//   double_claims           claims of a row already claimed (sum(attempts) - claims: naive, whose UPDATE
-//                           reads the newest committed row even at repeatable read, docs/mariadb.md)
+//   double_claims           claims of a row already claimed (sum(attempts) - claims: naive, whose
+//   UPDATE
+//                           reads the newest committed row even at repeatable read,
+//                           docs/mariadb.md)
 //   lost                    attempts that claimed nothing without an error (a 0-row UPDATE)
 //   serialization_failures  1213 deadlocks (InnoDB's answer where PostgreSQL says 40001), retried
 //   lock_not_available      1205 (NOWAIT, or innodb_lock_wait_timeout passed), retried
@@ -53,8 +58,8 @@ namespace racelab {
 namespace {
 
 using bench::kAllStrategies;
-using bench::PickSql;
 using bench::Percentile;
+using bench::PickSql;
 using bench::Strategy;
 using bench::StrategyName;
 using Clock = std::chrono::steady_clock;
@@ -133,9 +138,11 @@ Outcome Attempt(Session* s, Strategy strategy, const std::string& begin, Tally* 
       s->Exec("ROLLBACK", In(30));
       release();
       // SKIP LOCKED finds nothing when every queued row is locked by another claimer.
-      return Number(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0 ? Outcome::kEmpty : Outcome::kLost;
+      return Number(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0 ? Outcome::kEmpty
+                                                                                 : Outcome::kLost;
     }
-    r = s->Exec("UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = " + *head.values[0][0],
+    r = s->Exec("UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = " +
+                    *head.values[0][0],
                 In(30));
   }
   if (!r.ok()) return failed(r);
@@ -147,14 +154,16 @@ Outcome Attempt(Session* s, Strategy strategy, const std::string& begin, Tally* 
     return Outcome::kRetry;
   }
   if (r.rows == 1) return Outcome::kClaimed;
-  if (strategy == Strategy::kGuardedCas && Number(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0) {
+  if (strategy == Strategy::kGuardedCas &&
+      Number(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0) {
     return Outcome::kEmpty;
   }
   return Outcome::kLost;
 }
 
 // One thread's claims until `until`; a retried attempt keeps the claim's start time.
-void ClaimLoop(Session* s, Strategy strategy, const std::string& begin, SteadyTime until, Tally* t) {
+void ClaimLoop(Session* s, Strategy strategy, const std::string& begin, SteadyTime until,
+               Tally* t) {
   auto first_attempt = Clock::now();
   while (Clock::now() < until && t->error.empty()) {
     ++t->attempts;
@@ -162,7 +171,8 @@ void ClaimLoop(Session* s, Strategy strategy, const std::string& begin, SteadyTi
     const auto now = Clock::now();
     if (o == Outcome::kClaimed) {
       ++t->committed;
-      t->latencies_us.push_back(std::chrono::duration<double, std::micro>(now - first_attempt).count());
+      t->latencies_us.push_back(
+          std::chrono::duration<double, std::micro>(now - first_attempt).count());
     } else if (o == Outcome::kLost) {
       ++t->lost;
     } else if (o == Outcome::kEmpty) {
@@ -181,17 +191,23 @@ void Claim(benchmark::State& state, Strategy strategy, IsolationLevel level) {
   Tally total;
   long claims = 0, double_claims = 0;
   // seq_1_to_N: MariaDB's Sequence engine (built in since 10.1).
-  ClaimCellSetup setup{g_engine, &g_workspaces, "mariadb_claim_bench", settings,
-                       "CREATE TABLE runs (id INT PRIMARY KEY, status VARCHAR(16) NOT NULL, attempts INT NOT NULL "
-                       "DEFAULT 0, KEY runs_status_id (status, id)) ENGINE = InnoDB;"
-                       " INSERT INTO runs (id, status) SELECT seq, 'queued' FROM seq_1_to_" +
-                           std::to_string(kQueueRows) + "; ANALYZE TABLE runs",
-                       RunSeconds()};
+  ClaimCellSetup setup{
+      g_engine,
+      &g_workspaces,
+      "mariadb_claim_bench",
+      settings,
+      "CREATE TABLE runs (id INT PRIMARY KEY, status VARCHAR(16) NOT NULL, attempts INT NOT NULL "
+      "DEFAULT 0, KEY runs_status_id (status, id)) ENGINE = InnoDB;"
+      " INSERT INTO runs (id, status) SELECT seq, 'queued' FROM seq_1_to_" +
+          std::to_string(kQueueRows) + "; ANALYZE TABLE runs",
+      RunSeconds()};
   for (auto _ : state) {
     // A new database: a workspace of its own, its queue made by the control session.
     const bool ran = RunClaimCell<Tally>(
         state, setup, threads,
-        [&](Session* s, SteadyTime until, Tally* tally) { ClaimLoop(s, strategy, begin, until, tally); },
+        [&](Session* s, SteadyTime until, Tally* tally) {
+          ClaimLoop(s, strategy, begin, until, tally);
+        },
         [&](Session* control, const std::vector<Tally>& tallies) {
           for (const Tally& t : tallies) {
             total.committed += t.committed;
@@ -199,7 +215,8 @@ void Claim(benchmark::State& state, Strategy strategy, IsolationLevel level) {
             total.deadlocks += t.deadlocks;
             total.not_available += t.not_available;
             total.attempts += t.attempts;
-            total.latencies_us.insert(total.latencies_us.end(), t.latencies_us.begin(), t.latencies_us.end());
+            total.latencies_us.insert(total.latencies_us.end(), t.latencies_us.begin(),
+                                      t.latencies_us.end());
             total.emptied = total.emptied || t.emptied;
             if (total.error.empty()) total.error = t.error;
           }
@@ -208,7 +225,8 @@ void Claim(benchmark::State& state, Strategy strategy, IsolationLevel level) {
           const long sum = Number(control, "SELECT coalesce(sum(attempts), 0) FROM runs");
           double_claims = sum - claims;
           if (sum != static_cast<long>(total.committed) && total.error.empty()) {
-            total.error = "attempts in the table " + std::to_string(sum) + " differ from committed claims " +
+            total.error = "attempts in the table " + std::to_string(sum) +
+                          " differ from committed claims " +
                           std::to_string(static_cast<long>(total.committed));
           }
         });
@@ -250,13 +268,20 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("server_version", g_engine->info().server_version);
   benchmark::AddCustomContext("innodb_lock_wait_timeout_s", kLockWaitTimeoutS);
   for (bench::Strategy strategy : bench::kAllStrategies) {
-    for (IsolationLevel level :
-         {IsolationLevel::kReadCommitted, IsolationLevel::kRepeatableRead, IsolationLevel::kSerializable}) {
+    for (IsolationLevel level : {IsolationLevel::kReadCommitted, IsolationLevel::kRepeatableRead,
+                                 IsolationLevel::kSerializable}) {
       std::string slug(IsolationName(level));
       std::replace(slug.begin(), slug.end(), ' ', '_');
-      const std::string name = std::string("strategy/") + bench::StrategyName(strategy) + "/" + slug;
+      const std::string name =
+          std::string("strategy/") + bench::StrategyName(strategy) + "/" + slug;
       benchmark::RegisterBenchmark(name.c_str(), racelab::Claim, strategy, level)
-          ->ArgName("threads")->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Iterations(1)->UseManualTime();
+          ->ArgName("threads")
+          ->Arg(1)
+          ->Arg(2)
+          ->Arg(4)
+          ->Arg(8)
+          ->Iterations(1)
+          ->UseManualTime();
     }
   }
   benchmark::RunSpecifiedBenchmarks();

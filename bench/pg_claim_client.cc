@@ -28,16 +28,21 @@ const char* ProtocolName(Protocol p) {
   return "?";
 }
 
-ClaimClient::ClaimClient(PGconn* conn, Protocol protocol, std::string begin_sql, std::string claim_sql)
-    : conn_(conn), protocol_(protocol), sql_{std::move(begin_sql), std::move(claim_sql), "COMMIT"} {}
+ClaimClient::ClaimClient(PGconn* conn, Protocol protocol, std::string begin_sql,
+                         std::string claim_sql)
+    : conn_(conn),
+      protocol_(protocol),
+      sql_{std::move(begin_sql), std::move(claim_sql), "COMMIT"} {}
 
 ClaimClient::~ClaimClient() {
   if (conn_ != nullptr) PQfinish(conn_);
 }
 
 std::unique_ptr<ClaimClient> ClaimClient::Connect(const std::string& conninfo, Protocol protocol,
-                                                  const std::string& setup_sql, const std::string& begin_sql,
-                                                  const std::string& claim_sql, std::string* error) {
+                                                  const std::string& setup_sql,
+                                                  const std::string& begin_sql,
+                                                  const std::string& claim_sql,
+                                                  std::string* error) {
   PGconn* conn = PQconnectdb(conninfo.c_str());
   if (PQstatus(conn) != CONNECTION_OK) {
     *error = PQerrorMessage(conn);
@@ -56,7 +61,8 @@ std::unique_ptr<ClaimClient> ClaimClient::Connect(const std::string& conninfo, P
       std::string sqlstate, tag;
       if (!PQsendPrepare(conn, kStatementNames[i], c->sql_[i].c_str(), 0, nullptr) ||
           !c->Collect(Clock::now() + kSetup, &rows, &sqlstate, &tag) || !sqlstate.empty()) {
-        *error = "prepare '" + c->sql_[i] + "': " + (sqlstate.empty() ? c->error_ : sqlstate + " " + c->error_);
+        *error = "prepare '" + c->sql_[i] +
+                 "': " + (sqlstate.empty() ? c->error_ : sqlstate + " " + c->error_);
         return nullptr;
       }
     }
@@ -89,17 +95,20 @@ bool ClaimClient::Send(int which) {
     case Protocol::kSimple:
       return PQsendQuery(conn_, sql_[which].c_str()) == 1;
     case Protocol::kExtended:
-      return PQsendQueryParams(conn_, sql_[which].c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+      return PQsendQueryParams(conn_, sql_[which].c_str(), 0, nullptr, nullptr, nullptr, nullptr,
+                               0) == 1;
     case Protocol::kPrepared:
     case Protocol::kPipeline:
-      return PQsendQueryPrepared(conn_, kStatementNames[which], 0, nullptr, nullptr, nullptr, 0) == 1;
+      return PQsendQueryPrepared(conn_, kStatementNames[which], 0, nullptr, nullptr, nullptr, 0) ==
+             1;
   }
   return false;
 }
 
 bool ClaimClient::WaitReadable(Clock::time_point deadline) {
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left < 0) {
       error_ = "no answer within the deadline";
       return false;
@@ -114,7 +123,8 @@ bool ClaimClient::WaitReadable(Clock::time_point deadline) {
   }
 }
 
-bool ClaimClient::Collect(Clock::time_point deadline, int* rows, std::string* sqlstate, std::string* tag) {
+bool ClaimClient::Collect(Clock::time_point deadline, int* rows, std::string* sqlstate,
+                          std::string* tag) {
   *rows = 0;
   for (;;) {
     while (PQisBusy(conn_)) {
@@ -172,14 +182,16 @@ ClaimOutcome ClaimClient::RunOnce(std::chrono::milliseconds timeout) {
     if (sqlstate[i].empty() || sqlstate[i] == "pipeline aborted") continue;
     // A failed statement leaves the transaction aborted (or, after COMMIT, already ended).
     if (PQtransactionStatus(conn_) != PQTRANS_IDLE) {
-      const bool sent = protocol_ == Protocol::kPipeline
-                            ? PQsendQueryParams(conn_, "ROLLBACK", 0, nullptr, nullptr, nullptr, nullptr, 0) &&
-                                  PQpipelineSync(conn_)
-                            : PQsendQuery(conn_, "ROLLBACK");
+      const bool sent =
+          protocol_ == Protocol::kPipeline
+              ? PQsendQueryParams(conn_, "ROLLBACK", 0, nullptr, nullptr, nullptr, nullptr, 0) &&
+                    PQpipelineSync(conn_)
+              : PQsendQuery(conn_, "ROLLBACK");
       int r;
       std::string s, t;
       if (!sent || !Collect(deadline, &r, &s, &t)) return Fail("ROLLBACK");
-      if (protocol_ == Protocol::kPipeline && !Collect(deadline, &r, &s, &t)) return Fail("ROLLBACK sync");
+      if (protocol_ == Protocol::kPipeline && !Collect(deadline, &r, &s, &t))
+        return Fail("ROLLBACK sync");
     }
     if (sqlstate[i] == "40001") return ClaimOutcome::kSerializationFailure;
     error_ = sqlstate[i] + " " + error_;

@@ -36,16 +36,19 @@ std::string BeginSql(IsolationLevel level) {
   return "BEGIN ISOLATION LEVEL " + s;
 }
 
-void Claim(benchmark::State& state, const std::string* conninfo, IsolationLevel level, Protocol protocol) {
+void Claim(benchmark::State& state, const std::string* conninfo, IsolationLevel level,
+           Protocol protocol) {
   std::string error;
-  auto client = ClaimClient::Connect(*conninfo, protocol, std::string("SET search_path TO ") + kBenchSchema,
-                                     BeginSql(level), kClaimSql, &error);
+  auto client =
+      ClaimClient::Connect(*conninfo, protocol, std::string("SET search_path TO ") + kBenchSchema,
+                           BeginSql(level), kClaimSql, &error);
   if (!client) {
     state.SkipWithError(error.c_str());
     return;
   }
   if (state.thread_index() == 0 &&
-      (!client->Exec("UPDATE runs SET status = 'queued', attempts = 0 WHERE status <> 'queued'", kResetTimeout) ||
+      (!client->Exec("UPDATE runs SET status = 'queued', attempts = 0 WHERE status <> 'queued'",
+                     kResetTimeout) ||
        !client->Exec("VACUUM runs", kResetTimeout))) {
     state.SkipWithError(("reset: " + client->error()).c_str());
     return;
@@ -78,7 +81,8 @@ void Claim(benchmark::State& state, const std::string* conninfo, IsolationLevel 
   state.SetItemsProcessed(transactions);
   state.counters["claims"] = benchmark::Counter(claims, benchmark::Counter::kIsRate);
   state.counters["lost"] = benchmark::Counter(lost, benchmark::Counter::kIsRate);
-  state.counters["serialization_failures"] = benchmark::Counter(failures, benchmark::Counter::kIsRate);
+  state.counters["serialization_failures"] =
+      benchmark::Counter(failures, benchmark::Counter::kIsRate);
 }
 
 }  // namespace
@@ -87,7 +91,8 @@ void RegisterProtocolClaims(const std::string* conninfo) {
   benchmark::AddCustomContext("claim_sql", kClaimSql);
   for (IsolationLevel level : AllIsolationLevels()) {
     benchmark::AddCustomContext("begin_sql_" + LevelSlug(level), BeginSql(level));
-    for (Protocol p : {Protocol::kSimple, Protocol::kExtended, Protocol::kPrepared, Protocol::kPipeline}) {
+    for (Protocol p :
+         {Protocol::kSimple, Protocol::kExtended, Protocol::kPrepared, Protocol::kPipeline}) {
       const std::string name = "guarded_cas_claim/" + LevelSlug(level) + "/" + ProtocolName(p);
       benchmark::RegisterBenchmark(name.c_str(), Claim, conninfo, level, p)
           ->Iterations(1)

@@ -1,7 +1,8 @@
 // racelab-reset-bench: what a clean start of each trial costs (docs/scenario-format.md "Every trial
 // starts clean"). Against the embedded cluster, or $RACELAB_BENCH_DSN.
 //
-// session_start/discard_all — Engine::StartClean (harness/engines/postgresql/session_reset.h): DISCARD ALL, then
+// session_start/discard_all — Engine::StartClean (harness/engines/postgresql/session_reset.h):
+// DISCARD ALL, then
 //   search_path and two settings; what racelab runs per session per trial.
 // session_start/reconnect   — the alternative: open a new connection, then search_path and
 // settings. round_trip/select_1       — one `SELECT 1`, for scale. Each iteration first leaves some

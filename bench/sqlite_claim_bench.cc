@@ -13,9 +13,9 @@
 // and <journal> delete (rollback journal) or wal. A SQLITE_BUSY* answer rolls the transaction back
 // and the thread tries again (SQLite leaves the transaction open: lang_transaction.html).
 // Counters: claims, busy (SQLITE_BUSY or SQLITE_BUSY_SNAPSHOT answers), lost (the claim found the
-// row taken: 0 rows) as rates per second of the timed section; double_claims (rows claimed more than
-// once, checked after the run: must be 0 — SQLite has one writer at a time) and queue_emptied (1
-// when the queue ran out before the time did) as plain numbers. items_per_second = claims per s.
+// row taken: 0 rows) as rates per second of the timed section; double_claims (rows claimed more
+// than once, checked after the run: must be 0 — SQLite has one writer at a time) and queue_emptied
+// (1 when the queue ran out before the time did) as plain numbers. items_per_second = claims per s.
 // Thread-safety: benchmark threads are this file's own std::threads, one Session each.
 #include <benchmark/benchmark.h>
 
@@ -87,7 +87,8 @@ struct Tally {
 void ClaimLoop(Session* s, Strategy strategy, SteadyTime until, Tally* t) {
   const std::string guarded =
       "UPDATE runs SET status = 'running', attempts = attempts + 1 "
-      "WHERE id = (SELECT min(id) FROM runs WHERE status = 'queued') AND status = 'queued' RETURNING id";
+      "WHERE id = (SELECT min(id) FROM runs WHERE status = 'queued') AND status = 'queued' "
+      "RETURNING id";
   auto failed = [&](const QueryResult& r) {
     if (r.ok()) return false;
     if (s->in_transaction()) s->Exec("ROLLBACK", In(30));
@@ -113,8 +114,10 @@ void ClaimLoop(Session* s, Strategy strategy, SteadyTime until, Tally* t) {
         t->emptied = true;
         break;
       }
-      QueryResult r = s->Exec(
-          "UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = " + *head.values[0][0], In(30));
+      QueryResult r =
+          s->Exec("UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = " +
+                      *head.values[0][0],
+                  In(30));
       if (failed(r)) continue;
       rows = r.rows;
     }
@@ -139,11 +142,16 @@ void Claim(benchmark::State& state, Strategy strategy, std::string journal) {
       {"synchronous", Synchronous()}};
   Tally total;
   long double_claims = 0;
-  ClaimCellSetup setup{g_engine, &g_workspaces, "sqlite_claim_bench", settings,
-                       "CREATE TABLE runs (id INTEGER PRIMARY KEY, status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0);"
-        " CREATE INDEX runs_queued ON runs (id) WHERE status = 'queued';"
-        " INSERT INTO runs (id, status) WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < " +
-            std::to_string(kQueueRows) + ") SELECT i, 'queued' FROM g; ANALYZE",
+  ClaimCellSetup setup{g_engine,
+                       &g_workspaces,
+                       "sqlite_claim_bench",
+                       settings,
+                       "CREATE TABLE runs (id INTEGER PRIMARY KEY, status TEXT NOT NULL, attempts "
+                       "INTEGER NOT NULL DEFAULT 0);"
+                       " CREATE INDEX runs_queued ON runs (id) WHERE status = 'queued';"
+                       " INSERT INTO runs (id, status) WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL "
+                       "SELECT i + 1 FROM g WHERE i < " +
+                           std::to_string(kQueueRows) + ") SELECT i, 'queued' FROM g; ANALYZE",
                        RunSeconds()};
   for (auto _ : state) {
     // A new database file: a workspace of its own, its queue made by the control session.
@@ -151,19 +159,20 @@ void Claim(benchmark::State& state, Strategy strategy, std::string journal) {
         state, setup, threads,
         [&](Session* s, SteadyTime until, Tally* tally) { ClaimLoop(s, strategy, until, tally); },
         [&](Session* control, const std::vector<Tally>& tallies) {
-      for (const Tally& t : tallies) {
-        total.claims += t.claims;
-        total.busy += t.busy;
-        total.lost += t.lost;
-        total.emptied = total.emptied || t.emptied;
-        if (total.error.empty()) total.error = t.error;
-      }
-      double_claims += Number(control, "SELECT count(*) FROM runs WHERE attempts > 1");
-      const long running = Number(control, "SELECT count(*) FROM runs WHERE status = 'running'");
-      if (running != static_cast<long>(total.claims) - double_claims && total.error.empty()) {
-        total.error = "claimed rows " + std::to_string(running) + " differ from claims " +
-                      std::to_string(static_cast<long>(total.claims));
-      }
+          for (const Tally& t : tallies) {
+            total.claims += t.claims;
+            total.busy += t.busy;
+            total.lost += t.lost;
+            total.emptied = total.emptied || t.emptied;
+            if (total.error.empty()) total.error = t.error;
+          }
+          double_claims += Number(control, "SELECT count(*) FROM runs WHERE attempts > 1");
+          const long running =
+              Number(control, "SELECT count(*) FROM runs WHERE status = 'running'");
+          if (running != static_cast<long>(total.claims) - double_claims && total.error.empty()) {
+            total.error = "claimed rows " + std::to_string(running) + " differ from claims " +
+                          std::to_string(static_cast<long>(total.claims));
+          }
         });
     if (!ran) return;
   }
@@ -198,9 +207,15 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("synchronous", Synchronous());
   for (Strategy strategy : {Strategy::kNaive, Strategy::kImmediate, Strategy::kGuardedCas}) {
     for (const char* journal : {"delete", "wal"}) {
-      const std::string name = std::string("sqlite_claim/") + StrategyName(strategy) + "/" + journal;
+      const std::string name =
+          std::string("sqlite_claim/") + StrategyName(strategy) + "/" + journal;
       benchmark::RegisterBenchmark(name.c_str(), Claim, strategy, std::string(journal))
-          ->ArgName("threads")->Arg(1)->Arg(2)->Arg(4)->Iterations(1)->UseManualTime();
+          ->ArgName("threads")
+          ->Arg(1)
+          ->Arg(2)
+          ->Arg(4)
+          ->Iterations(1)
+          ->UseManualTime();
     }
   }
   benchmark::RunSpecifiedBenchmarks();

@@ -1,10 +1,11 @@
-// racelab-with-cluster: starts racelab's embedded PostgreSQL cluster (harness/engines/postgresql/cluster.h, the
-// settings racelab runs scenarios on), runs COMMAND with RACELAB_BENCH_DSN set to its conninfo, then
-// stops and removes the cluster. So several tools (racelab-bench, pgbench, the Python reference
-// harness) can be measured on one server in one run:
+// racelab-with-cluster: starts racelab's embedded PostgreSQL cluster
+// (harness/engines/postgresql/cluster.h, the settings racelab runs scenarios on), runs COMMAND with
+// RACELAB_BENCH_DSN set to its conninfo, then stops and removes the cluster. So several tools
+// (racelab-bench, pgbench, the Python reference harness) can be measured on one server in one run:
 //   racelab-with-cluster -- /usr/bin/python3 bench/compare_pgbench.py
 // Exit status: COMMAND's (128 + signal if it was killed), 2 for a usage error, 3 when the cluster
-// cannot start. SIGINT/SIGTERM reach COMMAND (same process group); the cluster is stopped after it exits.
+// cannot start. SIGINT/SIGTERM reach COMMAND (same process group); the cluster is stopped after it
+// exits.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
   if (child == 0) {
     setenv("RACELAB_BENCH_DSN", cluster->conninfo().c_str(), 1);
     execvp(argv[first], argv + first);
-    std::cerr << "racelab-with-cluster: cannot run " << argv[first] << ": " << std::strerror(errno) << "\n";
+    std::cerr << "racelab-with-cluster: cannot run " << argv[first] << ": " << std::strerror(errno)
+              << "\n";
     _exit(127);
   }
   signal(SIGINT, SIG_IGN);  // the child decides; the cluster is stopped after it exits

@@ -47,7 +47,9 @@ const std::vector<TableColumn> kColumnsOfTable = {
     {"blocked p95 ms", true, 3, 0}, {"skew p95 µs", true, 1, 0}};
 
 // A table cell: control characters escaped, on one line (harness/model/terminal_text.h).
-std::string Cell(std::string_view text) { return SanitizeForTerminal(text, /*keep_newlines=*/false); }
+std::string Cell(std::string_view text) {
+  return SanitizeForTerminal(text, /*keep_newlines=*/false);
+}
 
 // The scenarios (of one engine) whose results differ in params — as an ordered scenario's
 // permutations do (`order=a.begin b.begin …`): their results are told apart by their params, as in
@@ -87,7 +89,8 @@ void WriteLaidOut(const LaidOutTable& table, const TerminalStyle& terminal, std:
   }
 }
 
-// `params`: a last column with each row's params (empty: none), when results are told apart by them.
+// `params`: a last column with each row's params (empty: none), when results are told apart by
+// them.
 void WriteTable(const std::vector<TableRow>& rows, const std::vector<std::string>& params,
                 const TerminalStyle& terminal, std::ostream& out) {
   std::vector<TableColumn> columns = kColumnsOfTable;
@@ -143,7 +146,8 @@ void WriteSideBySide(const RunReport& report, const TerminalStyle& terminal, std
     std::vector<std::string> line = {Cell(row.scenario), row.isolation};
     if (with_params) line.push_back(Cell(row.params));
     for (const EngineCell& cell : row.cells) {
-      line.push_back(cell.result != nullptr ? Cell(EngineCellText(*cell.result)) : "— " + Cell(cell.missing));
+      line.push_back(cell.result != nullptr ? Cell(EngineCellText(*cell.result))
+                                            : "— " + Cell(cell.missing));
     }
     grid.push_back(std::move(line));
   }
@@ -174,7 +178,8 @@ void WriteSideBySide(const RunReport& report, const TerminalStyle& terminal, std
 
 // `with_params`: the label names the result's params too ("… with order=a.begin b.begin …"), as the
 // Markdown's list of failures does.
-void WriteProblems(const RunReport& report, const ResultSummary& r, bool with_params, std::ostream& out) {
+void WriteProblems(const RunReport& report, const ResultSummary& r, bool with_params,
+                   std::ostream& out) {
   // Not coloured: these lines are folded to the terminal's width afterwards.
   std::string label = EngineResultLabel(report, ItemOf(r));
   if (with_params) label += " with " + FormatParams(ItemOf(r).params);
@@ -183,9 +188,11 @@ void WriteProblems(const RunReport& report, const ResultSummary& r, bool with_pa
   if (!r.interrupted.empty()) out << "  " << SanitizeForTerminal(InterruptedText(r), false) << '\n';
   for (const ExpectationTally& e : r.expectations) {
     if (!e.Failing()) continue;
-    out << fmt::format("  - {}: failed in {} of {} trials\n", SanitizeForTerminal(e.text), e.failed, r.trials);
+    out << fmt::format("  - {}: failed in {} of {} trials\n", SanitizeForTerminal(e.text), e.failed,
+                       r.trials);
     if (!e.first_failure.empty()) {
-      out << "    first failure: " << IndentLines(SanitizeForTerminal(e.first_failure), "      ") << '\n';
+      out << "    first failure: " << IndentLines(SanitizeForTerminal(e.first_failure), "      ")
+          << '\n';
     }
   }
 }

@@ -1,9 +1,9 @@
 #include "reports/engine_table.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <tuple>
-
-#include <fmt/format.h>
 
 #include "harness/model/isolation.h"
 #include "reports/format_util.h"
@@ -20,10 +20,14 @@ void AddEngine(const std::string& engine, std::vector<std::string>* engines) {
 // Rank of a level in the table: weakest first (read uncommitted … serializable), unknown ones last.
 int LevelRank(IsolationLevel level) {
   switch (level) {
-    case IsolationLevel::kReadUncommitted: return 0;
-    case IsolationLevel::kReadCommitted: return 1;
-    case IsolationLevel::kRepeatableRead: return 2;
-    case IsolationLevel::kSerializable: return 3;
+    case IsolationLevel::kReadUncommitted:
+      return 0;
+    case IsolationLevel::kReadCommitted:
+      return 1;
+    case IsolationLevel::kRepeatableRead:
+      return 2;
+    case IsolationLevel::kSerializable:
+      return 3;
   }
   return 4;
 }
@@ -34,7 +38,8 @@ std::vector<std::string> ReportEngines(const RunReport& report) {
   std::vector<std::string> engines;
   if (report.targets.empty() && report.skipped.empty()) {  // a one-engine run: its target names it
     AddEngine(report.target.engine, &engines);
-    if (engines.empty() && !report.results.empty()) AddEngine(ItemOf(report.results.front()).engine, &engines);
+    if (engines.empty() && !report.results.empty())
+      AddEngine(ItemOf(report.results.front()).engine, &engines);
     return engines;
   }
   for (const TargetInfo& t : report.targets) AddEngine(t.engine, &engines);
@@ -55,7 +60,8 @@ const TargetInfo* TargetOf(const RunReport& report, const std::string& engine) {
 }
 
 std::string EngineResultLabel(const RunReport& report, const PlanItem& item) {
-  return SeveralEngines(report) ? fmt::format("{} on {}", ResultLabel(item), item.engine) : ResultLabel(item);
+  return SeveralEngines(report) ? fmt::format("{} on {}", ResultLabel(item), item.engine)
+                                : ResultLabel(item);
 }
 
 EngineTable BuildEngineTable(const RunReport& report) {
@@ -69,7 +75,8 @@ EngineTable BuildEngineTable(const RunReport& report) {
   std::vector<Entry> entries;
   for (const ResultSummary& r : report.results) entries.push_back({&ItemOf(r), &r, nullptr});
   for (const NotRunResult& n : report.not_run) entries.push_back({&ItemOf(n), nullptr, &n.reason});
-  // Rows: scenarios in order of first appearance, levels weakest first, params in order of appearance.
+  // Rows: scenarios in order of first appearance, levels weakest first, params in order of
+  // appearance.
   std::vector<std::string> scenarios;
   std::vector<std::string> param_texts;
   for (const Entry& e : entries) {
@@ -78,20 +85,23 @@ EngineTable BuildEngineTable(const RunReport& report) {
   }
   auto key = [&](const PlanItem& item) {
     const std::string params = FormatParams(item.params);
-    return std::make_tuple(std::find(scenarios.begin(), scenarios.end(), item.scenario) - scenarios.begin(),
-                           LevelRank(item.isolation),
-                           std::find(param_texts.begin(), param_texts.end(), params) - param_texts.begin());
+    return std::make_tuple(
+        std::find(scenarios.begin(), scenarios.end(), item.scenario) - scenarios.begin(),
+        LevelRank(item.isolation),
+        std::find(param_texts.begin(), param_texts.end(), params) - param_texts.begin());
   };
-  std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) { return key(*a.item) < key(*b.item); });
+  std::stable_sort(entries.begin(), entries.end(),
+                   [&](const Entry& a, const Entry& b) { return key(*a.item) < key(*b.item); });
   for (const Entry& e : entries) {
     const std::string isolation(IsolationName(e.item->isolation));
     const std::string params = FormatParams(e.item->params);
-    if (table.rows.empty() || table.rows.back().scenario != e.item->scenario || table.rows.back().isolation != isolation ||
-        table.rows.back().params != params) {
-      table.rows.push_back({e.item->scenario, isolation, params, std::vector<EngineCell>(table.engines.size())});
+    if (table.rows.empty() || table.rows.back().scenario != e.item->scenario ||
+        table.rows.back().isolation != isolation || table.rows.back().params != params) {
+      table.rows.push_back(
+          {e.item->scenario, isolation, params, std::vector<EngineCell>(table.engines.size())});
     }
-    const size_t column =
-        std::find(table.engines.begin(), table.engines.end(), e.item->engine) - table.engines.begin();
+    const size_t column = std::find(table.engines.begin(), table.engines.end(), e.item->engine) -
+                          table.engines.begin();
     if (column >= table.engines.size()) continue;
     EngineCell& cell = table.rows.back().cells[column];
     if (e.result != nullptr) {
@@ -100,7 +110,8 @@ EngineTable BuildEngineTable(const RunReport& report) {
       cell.missing = "not run: " + *e.reason;
     }
   }
-  // The cells left empty: skipped on that engine (the scenario, or this level), else not in this run.
+  // The cells left empty: skipped on that engine (the scenario, or this level), else not in this
+  // run.
   for (EngineRow& row : table.rows) {
     for (size_t c = 0; c < row.cells.size(); ++c) {
       EngineCell& cell = row.cells[c];
@@ -135,7 +146,8 @@ std::string EngineCellText(const ResultSummary& result) {
     parts.push_back(text);
   }
   if (result.blocked_ms.count > 0) {
-    parts.push_back(fmt::format("{} lock wait{}", result.blocked_ms.count, result.blocked_ms.count == 1 ? "" : "s"));
+    parts.push_back(fmt::format("{} lock wait{}", result.blocked_ms.count,
+                                result.blocked_ms.count == 1 ? "" : "s"));
   }
   return fmt::format("{}", fmt::join(parts, " · "));
 }

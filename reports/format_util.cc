@@ -97,9 +97,7 @@ std::string ResultLabel(const PlanItem& item) {
   return fmt::format("{} [{}]", item.scenario, IsolationName(item.isolation));
 }
 
-int64_t TotalDurationUs(const ResultSummary& summary) {
-  return summary.duration_us;
-}
+int64_t TotalDurationUs(const ResultSummary& summary) { return summary.duration_us; }
 
 const TrialVerdict* RepresentativeTrial(const ResultSummary& summary) {
   const int index = summary.representative_trial;
@@ -109,9 +107,10 @@ const TrialVerdict* RepresentativeTrial(const ResultSummary& summary) {
 
 std::string InterruptedText(const ResultSummary& summary) {
   if (summary.interrupted.empty()) return "";
-  return fmt::format("{} — {} trial{} ran before it{}", summary.interrupted, summary.trials,
-                     summary.trials == 1 ? "" : "s",
-                     summary.verdict == Verdict::kInterrupted && summary.trials > 0 ? ", all passed" : "");
+  return fmt::format(
+      "{} — {} trial{} ran before it{}", summary.interrupted, summary.trials,
+      summary.trials == 1 ? "" : "s",
+      summary.verdict == Verdict::kInterrupted && summary.trials > 0 ? ", all passed" : "");
 }
 
 VerdictCounts CountVerdicts(const std::vector<ResultSummary>& results) {
@@ -127,8 +126,9 @@ VerdictCounts CountVerdicts(const std::vector<const ResultSummary*>& results) {
 }
 
 std::string CountsLine(const VerdictCounts& c) {
-  return fmt::format("{} result{}: {} pass, {} fail, {} error{}", c.results, c.results == 1 ? "" : "s", c.pass,
-                     c.fail, c.error, c.interrupted > 0 ? fmt::format(", {} interrupted", c.interrupted) : "");
+  return fmt::format("{} result{}: {} pass, {} fail, {} error{}", c.results,
+                     c.results == 1 ? "" : "s", c.pass, c.fail, c.error,
+                     c.interrupted > 0 ? fmt::format(", {} interrupted", c.interrupted) : "");
 }
 
 std::vector<ScenarioGroup> GroupByScenario(const std::vector<ResultSummary>& results) {

@@ -71,8 +71,8 @@ int64_t TotalDurationUs(const ResultSummary& summary);
 // The representative trial; nullptr when there are no trial details or the index is out of range.
 const TrialVerdict* RepresentativeTrial(const ResultSummary& summary);
 
-// How a stop request cut the result short, for people: "interrupted during trial 4 of 20; that trial
-// is not evaluated — 3 trials ran before it, all passed" (", all passed" only with verdict
+// How a stop request cut the result short, for people: "interrupted during trial 4 of 20; that
+// trial is not evaluated — 3 trials ran before it, all passed" (", all passed" only with verdict
 // interrupted); "" when the result ran every planned trial (ResultSummary::interrupted empty).
 std::string InterruptedText(const ResultSummary& summary);
 
@@ -87,18 +87,25 @@ struct VerdictCounts {
 VerdictCounts CountVerdicts(const std::vector<ResultSummary>& results);
 VerdictCounts CountVerdicts(const std::vector<const ResultSummary*>& results);
 
-// "12 results: 11 pass, 1 fail, 0 error" (singular "1 result"), then ", 1 interrupted" when some are.
+// "12 results: 11 pass, 1 fail, 0 error" (singular "1 result"), then ", 1 interrupted" when some
+// are.
 std::string CountsLine(const VerdictCounts& counts);
 
 // How to read the summary table, one paragraph (Markdown and HTML print it under the table).
 inline constexpr const char* kSummaryLegend =
-    "pass = every trial behaved as the scenario predicts for that level — a reproduced bug included "
-    "(the lesson says which); fail = an expectation did not hold (a regression); error = racelab or the "
-    "server failed; interrupted = Ctrl-C or SIGTERM stopped it before its last trial and every trial that ran "
-    "passed. winners 1×20 = 20 trials had 1 winner. errors = failed statements summed over all trials, "
-    "by SQLSTATE, or by the engine's own code where the SQLSTATE is generic (SQLITE_BUSY, MariaDB 1205, not "
+    "pass = every trial behaved as the scenario predicts for that level — a reproduced bug "
+    "included "
+    "(the lesson says which); fail = an expectation did not hold (a regression); error = racelab "
+    "or the "
+    "server failed; interrupted = Ctrl-C or SIGTERM stopped it before its last trial and every "
+    "trial that ran "
+    "passed. winners 1×20 = 20 trials had 1 winner. errors = failed statements summed over all "
+    "trials, "
+    "by SQLSTATE, or by the engine's own code where the SQLSTATE is generic (SQLITE_BUSY, MariaDB "
+    "1205, not "
     "HY000). "
-    "blocked = time of the statements the monitor saw in a lock wait. skew = first-to-last send after "
+    "blocked = time of the statements the monitor saw in a lock wait. skew = first-to-last send "
+    "after "
     "a barrier release, racelab's own precision.";
 
 // Results grouped by scenario name: groups in order of first appearance, report order inside.

@@ -3,15 +3,16 @@
 //
 // Layout: title; target lines (one per engine) and run line; for a run of several engines the
 // side-by-side table (one column per engine, reports/engine_table.h); the summary table (scenario ×
-// isolation level: verdict in colour, winners histogram, errors, retries, blocked ms p50/p95/max, skew µs p50/p95); then one
-// section per scenario, in order of first appearance: title, the `teaches` lesson (blank lines
-// split paragraphs), file and params, and per result (isolation level) its expectations table and a
-// picture of the representative trial (ResultSummary::representative_trial): a swim-lane timeline
-// (reports/svg_timeline.h) with its legend, barrier releases, final values and failed checks, and
-// the trial's steps as a table inside a closed <details>.
-// Every element and every piece of text goes through XmlWriter, the one escaping writer; no element
-// is left empty-and-self-closed (HTML has no <td/>). Trials are numbered from 1 ("trial 2 of 20" is
-// TrialResult::index 1). Output is deterministic: the only date is RunReport::created_at.
+// isolation level: verdict in colour, winners histogram, errors, retries, blocked ms p50/p95/max,
+// skew µs p50/p95); then one section per scenario, in order of first appearance: title, the
+// `teaches` lesson (blank lines split paragraphs), file and params, and per result (isolation
+// level) its expectations table and a picture of the representative trial
+// (ResultSummary::representative_trial): a swim-lane timeline (reports/svg_timeline.h) with its
+// legend, barrier releases, final values and failed checks, and the trial's steps as a table inside
+// a closed <details>. Every element and every piece of text goes through XmlWriter, the one
+// escaping writer; no element is left empty-and-self-closed (HTML has no <td/>). Trials are
+// numbered from 1 ("trial 2 of 20" is TrialResult::index 1). Output is deterministic: the only date
+// is RunReport::created_at.
 
 #include <fmt/format.h>
 
@@ -109,20 +110,24 @@ void WriteTarget(const TargetInfo& target, XmlWriter& xml) {
 void WriteHeader(const RunReport& report, XmlWriter& xml) {
   Leaf(xml, "h1", "racelab report");
   if (report.targets.empty()) WriteTarget(report.target, xml);
-  for (const TargetInfo& target : report.targets) WriteTarget(target, xml);  // a run of several engines
+  for (const TargetInfo& target : report.targets)
+    WriteTarget(target, xml);  // a run of several engines
   Leaf(xml, "p",
        fmt::format("Run: racelab {}, {}, seed {}", report.racelab_version, report.created_at,
                    report.seed),
        "meta");
   if (!report.command.empty()) Leaf(xml, "pre", report.command, "command");
   Leaf(xml, "p", CountsLine(CountVerdicts(report.results)));
-  if (!report.run_error.empty()) Leaf(xml, "p", "The run ended early: " + report.run_error, "error");
+  if (!report.run_error.empty())
+    Leaf(xml, "p", "The run ended early: " + report.run_error, "error");
   if (!report.not_run.empty()) {
     std::string names;
     for (const NotRunResult& n : report.not_run) {
       names += (names.empty() ? "" : ", ") + EngineResultLabel(report, ItemOf(n));
     }
-    Leaf(xml, "p", fmt::format("Not run ({}): {}: {}", report.not_run.size(), report.not_run.front().reason, names),
+    Leaf(xml, "p",
+         fmt::format("Not run ({}): {}: {}", report.not_run.size(), report.not_run.front().reason,
+                     names),
          "error");
   }
 }
@@ -152,8 +157,10 @@ void WriteSideBySide(const RunReport& report, XmlWriter& xml) {
         Leaf(xml, "td", "— " + cell.missing, "missing");
         continue;
       }
-      xml.StartElement("td").Attribute("class", "engine-cell " + VerdictClass(cell.result->verdict));
-      xml.StartElement("a").Attribute("href", fmt::format("#result-{}", cell.result - report.results.data() + 1));
+      xml.StartElement("td").Attribute("class",
+                                       "engine-cell " + VerdictClass(cell.result->verdict));
+      xml.StartElement("a").Attribute(
+          "href", fmt::format("#result-{}", cell.result - report.results.data() + 1));
       xml.Text(EngineCellText(*cell.result)).EndElement();
       xml.EndElement();
     }
@@ -161,7 +168,8 @@ void WriteSideBySide(const RunReport& report, XmlWriter& xml) {
   }
   xml.EndElement();
   Leaf(xml, "p",
-       "One column per engine: verdict · winners (count×trials) · the most frequent error×occurrences · "
+       "One column per engine: verdict · winners (count×trials) · the most frequent "
+       "error×occurrences · "
        "statements seen in a lock wait; — = not run on that engine, and why.",
        "legend");
 }
@@ -171,8 +179,8 @@ void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
   Leaf(xml, "h2", "Summary");
   xml.StartElement("table").Attribute("class", "summary");
   if (several) {
-    HeaderRow(xml, {"scenario", "engine", "isolation", "verdict", "trials", "winners", "errors", "retries",
-                    "blocked ms p50 / p95 / max", "skew µs p50 / p95"});
+    HeaderRow(xml, {"scenario", "engine", "isolation", "verdict", "trials", "winners", "errors",
+                    "retries", "blocked ms p50 / p95 / max", "skew µs p50 / p95"});
   } else {
     HeaderRow(xml, {"scenario", "isolation", "verdict", "trials", "winners", "errors", "retries",
                     "blocked ms p50 / p95 / max", "skew µs p50 / p95"});
@@ -226,8 +234,9 @@ void WriteTrialNotes(const TrialVerdict& t, XmlWriter& xml) {
   for (const Check& c : t.checks) {
     if (!c.passed) Leaf(xml, "li", fmt::format("failed: {}: {}", c.text, c.detail), "failed");
     if (c.widened_by_ms > 0) {
-      Leaf(xml, "li", fmt::format("upper bound widened by {} ms of measured lateness: {}", FormatMs(c.widened_by_ms),
-                                  c.text));
+      Leaf(xml, "li",
+           fmt::format("upper bound widened by {} ms of measured lateness: {}",
+                       FormatMs(c.widened_by_ms), c.text));
     }
   }
   xml.EndElement();
@@ -256,9 +265,8 @@ void WriteTrial(const ResultSummary& r, XmlWriter& xml) {
   if (t == nullptr) return;
   const TrialResult& trial = t->result;
   Leaf(xml, "p",
-       fmt::format("Representative trial: {} of {} ({}, {} ms).", trial.index + 1,
-                   r.trials, VerdictName(t->verdict),
-                   FormatUsAsMs(trial.duration_us)));
+       fmt::format("Representative trial: {} of {} ({}, {} ms).", trial.index + 1, r.trials,
+                   VerdictName(t->verdict), FormatUsAsMs(trial.duration_us)));
   if (!trial.error.empty()) Leaf(xml, "p", "Trial error: " + trial.error, "error");
   WriteSvgTimeline(trial, xml);
   WriteTimelineLegend(xml);
@@ -266,14 +274,14 @@ void WriteTrial(const ResultSummary& r, XmlWriter& xml) {
   WriteStepTable(trial, xml);
 }
 
-void WriteResultSection(const ResultSummary& r, size_t number, bool show_params, bool several_engines,
-                        XmlWriter& xml) {
+void WriteResultSection(const ResultSummary& r, size_t number, bool show_params,
+                        bool several_engines, XmlWriter& xml) {
   const PlanItem& item = ItemOf(r);
   xml.StartElement("h3").Attribute("id", fmt::format("result-{}", number));
   Leaf(xml, "span", VerdictName(r.verdict), "verdict " + VerdictClass(r.verdict));
   Leaf(xml, "span",
-       fmt::format("{}{} · {} trial{}", several_engines ? item.engine + " · " : "", IsolationName(item.isolation),
-                   r.trials, r.trials == 1 ? "" : "s"));
+       fmt::format("{}{} · {} trial{}", several_engines ? item.engine + " · " : "",
+                   IsolationName(item.isolation), r.trials, r.trials == 1 ? "" : "s"));
   xml.EndElement();
   if (show_params) Leaf(xml, "p", "Params: " + FormatParams(item.params));
   if (!r.error.empty()) Leaf(xml, "p", "Error: " + r.error, "error");
@@ -284,9 +292,10 @@ void WriteResultSection(const ResultSummary& r, size_t number, bool show_params,
     for (const ExpectationTally& e : r.expectations) {
       xml.StartElement("tr");
       if (e.Failing()) xml.Attribute("class", "failed");
-      Leaf(xml, "td", e.max_widened_by_ms > 0 ? fmt::format("{} (widened by at most {} ms in these trials)", e.text,
-                                                           FormatMs(e.max_widened_by_ms))
-                                              : e.text);
+      Leaf(xml, "td",
+           e.max_widened_by_ms > 0 ? fmt::format("{} (widened by at most {} ms in these trials)",
+                                                 e.text, FormatMs(e.max_widened_by_ms))
+                                   : e.text);
       Leaf(xml, "td", std::to_string(e.passed), "num");
       Leaf(xml, "td", std::to_string(e.failed), "num");
       Leaf(xml, "td", e.Failing() ? e.first_failure : "");

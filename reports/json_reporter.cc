@@ -111,7 +111,9 @@ Json TrialJson(const TrialVerdict& t) {
 
   Json barriers = Json::array();
   for (const BarrierRelease& b : r.barriers) {
-    Json bj = {{"barrier", b.barrier}, {"occurrence", b.occurrence}, {"released_us", b.released_us},
+    Json bj = {{"barrier", b.barrier},
+               {"occurrence", b.occurrence},
+               {"released_us", b.released_us},
                {"skew_us", b.skew_us}};
     if (!b.simultaneous) bj["not_simultaneous"] = b.not_simultaneous;
     barriers.push_back(std::move(bj));
@@ -152,7 +154,8 @@ Json ResultJson(const ResultSummary& r) {
   Json sqlstates = Json::object();
   for (const auto& [code, count] : r.sqlstates) sqlstates[code] = count;
   j["sqlstates"] = std::move(sqlstates);
-  Json errors = Json::object();  // by SQLSTATE, or the engine's code where it is generic (error_key.h)
+  Json errors =
+      Json::object();  // by SQLSTATE, or the engine's code where it is generic (error_key.h)
   for (const auto& [name, count] : r.errors) errors[name] = count;
   j["errors"] = std::move(errors);
   j["retries"] = r.retries;
@@ -173,7 +176,8 @@ Json ResultJson(const ResultSummary& r) {
     Json alts = Json::array();
     for (size_t i = 0; i < item.expect.one_of.size(); ++i) {
       const PlannedAlternative& alt = item.expect.one_of[i];
-      Json aj = {{"name", alt.name}, {"trials", i < r.alternative_trials.size() ? r.alternative_trials[i] : 0}};
+      Json aj = {{"name", alt.name},
+                 {"trials", i < r.alternative_trials.size() ? r.alternative_trials[i] : 0}};
       if (alt.min_fraction) aj["min_fraction"] = *alt.min_fraction;
       alts.push_back(std::move(aj));
     }
@@ -191,7 +195,8 @@ Json ResultJson(const ResultSummary& r) {
     Json tj = TrialJson(t);
     if (!alternatives.empty()) {  // one_of: which alternatives held (the first is "alternative")
       Json held = Json::array();
-      for (int i : t.alternatives_held) held.push_back(alternatives.at(static_cast<size_t>(i)).name);
+      for (int i : t.alternatives_held)
+        held.push_back(alternatives.at(static_cast<size_t>(i)).name);
       if (!held.empty()) tj["alternative"] = held.front();
       tj["alternatives_held"] = std::move(held);
     }
@@ -202,7 +207,8 @@ Json ResultJson(const ResultSummary& r) {
 }
 
 Json TargetJson(const TargetInfo& t) {
-  Json target = {{"engine", t.engine}, {"server_version", t.server_version}, {"embedded", t.embedded}};
+  Json target = {
+      {"engine", t.engine}, {"server_version", t.server_version}, {"embedded", t.embedded}};
   if (!t.embedded) PutIfSet(target, "dsn", t.dsn_redacted);
   target["settings"] = PairsToObject(t.settings);
   return target;

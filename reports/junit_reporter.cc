@@ -1,15 +1,17 @@
 // "junit" reporter: racelab.junit.xml, for CI systems that show test results (Jenkins, GitLab, …).
 //
-// Shape (a subset of the Jenkins xUnit plugin's junit-10.xsd, which Jenkins' JUnit and xUnit readers
-// and GitLab's test report parser all read; tests/unit/junit_schema_test.cc checks every file against
-// schemas/racelab-junit.xsd, a restriction of it):
-// <testsuites name="racelab" tests failures errors time>  — no `skipped` here: junit-10.xsd rejects it
-//   <testsuite> per ResultSummary (scenario × isolation level × params), name "<scenario> [<level>]"
+// Shape (a subset of the Jenkins xUnit plugin's junit-10.xsd, which Jenkins' JUnit and xUnit
+// readers and GitLab's test report parser all read; tests/unit/junit_schema_test.cc checks every
+// file against schemas/racelab-junit.xsd, a restriction of it): <testsuites name="racelab" tests
+// failures errors time>  — no `skipped` here: junit-10.xsd rejects it
+//   <testsuite> per ResultSummary (scenario × isolation level × params), name "<scenario>
+//   [<level>]"
 //     (+ " on <engine>" when the run covered several engines),
-//     tests failures errors skipped time, then <properties> (engine, server_version, isolation_level,
-//     seed, trials, details, file, param.<name> per parameter) — junit-10.xsd allows properties on a
-//     testsuite only, hence one suite per result — and one <testcase> named like the suite, classname
-//     "racelab.<scenario>", time = the sum of its trials' durations in seconds:
+//     tests failures errors skipped time, then <properties> (engine, server_version,
+//     isolation_level, seed, trials, details, file, param.<name> per parameter) — junit-10.xsd
+//     allows properties on a testsuite only, hence one suite per result — and one <testcase> named
+//     like the suite, classname "racelab.<scenario>", time = the sum of its trials' durations in
+//     seconds:
 //     - verdict fail: ONE <failure> (many CI tools show only the first), message the failed
 //       expectations "<text>: failed in K of N trials" joined by "; ", body each one with its
 //       first_failure detail (a generic failure when none is marked failed);
@@ -17,8 +19,8 @@
 //     - fail or error: <system-out> with the representative (first failing) trial's steps, when the
 //       run kept it (--details failed or all; trial_text.h);
 //     - verdict interrupted (a stop request cut it short, every trial that ran passed): <skipped>,
-//       message "interrupted during trial 4 of 20; that trial is not evaluated — 3 trials ran before
-//       it, all passed" — not judged, as JUnit readers show a test that did not finish;
+//       message "interrupted during trial 4 of 20; that trial is not evaluated — 3 trials ran
+//       before it, all passed" — not judged, as JUnit readers show a test that did not finish;
 //   one <testsuite> per result that did not run (RunReport::not_run: an interrupt), its testcase
 //     <skipped message="not run: <reason>"/>;
 //   when the run ended early (RunReport::run_error: a scenario-file error, the server unreachable),
@@ -66,7 +68,8 @@ void WriteProperties(const RunReport& report, const PlanItem& item, int trials, 
   // The result's own engine and server: a run may cover several engines (engine_table.h).
   const TargetInfo* target = TargetOf(report, item.engine);
   Property("engine", SeveralEngines(report) ? item.engine : report.target.engine, xml);
-  if (target != nullptr && !target->server_version.empty()) Property("server_version", target->server_version, xml);
+  if (target != nullptr && !target->server_version.empty())
+    Property("server_version", target->server_version, xml);
   Property("isolation_level", IsolationName(item.isolation), xml);
   Property("seed", std::to_string(report.seed), xml);
   Property("trials", std::to_string(trials), xml);
@@ -102,7 +105,9 @@ void WriteResult(const RunReport& report, const ResultSummary& r, XmlWriter& xml
     }
     if (r.verdict == Verdict::kFail) {
       xml.StartElement("failure")
-          .Attribute("message", !message.empty() ? message : r.error.empty() ? "verdict fail" : r.error)
+          .Attribute("message", !message.empty()  ? message
+                                : r.error.empty() ? "verdict fail"
+                                                  : r.error)
           .Attribute("type", "expectation");
     } else {
       xml.StartElement("error")
@@ -143,7 +148,10 @@ void WriteRunError(const std::string& error, XmlWriter& xml) {
   c.errors = 1;
   xml.StartElement("testsuite").Attribute("name", "racelab");
   WriteCounts(c, /*with_skipped=*/true, xml);
-  xml.StartElement("testcase").Attribute("name", "racelab run").Attribute("classname", "racelab").Attribute("time", "0.000");
+  xml.StartElement("testcase")
+      .Attribute("name", "racelab run")
+      .Attribute("classname", "racelab")
+      .Attribute("time", "0.000");
   xml.StartElement("error").Attribute("message", error).Attribute("type", "run").EndElement();
   xml.EndElement();
   xml.EndElement();

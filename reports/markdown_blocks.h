@@ -4,10 +4,11 @@
 // - Header: "# <title>", the target line (one per engine of a run of several), the run line and the
 //   verdict counts.
 // - Failures: "## Failures" then one bullet per result that failed or is in error (its failed
-//   expectations with "failed in K of N trials" and the first failing trial's detail, or its error),
-//   the run's own error (RunReport::run_error) and the results that did not run; empty when there is
-//   none. Every value is clipped to `max_value_bytes` (0: no clipping).
-// - SideBySide: for a run of several engines, "## Side by side": one row per scenario × level (× params),
+//   expectations with "failed in K of N trials" and the first failing trial's detail, or its
+//   error), the run's own error (RunReport::run_error) and the results that did not run; empty when
+//   there is none. Every value is clipped to `max_value_bytes` (0: no clipping).
+// - SideBySide: for a run of several engines, "## Side by side": one row per scenario × level (×
+// params),
 //   one column per engine (reports/engine_table.h); empty for a one-engine run.
 // - SummaryTable: the scenario × isolation level table (with an engine column for several engines)
 //   and its legend.

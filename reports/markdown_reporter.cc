@@ -1,15 +1,16 @@
 // "md" reporter: racelab.md, for a person (a reviewer reading a CI artifact, a teacher).
 //
-// Layout: title; target lines (one per engine) and run line; verdict counts; **failures first** (markdown_blocks.h
-// Failures: each failed or errored result with its failed expectations, the run's error, what did not
-// run); for a run of several engines the side-by-side table (one column per engine,
-// reports/engine_table.h); the summary table (scenario × isolation level); then one section per scenario — scenarios with
-// a failing result first, then the others, each group in order of first appearance — with its title,
-// the `teaches` lesson, file and params, and per result (isolation level) its expectations with
-// passed/failed counts and the representative trial (ResultSummary::representative_trial) as a step
-// timeline folded in <details> (open when that trial failed). The lesson of a passing scenario is
-// folded too. Escaping by construction (markdown_text.h): no value can end its span or paragraph;
-// <summary> text is HTML-escaped. Trials are numbered from 1 ("trial 2 of 20" is TrialResult::index 1).
+// Layout: title; target lines (one per engine) and run line; verdict counts; **failures first**
+// (markdown_blocks.h Failures: each failed or errored result with its failed expectations, the
+// run's error, what did not run); for a run of several engines the side-by-side table (one column
+// per engine, reports/engine_table.h); the summary table (scenario × isolation level); then one
+// section per scenario — scenarios with a failing result first, then the others, each group in
+// order of first appearance — with its title, the `teaches` lesson, file and params, and per result
+// (isolation level) its expectations with passed/failed counts and the representative trial
+// (ResultSummary::representative_trial) as a step timeline folded in <details> (open when that
+// trial failed). The lesson of a passing scenario is folded too. Escaping by construction
+// (markdown_text.h): no value can end its span or paragraph; <summary> text is HTML-escaped. Trials
+// are numbered from 1 ("trial 2 of 20" is TrialResult::index 1).
 
 #include <fmt/format.h>
 
@@ -66,8 +67,8 @@ void WriteTimeline(const ResultSummary& r, std::ostream& out) {
   for (const Check& c : t->checks) {
     if (!c.passed) out << fmt::format("- failed: {}: {}\n", Text(c.text), Text(c.detail));
     if (c.widened_by_ms > 0) {
-      out << fmt::format("- upper bound widened by {} ms of measured lateness: {}\n", FormatMs(c.widened_by_ms),
-                         Text(c.text));
+      out << fmt::format("- upper bound widened by {} ms of measured lateness: {}\n",
+                         FormatMs(c.widened_by_ms), Text(c.text));
     }
   }
   if (!trial.barriers.empty() || !trial.finals.empty() ||
@@ -83,10 +84,12 @@ void WriteTimeline(const ResultSummary& r, std::ostream& out) {
   out << "</details>\n\n";
 }
 
-void WriteResultSection(const ResultSummary& r, bool show_params, bool several_engines, std::ostream& out) {
+void WriteResultSection(const ResultSummary& r, bool show_params, bool several_engines,
+                        std::ostream& out) {
   const PlanItem& item = ItemOf(r);
-  out << fmt::format("### {}{}: {} ({} trial{})\n\n", several_engines ? Text(item.engine) + " · " : "",
-                     IsolationName(item.isolation), VerdictName(r.verdict), r.trials, r.trials == 1 ? "" : "s");
+  out << fmt::format(
+      "### {}{}: {} ({} trial{})\n\n", several_engines ? Text(item.engine) + " · " : "",
+      IsolationName(item.isolation), VerdictName(r.verdict), r.trials, r.trials == 1 ? "" : "s");
   if (show_params) out << "Params: " << Code(FormatParams(item.params)) << "\n\n";
   if (!r.error.empty()) out << "Error: " << Text(r.error) << "\n\n";
   if (!r.interrupted.empty()) out << "Interrupted: " << Text(InterruptedText(r)) << "\n\n";
@@ -131,7 +134,8 @@ void WriteScenarioSection(const ScenarioGroup& group, bool several_engines, std:
   if (!first.file.empty()) facts.push_back("File: " + Code(first.file));
   if (same_params) facts.push_back("Params: " + Code(FormatParams(first.params)));
   if (!facts.empty()) out << fmt::format("{}\n\n", fmt::join(facts, " · "));
-  for (const ResultSummary* r : group.results) WriteResultSection(*r, !same_params, several_engines, out);
+  for (const ResultSummary* r : group.results)
+    WriteResultSection(*r, !same_params, several_engines, out);
 }
 
 class MarkdownReporter : public Reporter {

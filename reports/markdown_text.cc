@@ -16,16 +16,17 @@ std::string ControlPicture(unsigned char c) {
 }  // namespace
 
 // Data text outside code spans, escaped by construction: every character Markdown (CommonMark + GFM
-// tables, strikethrough, autolinks, math) could read as syntax is backslash-escaped (CommonMark §2.4:
-// any ASCII punctuation may be), line breaks become spaces and other control characters their control
-// pictures, so a value is one run of literal text: it cannot start a block (no line of its own), open
-// a span, link, image, table cell or HTML tag.
+// tables, strikethrough, autolinks, math) could read as syntax is backslash-escaped (CommonMark
+// §2.4: any ASCII punctuation may be), line breaks become spaces and other control characters their
+// control pictures, so a value is one run of literal text: it cannot start a block (no line of its
+// own), open a span, link, image, table cell or HTML tag.
 std::string Text(std::string_view text) {
   static constexpr std::string_view kSyntax = "\\`*_[]<>!#|~&$";
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;  // the '\n' becomes the space
+    if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
+      continue;  // the '\n' becomes the space
     if (c == '\n' || c == '\r') {
       out += ' ';
     } else if (c < 0x20 || c == 0x7F) {
@@ -43,7 +44,8 @@ std::string Cell(std::string_view text) { return Text(text); }
 
 // Inline code, escaped by construction: control characters (line breaks included) become their
 // control pictures, so the span is on one line and no blank line can end it; the fence is one
-// backtick longer than the longest backtick run inside, so no backtick can close it (CommonMark §6.1).
+// backtick longer than the longest backtick run inside, so no backtick can close it (CommonMark
+// §6.1).
 std::string Code(std::string_view text) {
   std::string body;
   size_t longest = 0, run = 0;
@@ -74,12 +76,24 @@ std::string Html(std::string_view text) {
   for (char ch : text) {
     const unsigned char c = static_cast<unsigned char>(ch);
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\n': case '\r': out += ' '; break;
-      default: out += (c < 0x20 || c == 0x7F) ? ControlPicture(c) : std::string(1, ch);
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\n':
+      case '\r':
+        out += ' ';
+        break;
+      default:
+        out += (c < 0x20 || c == 0x7F) ? ControlPicture(c) : std::string(1, ch);
     }
   }
   return out;

@@ -3,9 +3,10 @@
 // Layout: title, target, run and counts lines; the failures block first (markdown_blocks.h, every
 // value clipped to kMaxValueBytes); then the summary table of every result folded in <details>
 // ("All N results"); then a pointer to the full reports. Guarantee: the file is at most
-// kMaxSummaryBytes (61,440 bytes, under the 65,536 characters GitHub takes in a comment and GitLab's
-// note limit): past that it is cut at a line boundary, an open <details> is closed, and a note says how
-// many lines were left out and where the rest is. Every value is escaped as in racelab.md.
+// kMaxSummaryBytes (61,440 bytes, under the 65,536 characters GitHub takes in a comment and
+// GitLab's note limit): past that it is cut at a line boundary, an open <details> is closed, and a
+// note says how many lines were left out and where the rest is. Every value is escaped as in
+// racelab.md.
 
 #include <fmt/format.h>
 
@@ -28,7 +29,8 @@ class MdSummaryReporter : public Reporter {
   std::string_view name() const override { return "md-summary"; }
   std::string_view file_name() const override { return "racelab-summary.md"; }
   void Write(const RunReport& report, std::ostream& out) const override {
-    std::string text = md::Header(report, "racelab summary") + md::Failures(report, kMaxValueBytes) +
+    std::string text = md::Header(report, "racelab summary") +
+                       md::Failures(report, kMaxValueBytes) +
                        md::SideBySide(report);  // several engines only
     text += fmt::format("<details><summary>All {} result{}</summary>\n\n", report.results.size(),
                         report.results.size() == 1 ? "" : "s");
@@ -56,7 +58,8 @@ std::string FitToBudget(const std::string& text) {
   }
   if (in_details) kept += "\n</details>\n";
   kept += fmt::format(
-      "\n_Summary cut at {} KB for a pull-request comment: {} of {} lines left out. The whole report is in "
+      "\n_Summary cut at {} KB for a pull-request comment: {} of {} lines left out. The whole "
+      "report is in "
       "racelab.md and racelab.json._\n",
       kMaxSummaryBytes / 1024, lines.size() - n, lines.size());
   return kept;

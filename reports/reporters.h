@@ -25,8 +25,8 @@ std::unique_ptr<Reporter> MakeMarkdownReporter();
 // kMaxSummaryBytes (a pull-request comment).
 std::unique_ptr<Reporter> MakeMdSummaryReporter();
 inline constexpr size_t kMaxSummaryBytes = 61440;
-// `text` itself when it fits kMaxSummaryBytes; else its first whole lines, an open <details> closed,
-// and a note saying how many lines were left out (the result fits kMaxSummaryBytes).
+// `text` itself when it fits kMaxSummaryBytes; else its first whole lines, an open <details>
+// closed, and a note saying how many lines were left out (the result fits kMaxSummaryBytes).
 std::string FitToBudget(const std::string& text);
 // "junit": racelab.junit.xml, one testcase per scenario × isolation level.
 std::unique_ptr<Reporter> MakeJunitReporter();

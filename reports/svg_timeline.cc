@@ -148,7 +148,8 @@ std::string Tooltip(const StepEvent& e) {
                   FormatUsAsMs(e.sent_us), FormatUsAsMs(e.completed_us), StepOutcomeText(e));
   if (e.lock_wait) {
     text += fmt::format(" · blocked {} ms", FormatMs(e.blocked_ms()));
-    if (e.lock_wait_source == "server_log") text += " from " + FormatUsAsMs(e.lock_wait_start_us) + " ms";
+    if (e.lock_wait_source == "server_log")
+      text += " from " + FormatUsAsMs(e.lock_wait_start_us) + " ms";
     const std::string by = BlockedByText(e);
     if (!by.empty()) text += " by " + by;
   }
@@ -276,9 +277,11 @@ void WriteLaneSteps(const Lane& lane, double lane_y, double scale, XmlWriter& xm
     }
     bool on_lock = lock;  // the label sits mostly on the wait's colour
     if (placed) {
-      const double wx = kPlotLeft + static_cast<double>(std::max(e.lock_wait_start_us, e.sent_us)) * scale;
-      const double end = kPlotLeft + static_cast<double>(std::min(e.lock_wait_start_us + e.lock_wait_us,
-                                                                  e.completed_us)) * scale;
+      const double wx =
+          kPlotLeft + static_cast<double>(std::max(e.lock_wait_start_us, e.sent_us)) * scale;
+      const double end = kPlotLeft + static_cast<double>(std::min(
+                                         e.lock_wait_start_us + e.lock_wait_us, e.completed_us)) *
+                                         scale;
       const double ww = std::max(kMinBarWidth, end - wx);
       Rect(xml, wx, y, ww, kBarHeight, "bar b-lock");
       on_lock = ww >= w / 2;

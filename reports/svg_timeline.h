@@ -2,12 +2,12 @@
 //
 // One horizontal lane per session label (plan order); x is ms since the trial's start, with tick
 // labels. Each step is a bar from sent_us to completed_us, coloured by what it did: ok, rows
-// returned, SQLSTATE error, skipped, or waiting (barrier, sleep, await_blocked, await_ended). A statement the
-// monitor saw in a lock wait is drawn in the lock-wait colour, with a cap at its end in the colour
-// of its outcome. Every bar has a <title> tooltip (times, result, blocked ms and blocked_by).
-// Barrier releases are vertical dashed lines labelled with the barrier name. Bars too short to be
-// seen are drawn a few pixels wide; a bar's label is written inside it, or just after it, only when
-// it fits.
+// returned, SQLSTATE error, skipped, or waiting (barrier, sleep, await_blocked, await_ended). A
+// statement the monitor saw in a lock wait is drawn in the lock-wait colour, with a cap at its end
+// in the colour of its outcome. Every bar has a <title> tooltip (times, result, blocked ms and
+// blocked_by). Barrier releases are vertical dashed lines labelled with the barrier name. Bars too
+// short to be seen are drawn a few pixels wide; a bar's label is written inside it, or just after
+// it, only when it fits.
 //
 // Internal to reports/. Output is deterministic: fixed geometry, coordinates with one decimal, no
 // clocks, ids or randomness. All text goes through XmlWriter (the one escaping writer).

@@ -13,7 +13,8 @@ std::string TrialStepsText(const TrialVerdict& t, int trials_in_result) {
   if (!trial.error.empty()) out += "trial error: " + trial.error + "\n";
   for (const StepEvent& e : trial.events) {
     std::string step = e.attempt > 1 ? fmt::format("{} (attempt {})", e.step, e.attempt) : e.step;
-    out += fmt::format("{:>10} ms  {}  {}: {}", FormatUsAsMs(e.sent_us), e.session, step, StepOutcomeText(e));
+    out += fmt::format("{:>10} ms  {}  {}: {}", FormatUsAsMs(e.sent_us), e.session, step,
+                       StepOutcomeText(e));
     if (e.lock_wait) {
       out += fmt::format(" [blocked {} ms", FormatMs(e.blocked_ms()));
       const std::string by = BlockedByText(e);

@@ -1,8 +1,9 @@
 // The racelab command line: `racelab list | explain | run` (CLI11). main() only calls Main().
 //
 // Exit codes (README "Exit codes"): 0 every expectation held · 1 an expectation failed · 2 usage or
-// scenario-file error (including scenario SQL that cannot run, SQLSTATE class 42) · 3 database/connection error or a deadline passed · 130/143 interrupted by
-// SIGINT/SIGTERM (reports of what ran are still written; nothing is left behind).
+// scenario-file error (including scenario SQL that cannot run, SQLSTATE class 42) · 3
+// database/connection error or a deadline passed · 130/143 interrupted by SIGINT/SIGTERM (reports
+// of what ran are still written; nothing is left behind).
 #pragma once
 
 #include <cstdint>
@@ -17,27 +18,29 @@ namespace racelab::cli {
 struct RunArgs {
   std::vector<std::string> selectors;  // names, files, folders; empty: the whole catalogue
   std::vector<std::string> tags;
-  std::string isolation;               // "" (scenario defaults) | "all" | "rc,rr,ser" | full names
+  std::string isolation;  // "" (scenario defaults) | "all" | "rc,rr,ser" | full names
   int trials = 20;
-  std::vector<std::string> set;        // k=v
-  std::string dsn;                     // the first --dsn ("" for none)
-  std::vector<std::string> dsns;       // every --dsn, in order: at most one per engine
-  std::string engine;                  // --engine: "" = the DSN's, else postgresql
+  std::vector<std::string> set;   // k=v
+  std::string dsn;                // the first --dsn ("" for none)
+  std::vector<std::string> dsns;  // every --dsn, in order: at most one per engine
+  std::string engine;             // --engine: "" = the DSN's, else postgresql
   std::string pg_bindir;
   std::string out = "racelab-reports";
-  bool out_given = false;              // --out was on the command line (a spec run refuses it)
+  bool out_given = false;  // --out was on the command line (a spec run refuses it)
   std::string formats = "console,json,md,md-summary,junit,html";
-  std::string details = "failed";      // --details: none | failed | all (harness/eval/result_accumulator.h)
+  std::string details =
+      "failed";  // --details: none | failed | all (harness/eval/result_accumulator.h)
   uint64_t seed = 0;
   long statement_timeout_ms = 30000;
   long trial_timeout_ms = 120000;
   long connect_timeout_ms = 5000;
   bool quiet = false;
-  bool no_confine = false;             // run scenario SQL as the --dsn role itself
-  bool allow_superuser = false;        // accept a --dsn that connects as a superuser
-  std::string command_line;            // for the report, password redacted
-  compare::RunGateArgs gate;           // --shard, --baseline, --alpha, --timing (docs/compare.md)
-  std::vector<std::string> permutations;  // --permutation: of ordered scenarios, only these (number or name)
+  bool no_confine = false;       // run scenario SQL as the --dsn role itself
+  bool allow_superuser = false;  // accept a --dsn that connects as a superuser
+  std::string command_line;      // for the report, password redacted
+  compare::RunGateArgs gate;     // --shard, --baseline, --alpha, --timing (docs/compare.md)
+  std::vector<std::string>
+      permutations;  // --permutation: of ordered scenarios, only these (number or name)
 };
 
 int Main(int argc, char** argv);

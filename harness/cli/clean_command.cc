@@ -2,11 +2,11 @@
 // engine on this machine, and, with --dsn, the workspaces and roles of dead runs on that server
 // (Engine::ListLeftovers; for PostgreSQL, harness/engines/postgresql/pg_leftovers.cc says how a run
 // is proven gone). Whatever belongs to a run still connected is kept.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <map>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "harness/cli/app.h"
 #include "harness/engine/open_engine.h"
@@ -17,23 +17,27 @@ namespace {
 
 SteadyTime In(long ms) { return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); }
 
-// "2 schema(s), 1 database(s) and 1 role(s)" for the kinds counted (in this order), "nothing" for none.
+// "2 schema(s), 1 database(s) and 1 role(s)" for the kinds counted (in this order), "nothing" for
+// none.
 std::string Counted(const std::map<std::string, size_t>& by_kind) {
   std::vector<std::string> parts;
   for (const char* kind : {"schema", "database", "file", "role", "user"}) {
     auto it = by_kind.find(kind);
-    if (it != by_kind.end() && it->second > 0) parts.push_back(fmt::format("{} {}(s)", it->second, kind));
+    if (it != by_kind.end() && it->second > 0)
+      parts.push_back(fmt::format("{} {}(s)", it->second, kind));
   }
   if (parts.empty()) return "nothing";
   std::string out = parts[0];
-  for (size_t i = 1; i < parts.size(); ++i) out += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  for (size_t i = 1; i < parts.size(); ++i)
+    out += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
   return out;
 }
 
 // A leftover `racelab clean` rolls back rather than drops (engine.h Leftover::kind).
 bool IsTransaction(const std::string& kind) {
   const std::string suffix = "transaction";
-  return kind.size() >= suffix.size() && kind.compare(kind.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return kind.size() >= suffix.size() &&
+         kind.compare(kind.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // What clean does to a leftover of `kind`: "end", "roll back" or "drop", or in the past tense.
@@ -43,19 +47,21 @@ std::string Verb(const std::string& kind, bool done) {
   return done ? "dropped" : "drop";
 }
 
-// The last line of `racelab clean --dsn`: what it did (or would do) to dead runs, what it kept of live
-// ones, e.g. "dropped 1 database(s) and 1 role(s) of dead runs, after ending 1 backend(s); kept nothing
-// of live runs, on postgresql://…".
-std::string Summary(const std::map<std::string, size_t>& done, const std::map<std::string, size_t>& kept,
-                    bool dry_run, const std::string& dsn_redacted) {
+// The last line of `racelab clean --dsn`: what it did (or would do) to dead runs, what it kept of
+// live ones, e.g. "dropped 1 database(s) and 1 role(s) of dead runs, after ending 1 backend(s);
+// kept nothing of live runs, on postgresql://…".
+std::string Summary(const std::map<std::string, size_t>& done,
+                    const std::map<std::string, size_t>& kept, bool dry_run,
+                    const std::string& dsn_redacted) {
   std::vector<std::string> before;  // what went first: backends ended, transactions rolled back
   for (const auto& [kind, n] : done) {
     if (kind == "backend") before.insert(before.begin(), fmt::format("ending {} backend(s)", n));
     if (IsTransaction(kind)) before.push_back(fmt::format("rolling back {} {}(s)", n, kind));
   }
   std::string ending = before.empty() ? "" : fmt::format(", after {}", fmt::join(before, " and "));
-  return fmt::format("{} {} of dead runs{}; kept {} of live runs, on {}", dry_run ? "would drop" : "dropped",
-                     Counted(done), ending, Counted(kept), dsn_redacted);
+  return fmt::format("{} {} of dead runs{}; kept {} of live runs, on {}",
+                     dry_run ? "would drop" : "dropped", Counted(done), ending, Counted(kept),
+                     dsn_redacted);
 }
 
 }  // namespace
@@ -69,10 +75,12 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
     std::cout << SanitizeForTerminal((dry_run ? "would remove " : "removing ") + o) << "\n";
   }
   if (dry_run) {
-    std::cout << fmt::format("{} run folder(s) of dead embedded-server runs found\n", orphans.size());
+    std::cout << fmt::format("{} run folder(s) of dead embedded-server runs found\n",
+                             orphans.size());
   } else {
-    std::cout << fmt::format("removed {} run folder(s) of dead embedded-server runs (with their servers)\n",
-                             CleanEmbeddedOrphans());
+    std::cout << fmt::format(
+        "removed {} run folder(s) of dead embedded-server runs (with their servers)\n",
+        CleanEmbeddedOrphans());
   }
   const std::vector<std::string> obsolete = ListObsoleteEmbeddedFiles();
   for (const std::string& o : obsolete) {
@@ -80,14 +88,15 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
   }
   if (!obsolete.empty()) {
     std::cout << (dry_run ? fmt::format("{} unused template(s) found\n", obsolete.size())
-                          : fmt::format("removed {} unused template(s)\n", CleanObsoleteEmbeddedFiles()));
+                          : fmt::format("removed {} unused template(s)\n",
+                                        CleanObsoleteEmbeddedFiles()));
   }
   if (dsn.empty()) return 0;
   EngineOptions eo;
   eo.dsn = dsn;
   eo.connect_timeout_ms = connect_timeout_ms;
-  eo.confine = false;          // clean creates nothing on the server
-  eo.allow_superuser = true;   // and runs no scenario SQL
+  eo.confine = false;         // clean creates nothing on the server
+  eo.allow_superuser = true;  // and runs no scenario SQL
   auto engine = OpenEngine(eo);
   if (!engine.ok()) {
     if (engine.status().code() == StatusCode::kUsage) return UsageError(engine.status().message());

@@ -24,7 +24,8 @@ std::pair<bool, std::string> Classify(int i, const char* const* argv) {
     return {MayHoldPassword(value), std::string(kDsnEq) + RedactDsn(std::string(value))};
   }
   if (LooksLikeDsn(arg)) return {true, RedactDsn(std::string(arg))};
-  // A --set value that is itself a connection string (a scenario parameter): NAME=postgresql://u:pw@…
+  // A --set value that is itself a connection string (a scenario parameter):
+  // NAME=postgresql://u:pw@…
   std::string_view set = arg;
   if (arg.substr(0, kSetEq.size()) == kSetEq) {
     set = arg.substr(kSetEq.size());
@@ -33,7 +34,8 @@ std::pair<bool, std::string> Classify(int i, const char* const* argv) {
   }
   if (size_t eq = set.find('='); eq != std::string_view::npos && LooksLikeDsn(set.substr(eq + 1))) {
     const size_t name_end = arg.size() - set.size() + eq + 1;
-    return {true, std::string(arg.substr(0, name_end)) + RedactDsn(std::string(set.substr(eq + 1)))};
+    return {true,
+            std::string(arg.substr(0, name_end)) + RedactDsn(std::string(set.substr(eq + 1)))};
   }
   return {false, std::string(arg)};
 }
@@ -71,7 +73,8 @@ std::string RedactArguments(const std::string& text, int argc, const char* const
     if (!secret) continue;
     secrets.emplace_back(argv[i], redacted);
     std::string_view arg = argv[i];
-    // --dsn=VALUE, --set NAME=VALUE, --set=NAME=VALUE: the parser or the planner may echo VALUE alone.
+    // --dsn=VALUE, --set NAME=VALUE, --set=NAME=VALUE: the parser or the planner may echo VALUE
+    // alone.
     size_t at = 0;
     if (arg.substr(0, kDsnEq.size()) == kDsnEq) {
       at = kDsnEq.size();

@@ -1,6 +1,6 @@
 // The command line as racelab shows it: in reports (`command`) and in argument-parser errors, with
-// every connection string redacted by parsing it (harness/engine/open_engine.h), whatever subcommand it came
-// with.
+// every connection string redacted by parsing it (harness/engine/open_engine.h), whatever
+// subcommand it came with.
 //
 // An argument is a connection string when it follows `--dsn`, is the value of `--dsn=…`, or looks
 // like one on its own (a postgres:// URI, or key=value text that sets a password) — e.g. a DSN

@@ -1,18 +1,17 @@
 // Each engine of `racelab run` in turn (engine_runs.h).
 #include "harness/cli/engine_runs.h"
-#include "harness/cli/run_plan.h"
-#include "harness/cli/target_notice.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <set>
 
-#include <unistd.h>
-
-#include <fmt/format.h>
-
 #include "harness/cli/progress.h"
+#include "harness/cli/run_plan.h"
+#include "harness/cli/target_notice.h"
 #include "harness/cli/terminal.h"
 #include "harness/engine/open_engine.h"
 #include "harness/model/terminal_text.h"
@@ -41,11 +40,12 @@ int64_t TrialsOf(const std::vector<PlanItem>& items) {
   return trials;
 }
 
-void NotRunFrom(const std::vector<Plan>& parts, size_t part, size_t first_item, const std::string& reason,
-                EngineRuns* out) {
+void NotRunFrom(const std::vector<Plan>& parts, size_t part, size_t first_item,
+                const std::string& reason, EngineRuns* out) {
   for (size_t p = part; p < parts.size(); ++p) {
     const auto& items = parts[p].items;
-    for (size_t i = p == part ? first_item : 0; i < items.size(); ++i) out->not_run.push_back({&items[i], reason});
+    for (size_t i = p == part ? first_item : 0; i < items.size(); ++i)
+      out->not_run.push_back({&items[i], reason});
   }
 }
 
@@ -60,8 +60,8 @@ std::vector<Plan> SplitByEngine(Plan plan, const std::vector<std::string>& engin
   return parts;
 }
 
-EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::string>& engines, const RunArgs& args,
-                      DetailsPolicy details, const StopFlag* stop) {
+EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::string>& engines,
+                      const RunArgs& args, DetailsPolicy details, const StopFlag* stop) {
   EngineRuns out;
   size_t total = 0;
   int64_t total_trials = 0;
@@ -83,12 +83,16 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     const std::vector<PlanItem>& items = parts[e].items;
     if (items.empty()) continue;  // nothing of this engine in the run (or this shard): no server
     if (stop->stop_requested()) {
-      NotRunFrom(parts, e, 0, fmt::format("interrupted by signal {}", stop->signal_number() ? stop->signal_number() : SIGINT), &out);
+      NotRunFrom(parts, e, 0,
+                 fmt::format("interrupted by signal {}",
+                             stop->signal_number() ? stop->signal_number() : SIGINT),
+                 &out);
       return out;
     }
     EngineOptions eo;
     eo.engine = engines[e];
-    // Each --dsn on a run of several engines is the server of the engine it names; the others are embedded.
+    // Each --dsn on a run of several engines is the server of the engine it names; the others are
+    // embedded.
     eo.dsn = DsnOfEngine(args.dsns, engines[e], several);
     eo.server_bindir = args.pg_bindir;
     eo.connect_timeout_ms = args.connect_timeout_ms;
@@ -101,15 +105,17 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     }
     if (!args.quiet && eo.dsn.empty()) {
       // SQLite is no server: each trial gets a new database file in a run folder of its own.
-      std::cerr << (SelectedEngine(eo) == "sqlite" ? std::string("racelab: SQLite: a new database file per trial…\n")
-                                                   : "racelab: starting embedded " +
-                                                         EngineDisplayName(SelectedEngine(eo)) + "…\n");
+      std::cerr << (SelectedEngine(eo) == "sqlite"
+                        ? std::string("racelab: SQLite: a new database file per trial…\n")
+                        : "racelab: starting embedded " + EngineDisplayName(SelectedEngine(eo)) +
+                              "…\n");
     }
     auto engine = OpenEngine(eo);
     if (!engine.ok()) {
       std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message(), true) << "\n";
       if (out.open_error.ok()) out.open_error = engine.status();
-      // The report still says which server the run was for: the engine and the --dsn (redacted), or embedded.
+      // The report still says which server the run was for: the engine and the --dsn (redacted), or
+      // embedded.
       TargetInfo wanted;
       wanted.engine = engines[e];
       wanted.embedded = eo.dsn.empty();
@@ -120,9 +126,10 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
         return out;
       }
       // A server of one engine that does not start (not installed, not answering) leaves the others
-      // worth running: its items are not run, with the reason, and the run goes on (exit 3 at the end).
-      const std::string reason =
-          fmt::format("{} could not start: {}", EngineDisplayName(engines[e]), engine.status().message());
+      // worth running: its items are not run, with the reason, and the run goes on (exit 3 at the
+      // end).
+      const std::string reason = fmt::format(
+          "{} could not start: {}", EngineDisplayName(engines[e]), engine.status().message());
       for (const PlanItem& item : items) out.not_run.push_back({&item, reason});
       progress.NotRun(TrialsOf(items));
       offset += items.size();
@@ -142,8 +149,8 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     ro.connect_timeout_ms = args.connect_timeout_ms;
     ro.seed = args.seed;
     ro.stop = stop;
-    // Trials are evaluated as they end and folded into aggregates: memory stays flat with --trials (only
-    // the trials --details keeps are held).
+    // Trials are evaluated as they end and folded into aggregates: memory stays flat with --trials
+    // (only the trials --details keeps are held).
     PipelineResult ran = RunItems(items, ro, ProgressHooks(&progress, offset, several), details);
     offset += items.size();
     const size_t done = ran.results.size();
@@ -168,7 +175,9 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     // One result per item run, in plan order: the rest did not run (an interrupt).
     if (done < items.size() || stop->stop_requested()) {
       NotRunFrom(parts, e, done,
-                 fmt::format("interrupted by signal {}", stop->signal_number() ? stop->signal_number() : SIGINT), &out);
+                 fmt::format("interrupted by signal {}",
+                             stop->signal_number() ? stop->signal_number() : SIGINT),
+                 &out);
       return out;
     }
   }

@@ -99,7 +99,7 @@ void Progress::ItemDone(const ResultSummary& summary, const Status& status) {
     const std::string message =
         "racelab: " +
         SanitizeForTerminal((summary.item != nullptr ? summary.item->scenario : std::string()) +
-                            ": " + status.message(),
+                                ": " + status.message(),
                             /*keep_newlines=*/true);
     for (const std::string& line : FoldLine(message, options_.style.width, "  "))
       out_ << line << '\n';

@@ -1,14 +1,14 @@
 // `racelab run`: select → plan → engine → run → evaluate → report. Orchestration only: the stages
 // live in their own libraries (docs/architecture.md); this file asks for the plan (run_plan.h), has
-// each engine of it run in turn (engine_runs.h), writes the reports and maps outcomes to exit codes.
+// each engine of it run in turn (engine_runs.h), writes the reports and maps outcomes to exit
+// codes.
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-
-#include <unistd.h>
-
-#include <fmt/format.h>
 
 #include "harness/cli/app.h"
 #include "harness/cli/engine_runs.h"
@@ -42,7 +42,8 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   if (!made.ok()) return UsageError(made.status().message());
   const std::vector<std::unique_ptr<Reporter>>& reporters = made.value();
   const auto details = ParseDetailsPolicy(args.details);
-  if (!details) return UsageError("--details: expected none, failed or all, not '" + args.details + "'");
+  if (!details)
+    return UsageError("--details: expected none, failed or all, not '" + args.details + "'");
   const bool need_dir = AnyFileReporter(reporters);
   RunReport report;
   report.racelab_version = RACELAB_VERSION;
@@ -50,7 +51,8 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   report.command = args.command_line;
   report.seed = args.seed;
   report.details = DetailsPolicyName(*details);
-  auto plan = BuildRunPlan(args, stop);  // the engines of --engine × scenarios × levels (run_plan.h)
+  auto plan =
+      BuildRunPlan(args, stop);  // the engines of --engine × scenarios × levels (run_plan.h)
   // Interrupted while loading: nothing was started or written yet.
   if (stop->stop_requested()) return InterruptedExitCode(stop);
   // A scenario-file error is written to the reports too (a CI job finds its JUnit file on exit 2).
@@ -66,7 +68,8 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     if (dir != nullptr) WriteReports(report, reporters, dir, /*files_only=*/true);
     return UsageError(plan.status().message());
   }
-  auto gate = compare::PrepareRunGate(args.gate, stop);  // --shard, --baseline: checked before anything runs
+  auto gate = compare::PrepareRunGate(args.gate,
+                                      stop);  // --shard, --baseline: checked before anything runs
   if (!gate.ok() && stop->stop_requested()) return InterruptedExitCode(stop);
   if (!gate.ok()) {
     report.run_error = gate.status().message();
@@ -81,7 +84,8 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     // An empty shard (--shard K/N with fewer than K results): its reports say so; no server starts.
     report.target.engine = plan.value().engines.front();
     if (!WriteReports(report, reporters, dir, /*files_only=*/false)) return 3;
-    if (need_dir && !args.quiet) std::cerr << "racelab: reports written to " << SanitizeForTerminal(args.out) << "/\n";
+    if (need_dir && !args.quiet)
+      std::cerr << "racelab: reports written to " << SanitizeForTerminal(args.out) << "/\n";
     return compare::FinishRunGate(*gate, report, args.formats, args.out, 0);
   }
 
@@ -108,7 +112,8 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   std::error_code ec;
   if (!WriteReports(report, reporters, dir, /*files_only=*/false))
     ec = std::make_error_code(std::errc::io_error);
-  if (need_dir && !ec && !args.quiet) std::cerr << "racelab: reports written to " << SanitizeForTerminal(args.out) << "/\n";
+  if (need_dir && !ec && !args.quiet)
+    std::cerr << "racelab: reports written to " << SanitizeForTerminal(args.out) << "/\n";
 
   if (stop->stop_requested()) return 128 + (stop->signal_number() ? stop->signal_number() : SIGINT);
   bool any_error = std::any_of(report.results.begin(), report.results.end(),
@@ -116,7 +121,8 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
   bool any_fail = std::any_of(report.results.begin(), report.results.end(),
                               [](const ResultSummary& r) { return r.verdict == Verdict::kFail; });
   if (scenario_error) {
-    std::cerr << "racelab: a scenario's SQL could not run (see the errors above and in the reports)\n";
+    std::cerr
+        << "racelab: a scenario's SQL could not run (see the errors above and in the reports)\n";
     if (!scenario_hint.empty()) std::cerr << "racelab: " << scenario_hint << "\n";
     return 2;
   }

@@ -1,12 +1,12 @@
 #include "harness/cli/run_reports.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "harness/model/terminal_text.h"
 
@@ -18,25 +18,29 @@ Result<std::vector<std::unique_ptr<Reporter>>> MakeReporters(const std::string& 
   std::set<std::string> seen;
   for (size_t start = 0; start <= formats.size();) {
     size_t comma = formats.find(',', start);
-    std::string name = formats.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string name =
+        formats.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     start = comma == std::string::npos ? formats.size() + 1 : comma + 1;
     if (name.empty() || !seen.insert(name).second) continue;
     if (name == "transcript") {
-      return Status::Usage("--format transcript is for an isolationtester spec file (racelab run X.spec), "
-                           "not for scenarios");
+      return Status::Usage(
+          "--format transcript is for an isolationtester spec file (racelab run X.spec), "
+          "not for scenarios");
     }
     auto r = MakeReporter(name, console);
     if (!r.ok()) return Status::Usage("--format: " + r.status().message());
     reporters.push_back(std::move(r.value()));
   }
   if (reporters.empty()) {
-    return Status::Usage(fmt::format("--format: no format given (valid: {})", fmt::join(ReporterNames(), ", ")));
+    return Status::Usage(
+        fmt::format("--format: no format given (valid: {})", fmt::join(ReporterNames(), ", ")));
   }
   return reporters;
 }
 
 bool AnyFileReporter(const std::vector<std::unique_ptr<Reporter>>& reporters) {
-  return std::any_of(reporters.begin(), reporters.end(), [](const auto& r) { return !r->file_name().empty(); });
+  return std::any_of(reporters.begin(), reporters.end(),
+                     [](const auto& r) { return !r->file_name().empty(); });
 }
 
 bool WriteReports(const RunReport& report, const std::vector<std::unique_ptr<Reporter>>& reporters,

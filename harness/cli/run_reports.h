@@ -1,8 +1,8 @@
 // Report output of `racelab run`: choosing the reporters (--format) and writing them, on every exit
-// once the formats and --out are known — a finished run, an interrupted one, and one that ended early on
-// a scenario-file error (exit 2) or an unreachable server (exit 3), so a CI job always finds its JUnit
-// file (docs/report-schema.md "When reports are written").
-// Thread-safety: pure functions over their arguments; writes files and stdout.
+// once the formats and --out are known — a finished run, an interrupted one, and one that ended
+// early on a scenario-file error (exit 2) or an unreachable server (exit 3), so a CI job always
+// finds its JUnit file (docs/report-schema.md "When reports are written"). Thread-safety: pure
+// functions over their arguments; writes files and stdout.
 #pragma once
 
 #include <memory>

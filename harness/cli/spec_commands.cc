@@ -14,10 +14,10 @@
 #include "harness/cli/target_notice.h"
 #include "harness/engine/engine.h"
 #include "harness/engine/open_engine.h"
-#include "harness/model/terminal_text.h"
 #include "harness/loader/spec_convert.h"
 #include "harness/loader/spec_parser.h"
 #include "harness/loader/spec_permutations.h"
+#include "harness/model/terminal_text.h"
 
 namespace racelab::cli {
 namespace {
@@ -37,17 +37,20 @@ std::string FirstDifference(const std::string& expected, const std::string& got)
   std::string le, lg;
   for (int line = 1;; ++line) {
     bool ee = !std::getline(ie, le), eg = !std::getline(ig, lg);
-    if (ee && eg) return expected == got ? "" : fmt::format("line {}: the files differ in their last newline", line);
+    if (ee && eg)
+      return expected == got ? ""
+                             : fmt::format("line {}: the files differ in their last newline", line);
     if (ee || eg || le != lg) {
-      return fmt::format("line {}:\n  expected: {}\n  got:      {}", line, ee ? "(end of file)" : le,
-                         eg ? "(end of file)" : lg);
+      return fmt::format("line {}:\n  expected: {}\n  got:      {}", line,
+                         ee ? "(end of file)" : le, eg ? "(end of file)" : lg);
     }
   }
 }
 
 // A FILE* that writes to `out` through a TerminalLineFilter (harness/model/terminal_text.h): the
-// transcript holds the spec's SQL and the server's messages and values, so control characters in them
-// are shown escaped, as on every line racelab prints. Line-buffered, so each line appears as it ends.
+// transcript holds the spec's SQL and the server's messages and values, so control characters in
+// them are shown escaped, as on every line racelab prints. Line-buffered, so each line appears as
+// it ends.
 struct TerminalCookie {
   FILE* out = nullptr;
   TerminalLineFilter filter;
@@ -59,7 +62,8 @@ FILE* OpenEscapingFile(FILE* out, TerminalCookie* cookie) {
   io.write = [](void* c, const char* buf, size_t size) -> ssize_t {
     auto* t = static_cast<TerminalCookie*>(c);
     const std::string lines = t->filter.Feed(std::string_view(buf, size));
-    if (!lines.empty() && (std::fwrite(lines.data(), 1, lines.size(), t->out) != lines.size() || std::fflush(t->out) != 0)) {
+    if (!lines.empty() && (std::fwrite(lines.data(), 1, lines.size(), t->out) != lines.size() ||
+                           std::fflush(t->out) != 0)) {
       return -1;
     }
     return static_cast<ssize_t>(size);
@@ -86,7 +90,8 @@ int ConvertCommand(const ConvertArgs& args) {
   if (!chosen.ok()) return UsageError(chosen.status().message());
   std::vector<NumberedOrder> selected;
   for (size_t i : *chosen) selected.push_back(NumberedOrder{i + 1, &(*orders)[i]});
-  for (const std::string& w : spec->warnings) std::cerr << "racelab: " << args.spec << ": " << w << "\n";
+  for (const std::string& w : spec->warnings)
+    std::cerr << "racelab: " << args.spec << ": " << w << "\n";
   ConvertedScenario c = ConvertSpec(*spec, selected);
   if (args.out_dir.empty()) {
     std::cout << c.yaml;
@@ -103,74 +108,91 @@ int ConvertCommand(const ConvertArgs& args) {
 
 CLI::App* AddConvertSubcommand(CLI::App& app, ConvertArgs* args) {
   auto* convert = app.add_subcommand(
-      "convert", "Write the scenario YAML equivalent to a PostgreSQL isolation spec file, its permutations as "
-                 "order: (as far as the scenario format can say it; the file's comments list what it cannot)");
+      "convert",
+      "Write the scenario YAML equivalent to a PostgreSQL isolation spec file, its permutations as "
+      "order: (as far as the scenario format can say it; the file's comments list what it cannot)");
   convert->add_option("spec", args->spec, "The .spec file")->required();
-  convert->add_option("--permutation", args->permutations,
-                      "Only these permutations: a 1-based number, the permutation as the spec writes it "
-                      "\"s1a s2a(*) s1c\" (markers included) or its step names alone \"s1a s2a s1c\" "
-                      "(repeatable); one that names none is exit 2 listing them");
-  convert->add_option("--out", args->out_dir, "Folder for the scenario file NAME.yaml (default: stdout)");
+  convert->add_option(
+      "--permutation", args->permutations,
+      "Only these permutations: a 1-based number, the permutation as the spec writes it "
+      "\"s1a s2a(*) s1c\" (markers included) or its step names alone \"s1a s2a s1c\" "
+      "(repeatable); one that names none is exit 2 listing them");
+  convert->add_option("--out", args->out_dir,
+                      "Folder for the scenario file NAME.yaml (default: stdout)");
   return convert;
 }
 
 void AddSpecRunOptions(CLI::App* run, SpecRunArgs* args) {
-  run->add_option("--permutation", args->permutations,
-                  "Spec files and scenarios with order: only these permutations, by 1-based number or steps "
-                  "(repeatable). A spec's: as the spec writes it, \"s1a s2a(*) s1c\" (markers included), or "
-                  "its step names alone, \"s1a s2a s1c\"; one that names none is exit 2 listing them, before "
-                  "any server starts. A scenario's: \"a.begin b.begin(*) …\" as its order param says; applies "
-                  "to every ordered scenario: stderr says what runs and what is skipped in each (one with no "
-                  "match is skipped whole); no match anywhere is exit 2");
-  run->add_option("--expected", args->expected,
-                  "Spec files only (a usage error with scenarios): compare the transcript with this file (e.g. "
-                  "expected/X.out): exit 1 when it differs");
+  run->add_option(
+      "--permutation", args->permutations,
+      "Spec files and scenarios with order: only these permutations, by 1-based number or steps "
+      "(repeatable). A spec's: as the spec writes it, \"s1a s2a(*) s1c\" (markers included), or "
+      "its step names alone, \"s1a s2a s1c\"; one that names none is exit 2 listing them, before "
+      "any server starts. A scenario's: \"a.begin b.begin(*) …\" as its order param says; applies "
+      "to every ordered scenario: stderr says what runs and what is skipped in each (one with no "
+      "match is skipped whole); no match anywhere is exit 2");
+  run->add_option(
+      "--expected", args->expected,
+      "Spec files only (a usage error with scenarios): compare the transcript with this file (e.g. "
+      "expected/X.out): exit 1 when it differs");
   run->add_option("--step-timeout-ms", args->step_timeout_ms,
-                  "Spec files only (a usage error with scenarios): cancel a step that neither ends nor blocks "
+                  "Spec files only (a usage error with scenarios): cancel a step that neither ends "
+                  "nor blocks "
                   "within this many ms; end the run at twice it")
-      ->check(CLI::Range(1L, 86400000L))->capture_default_str();
+      ->check(CLI::Range(1L, 86400000L))
+      ->capture_default_str();
   run->add_flag("--wait-detail", args->wait_detail,
-                "Spec files only (a usage error with scenarios): after each <waiting ...>, what the step waits "
+                "Spec files only (a usage error with scenarios): after each <waiting ...>, what "
+                "the step waits "
                 "for and who holds it");
 }
 
 bool IsSpecRun(const RunArgs& args) {
-  return std::any_of(args.selectors.begin(), args.selectors.end(), [](const std::string& s) { return IsSpecPath(s); });
+  return std::any_of(args.selectors.begin(), args.selectors.end(),
+                     [](const std::string& s) { return IsSpecPath(s); });
 }
 
 int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* stop) {
   if (run.selectors.size() != 1) {
     return UsageError("racelab run takes one spec file at a time (and no scenario next to it)");
   }
-  if (run.formats != RunArgs{}.formats && run.formats != "transcript") {  // the default, or transcript
-    return UsageError("--format: a spec file's run prints isolationtester's transcript only (--format transcript)");
+  if (run.formats != RunArgs{}.formats &&
+      run.formats != "transcript") {  // the default, or transcript
+    return UsageError(
+        "--format: a spec file's run prints isolationtester's transcript only (--format "
+        "transcript)");
   }
   // Spec files run on PostgreSQL only (docs/scenario-format.md): say so before any server starts.
   if (!run.engine.empty() && run.engine != "postgresql") {
-    return UsageError(fmt::format("--engine {}: a spec file runs on PostgreSQL only (isolationtester's format); "
-                                  "drop --engine, or convert it first (racelab convert X.spec) and run the "
-                                  "scenario on {}",
-                                  run.engine, run.engine));
+    return UsageError(
+        fmt::format("--engine {}: a spec file runs on PostgreSQL only (isolationtester's format); "
+                    "drop --engine, or convert it first (racelab convert X.spec) and run the "
+                    "scenario on {}",
+                    run.engine, run.engine));
   }
-  if (run.dsns.size() > 1) return UsageError("--dsn: a spec file runs on one PostgreSQL server (one --dsn)");
+  if (run.dsns.size() > 1)
+    return UsageError("--dsn: a spec file runs on one PostgreSQL server (one --dsn)");
   if (!run.dsn.empty()) {
     const std::string engine = EngineOfDsn(run.dsn);
     if (!engine.empty() && engine != "postgresql") {
-      return UsageError(fmt::format("--dsn names a {} server: a spec file runs on PostgreSQL only (a "
-                                    "postgresql:// URI or libpq key=value string)",
-                                    EngineDisplayName(engine)));
+      return UsageError(
+          fmt::format("--dsn names a {} server: a spec file runs on PostgreSQL only (a "
+                      "postgresql:// URI or libpq key=value string)",
+                      EngineDisplayName(engine)));
     }
   }
   if (run.out_given) {
-    return UsageError("--out: a spec file's run writes no report files; its transcript goes to stdout "
-                      "(redirect it: > FILE, or compare it with --expected FILE)");
+    return UsageError(
+        "--out: a spec file's run writes no report files; its transcript goes to stdout "
+        "(redirect it: > FILE, or compare it with --expected FILE)");
   }
   const std::string& path = run.selectors[0];
   auto spec = LoadSpecFile(path);
   if (!spec.ok()) return UsageError(spec.status().message());
   auto all_orders = ExpandSpecPermutations(*spec);
   if (!all_orders.ok()) return UsageError(all_orders.status().message());
-  // --permutation is checked here, before any server starts (a selector that names nothing is exit 2).
+  // --permutation is checked here, before any server starts (a selector that names nothing is exit
+  // 2).
   auto chosen = SelectSpecPermutations(*spec, *all_orders, args.permutations);
   if (!chosen.ok()) return UsageError(chosen.status().message());
   std::vector<StepOrder> orders;
@@ -227,8 +249,10 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
   }
   Status closed = (*engine)->Close();
   if (stop->stop_requested()) {
-    // The transcript may end in the cancelled statement's error: say that it was racelab's, not the spec's.
-    std::cerr << "racelab: interrupted — the transcript above is cut short (its last ERROR, if any, is the "
+    // The transcript may end in the cancelled statement's error: say that it was racelab's, not the
+    // spec's.
+    std::cerr << "racelab: interrupted — the transcript above is cut short (its last ERROR, if "
+                 "any, is the "
                  "cancel of the running step); the spec's database was dropped\n";
     return InterruptedExitCode(stop);
   }
@@ -243,7 +267,8 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
   if (!args.expected.empty()) {
     std::string diff = FirstDifference(expected, transcript);
     if (!diff.empty()) {
-      std::cerr << "racelab: the transcript differs from " << args.expected << " at " << diff << "\n";
+      std::cerr << "racelab: the transcript differs from " << args.expected << " at " << diff
+                << "\n";
       return 1;
     }
     std::cerr << "racelab: the transcript matches " << args.expected << "\n";

@@ -1,10 +1,8 @@
-// `racelab convert X.spec` and `racelab run X.spec` (docs/scenario-format.md, "PostgreSQL isolation spec
-// files"). Exit codes as every command (README "Exit codes").
-// Thread-safety: main thread only.
+// `racelab convert X.spec` and `racelab run X.spec` (docs/scenario-format.md, "PostgreSQL isolation
+// spec files"). Exit codes as every command (README "Exit codes"). Thread-safety: main thread only.
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 
@@ -22,14 +20,14 @@ struct ConvertArgs {
 // Adds `racelab convert` to `app`.
 CLI::App* AddConvertSubcommand(CLI::App& app, ConvertArgs* args);
 
-// Writes the scenario YAML of the selected permutations (one file, `order:`). 0 on success, 2 on a bad
-// spec, selection or output folder.
+// Writes the scenario YAML of the selected permutations (one file, `order:`). 0 on success, 2 on a
+// bad spec, selection or output folder.
 int ConvertCommand(const ConvertArgs& args);
 
 // The options `racelab run` takes for spec files only.
 struct SpecRunArgs {
   std::vector<std::string> permutations;  // as ConvertArgs
-  std::string expected;                   // compare the transcript with this file: exit 1 when it differs
+  std::string expected;  // compare the transcript with this file: exit 1 when it differs
   long step_timeout_ms = 300000;
   bool wait_detail = false;
 };

@@ -14,7 +14,6 @@
 #include <cstddef>
 #include <optional>
 #include <ostream>
-#include <ostream>
 #include <string>
 
 #include "harness/model/terminal_layout.h"

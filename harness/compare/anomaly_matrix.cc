@@ -1,5 +1,8 @@
 #include "harness/compare/anomaly_matrix.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -7,9 +10,6 @@
 #include <map>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "harness/compare/report_file.h"
 #include "harness/model/terminal_text.h"
@@ -28,7 +28,8 @@ std::string Md(std::string_view text) {
   std::string out;
   for (char ch : text) {
     const unsigned char c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7F) out += ' ';
+    if (c < 0x20 || c == 0x7F)
+      out += ' ';
     else {
       if (kSyntax.find(ch) != std::string_view::npos) out += '\\';
       out += ch;
@@ -37,12 +38,12 @@ std::string Md(std::string_view text) {
   return out;
 }
 
-// Rows in the order of the literature, weakest guarantee first (docs/compare.md "Row order"): Adya's
-// G0 (PL-1), G1a–G1c (PL-2); Hermitage's OTV and PMP, which every level that prevents G1 and no more
-// still lets through in part; P4, lost update (Berenson et al. 1995: prevented by Cursor Stability,
-// between READ COMMITTED and REPEATABLE READ; Adya's G-cursor, PL-CS); G-single, read skew (Adya's
-// PL-2+; Berenson's A5A); G2-item, write skew (PL-2.99; A5B); G2 (PL-3). This is also the column
-// order of Hermitage's summary table (github.com/ept/hermitage, README.md).
+// Rows in the order of the literature, weakest guarantee first (docs/compare.md "Row order"):
+// Adya's G0 (PL-1), G1a–G1c (PL-2); Hermitage's OTV and PMP, which every level that prevents G1 and
+// no more still lets through in part; P4, lost update (Berenson et al. 1995: prevented by Cursor
+// Stability, between READ COMMITTED and REPEATABLE READ; Adya's G-cursor, PL-CS); G-single, read
+// skew (Adya's PL-2+; Berenson's A5A); G2-item, write skew (PL-2.99; A5B); G2 (PL-3). This is also
+// the column order of Hermitage's summary table (github.com/ept/hermitage, README.md).
 constexpr std::string_view kAnomalyOrder[] = {"g0",  "g1a", "g1b",      "g1c",     "otv",
                                               "pmp", "p4",  "g-single", "g2-item", "g2"};
 
@@ -59,7 +60,8 @@ size_t RowRank(const std::string& scenario) {
 
 // Levels weakest first; a level racelab does not know goes last.
 size_t LevelRank(const std::string& level) {
-  constexpr std::string_view kLevels[] = {"read uncommitted", "read committed", "repeatable read", "serializable"};
+  constexpr std::string_view kLevels[] = {"read uncommitted", "read committed", "repeatable read",
+                                          "serializable"};
   for (size_t i = 0; i < std::size(kLevels); ++i) {
     if (kLevels[i] == level) return i;
   }
@@ -94,8 +96,10 @@ MatrixCell CellOfTrials(const ResultView& r) {
   // The engine's own codes when the report names them (1205, SQLITE_BUSY say more than HY000).
   std::string every, some;
   for (const auto& [code, count] : r.errors ? *r.errors : r.sqlstates) {
-    if (count >= r.trials) every += (every.empty() ? "" : ", ") + code;
-    else if (count > 0) some += fmt::format("{}{} ×{}", some.empty() ? "" : ", ", code, count);
+    if (count >= r.trials)
+      every += (every.empty() ? "" : ", ") + code;
+    else if (count > 0)
+      some += fmt::format("{}{} ×{}", some.empty() ? "" : ", ", code, count);
   }
   c.by_error = !every.empty();
   c.text = c.by_error ? "prevented by error (" + every + ")" : "prevented";
@@ -121,38 +125,45 @@ AnomalyMatrix BuildMatrix(const ReportView& report, const std::string& engine) {
   for (const auto& r : report.results) {
     if (!engine.empty() && r.engine != engine) continue;
     if (r.scenario.rfind("anomaly-", 0) != 0) {
-      // Its winners are not sessions that saw an anomaly (a claim's winner, a lock holder): no cell.
+      // Its winners are not sessions that saw an anomaly (a claim's winner, a lock holder): no
+      // cell.
       if (std::find(m.left_out.begin(), m.left_out.end(), r.scenario) == m.left_out.end()) {
         m.left_out.push_back(r.scenario);
       }
       continue;
     }
     results.push_back(&r);
-    if (std::find(engines.begin(), engines.end(), r.engine) == engines.end()) engines.push_back(r.engine);
+    if (std::find(engines.begin(), engines.end(), r.engine) == engines.end())
+      engines.push_back(r.engine);
   }
   m.engines = engines;
   const bool several = engines.size() > 1;
   // Columns: per engine (first seen first), its levels weakest first.
-  std::vector<std::pair<std::pair<size_t, size_t>, std::string>> columns;  // ((engine, level rank), name)
+  std::vector<std::pair<std::pair<size_t, size_t>, std::string>>
+      columns;  // ((engine, level rank), name)
   for (const ResultView* r : results) {
     const std::string col = Column(*r, several);
-    if (std::none_of(columns.begin(), columns.end(), [&](const auto& c) { return c.second == col; })) {
+    if (std::none_of(columns.begin(), columns.end(),
+                     [&](const auto& c) { return c.second == col; })) {
       const size_t e = std::find(engines.begin(), engines.end(), r->engine) - engines.begin();
       columns.push_back({{e, LevelRank(r->isolation)}, col});
     }
   }
-  std::stable_sort(columns.begin(), columns.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(columns.begin(), columns.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& c : columns) m.columns.push_back(c.second);
   std::map<std::string, size_t> row_of;
   for (const ResultView* r : results) {
     auto [it, fresh] = row_of.emplace(r->scenario, m.rows.size());
     if (fresh) m.rows.push_back({r->scenario, std::vector<MatrixCell>(m.columns.size())});
-    const size_t col = std::find(m.columns.begin(), m.columns.end(), Column(*r, several)) - m.columns.begin();
+    const size_t col =
+        std::find(m.columns.begin(), m.columns.end(), Column(*r, several)) - m.columns.begin();
     auto& cell = m.rows[it->second].cells[col];
     if (cell.text.empty()) cell = CellOf(*r);  // several param sets: the first
   }
-  std::stable_sort(m.rows.begin(), m.rows.end(),
-                   [](const auto& a, const auto& b) { return RowRank(a.scenario) < RowRank(b.scenario); });
+  std::stable_sort(m.rows.begin(), m.rows.end(), [](const auto& a, const auto& b) {
+    return RowRank(a.scenario) < RowRank(b.scenario);
+  });
   return m;
 }
 
@@ -166,20 +177,25 @@ void WriteMatrixConsole(const AnomalyMatrix& m, std::ostream& out) {
     width.push_back(w);
   }
   std::string line = fmt::format("{:<{}}", "scenario", first);
-  for (size_t c = 0; c < m.columns.size(); ++c) line += fmt::format("  {:<{}}", m.columns[c], width[c]);
+  for (size_t c = 0; c < m.columns.size(); ++c)
+    line += fmt::format("  {:<{}}", m.columns[c], width[c]);
   out << SanitizeForTerminal(line) << "\n";
   for (const auto& row : m.rows) {
     line = fmt::format("{:<{}}", row.scenario, first);
-    for (size_t c = 0; c < m.columns.size(); ++c) line += fmt::format("  {:<{}}", CellText(row.cells[c]), width[c]);
+    for (size_t c = 0; c < m.columns.size(); ++c)
+      line += fmt::format("  {:<{}}", CellText(row.cells[c]), width[c]);
     out << SanitizeForTerminal(line) << "\n";
   }
 }
 
 void WriteMatrixMarkdown(const AnomalyMatrix& m, const std::string& source, std::ostream& out) {
-  out << "# Isolation anomaly matrix" << (m.engines.size() == 1 ? " — " + Md(m.engines.front()) : "")
-      << "\n\nObserved in `" << Md(source)
-      << "`: occurs = a session saw the anomaly; prevented by error (SQLSTATE) = no trial saw it and the "
-         "server aborted a transaction of the interleaving in every trial; prevented = no trial saw it.\n\n";
+  out << "# Isolation anomaly matrix"
+      << (m.engines.size() == 1 ? " — " + Md(m.engines.front()) : "") << "\n\nObserved in `"
+      << Md(source)
+      << "`: occurs = a session saw the anomaly; prevented by error (SQLSTATE) = no trial saw it "
+         "and the "
+         "server aborted a transaction of the interleaving in every trial; prevented = no trial "
+         "saw it.\n\n";
   out << "| scenario |";
   for (const auto& c : m.columns) out << " " << Md(c) << " |";
   out << "\n|---|";
@@ -187,28 +203,37 @@ void WriteMatrixMarkdown(const AnomalyMatrix& m, const std::string& source, std:
   out << "\n";
   for (const auto& row : m.rows) {
     out << "| " << Md(row.scenario) << " |";
-    for (const auto& cell : row.cells) out << " " << (cell.occurs ? "**" + Md(CellText(cell)) + "**" : Md(CellText(cell))) << " |";
+    for (const auto& cell : row.cells)
+      out << " " << (cell.occurs ? "**" + Md(CellText(cell)) + "**" : Md(CellText(cell))) << " |";
     out << "\n";
   }
 }
 
 void WriteMatrixHtml(const AnomalyMatrix& m, const std::string& source, std::ostream& out) {
-  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>racelab isolation anomaly "
-         "matrix</title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>racelab "
+         "isolation anomaly "
+         "matrix</"
+         "title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
          "td,th{border:1px solid #999;padding:.3em .7em;text-align:left}.occurs{background:#f8d0d0}"
-         ".error{background:#fde3c0}.prevented{background:#d5f0d5}.by-error{background:#e4ecfa}</style></head>\n"
+         ".error{background:#fde3c0}.prevented{background:#d5f0d5}.by-error{background:#e4ecfa}</"
+         "style></head>\n"
          "<body><h1>Isolation anomaly matrix"
-      << (m.engines.size() == 1 ? " — " + EscapeXml(m.engines.front()) : "") << "</h1>\n<p>Observed in <code>"
-      << EscapeXml(source)
-      << "</code>: <em>occurs</em> = a session saw the anomaly; <em>prevented by error (SQLSTATE)</em> = no trial "
-         "saw it and the server aborted a transaction of the interleaving in every trial; <em>prevented</em> = "
+      << (m.engines.size() == 1 ? " — " + EscapeXml(m.engines.front()) : "")
+      << "</h1>\n<p>Observed in <code>" << EscapeXml(source)
+      << "</code>: <em>occurs</em> = a session saw the anomaly; <em>prevented by error "
+         "(SQLSTATE)</em> = no trial "
+         "saw it and the server aborted a transaction of the interleaving in every trial; "
+         "<em>prevented</em> = "
          "no trial saw it.</p>\n<table><tr><th>scenario</th>";
   for (const auto& c : m.columns) out << "<th>" << EscapeXml(c) << "</th>";
   out << "</tr>\n";
   for (const auto& row : m.rows) {
     out << "<tr><td>" << EscapeXml(row.scenario) << "</td>";
     for (const auto& cell : row.cells) {
-      const char* cls = cell.text == "error" ? "error" : cell.occurs ? "occurs" : cell.by_error ? "by-error" : "prevented";
+      const char* cls = cell.text == "error" ? "error"
+                        : cell.occurs        ? "occurs"
+                        : cell.by_error      ? "by-error"
+                                             : "prevented";
       out << "<td class=\"" << cls << "\">" << EscapeXml(CellText(cell)) << "</td>";
     }
     out << "</tr>\n";
@@ -217,15 +242,18 @@ void WriteMatrixHtml(const AnomalyMatrix& m, const std::string& source, std::ost
 }
 
 CLI::App* AddMatrixSubcommand(CLI::App& app, MatrixArgs* args) {
-  auto* m = app.add_subcommand("matrix",
-                               "Print the isolation anomaly matrix (anomaly × level → occurs / prevented / prevented "
-                               "by error) observed in a report of racelab run --tag anomalies --format json");
+  auto* m = app.add_subcommand(
+      "matrix",
+      "Print the isolation anomaly matrix (anomaly × level → occurs / prevented / prevented "
+      "by error) observed in a report of racelab run --tag anomalies --format json");
   m->add_option("report", args->report, "racelab.json of the anomalies run")->required();
   m->add_option("--engine", args->engine,
-                "Only the results of this engine (postgresql, mariadb, sqlite): the report of racelab run --engine "
+                "Only the results of this engine (postgresql, mariadb, sqlite): the report of "
+                "racelab run --engine "
                 "NAME --tag anomalies, or a merged report of several engines");
   m->add_option("--format", args->formats, "Outputs: console,md,html")->capture_default_str();
-  m->add_option("--out", args->out, "Folder for racelab-matrix.md and racelab-matrix.html")->capture_default_str();
+  m->add_option("--out", args->out, "Folder for racelab-matrix.md and racelab-matrix.html")
+      ->capture_default_str();
   return m;
 }
 
@@ -238,30 +266,35 @@ int MatrixCommand(const MatrixArgs& args) {
   std::stringstream in(args.formats);
   for (std::string f; std::getline(in, f, ',');) {
     if (f.empty()) continue;
-    if (f != "console" && f != "md" && f != "html") return usage("--format: unknown format '" + f + "' for matrix (valid: console, md, html)");
+    if (f != "console" && f != "md" && f != "html")
+      return usage("--format: unknown format '" + f + "' for matrix (valid: console, md, html)");
     formats.push_back(f);
   }
   auto report = ReadReportView(args.report, args.stop);
   if (int code = ExitCodeIfInterrupted(args.stop); code != 0) return code;
   if (!report.ok()) return usage(report.status().message());
-  if (report->results.empty()) return usage(args.report + ": no results (run racelab run --tag anomalies first)");
+  if (report->results.empty())
+    return usage(args.report + ": no results (run racelab run --tag anomalies first)");
   const AnomalyMatrix m = BuildMatrix(*report, args.engine);
   if (m.rows.empty() && !m.left_out.empty()) {
-    return usage(fmt::format("{}: no anomaly-* scenario{} (G0 … G2; its {} scenario(s) are not anomalies: their "
-                             "winners are not sessions that saw one) — run racelab run --tag anomalies",
-                             args.report, args.engine.empty() ? "" : " of engine '" + args.engine + "'",
-                             m.left_out.size()));
+    return usage(fmt::format(
+        "{}: no anomaly-* scenario{} (G0 … G2; its {} scenario(s) are not anomalies: their "
+        "winners are not sessions that saw one) — run racelab run --tag anomalies",
+        args.report, args.engine.empty() ? "" : " of engine '" + args.engine + "'",
+        m.left_out.size()));
   }
   if (m.rows.empty()) {
     std::set<std::string> engines;
     for (const auto& r : report->results) engines.insert(r.engine);
     std::string listed;
     for (const auto& e : engines) listed += (listed.empty() ? "" : ", ") + e;
-    return usage(fmt::format("{}: no result of engine '{}' (it holds {}; run racelab run --engine {} --tag anomalies)",
-                             args.report, args.engine, listed, args.engine));
+    return usage(fmt::format(
+        "{}: no result of engine '{}' (it holds {}; run racelab run --engine {} --tag anomalies)",
+        args.report, args.engine, listed, args.engine));
   }
   if (!m.left_out.empty()) {
-    std::cerr << "racelab: " << m.left_out.size() << " scenario(s) of " << SanitizeForTerminal(args.report)
+    std::cerr << "racelab: " << m.left_out.size() << " scenario(s) of "
+              << SanitizeForTerminal(args.report)
               << " left out, not anomaly-* (their winners are not anomalies): "
               << SanitizeForTerminal(fmt::format("{}", fmt::join(m.left_out, ", "))) << "\n";
   }
@@ -272,10 +305,13 @@ int MatrixCommand(const MatrixArgs& args) {
     }
     std::error_code ec;
     std::filesystem::create_directories(args.out, ec);
-    const auto path = std::filesystem::path(args.out) / (f == "md" ? "racelab-matrix.md" : "racelab-matrix.html");
+    const auto path =
+        std::filesystem::path(args.out) / (f == "md" ? "racelab-matrix.md" : "racelab-matrix.html");
     std::ofstream file(path);
-    if (f == "md") WriteMatrixMarkdown(m, args.report, file);
-    else WriteMatrixHtml(m, args.report, file);
+    if (f == "md")
+      WriteMatrixMarkdown(m, args.report, file);
+    else
+      WriteMatrixHtml(m, args.report, file);
     if (!file) return usage("cannot write " + path.string());
   }
   return 0;

@@ -1,12 +1,12 @@
 #include "harness/compare/compare_command.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "harness/compare/compare.h"
 #include "harness/compare/compare_output.h"
@@ -34,22 +34,26 @@ std::vector<std::string> SplitFormats(const std::string& text) {
 
 Result<CompareOptions> Options(const CompareArgs& args) {
   CompareOptions o;
-  if (!(args.alpha > 0 && args.alpha < 1)) return Status::Usage(fmt::format("--alpha {}: expected a number between 0 and 1", args.alpha));
+  if (!(args.alpha > 0 && args.alpha < 1))
+    return Status::Usage(fmt::format("--alpha {}: expected a number between 0 and 1", args.alpha));
   o.alpha = args.alpha;
   o.fail_on_missing = args.fail_on_missing;
-  if (args.timing == "warn") o.timing = TimingPolicy::kWarn;
-  else if (args.timing == "fail") o.timing = TimingPolicy::kFail;
-  else return Status::Usage(fmt::format("--timing {}: expected warn or fail", args.timing));
+  if (args.timing == "warn")
+    o.timing = TimingPolicy::kWarn;
+  else if (args.timing == "fail")
+    o.timing = TimingPolicy::kFail;
+  else
+    return Status::Usage(fmt::format("--timing {}: expected warn or fail", args.timing));
   return o;
 }
 
 }  // namespace
 
 CLI::App* AddCompareSubcommand(CLI::App& app, CompareArgs* args) {
-  auto* c = app.add_subcommand(
-      "compare",
-      "Compare two racelab.json reports: per scenario × engine × level, what changed, judged with exact tests "
-      "(exit 0 no regression, 1 regression, 2 usage; docs/compare.md)");
+  auto* c = app.add_subcommand("compare",
+                               "Compare two racelab.json reports: per scenario × engine × level, "
+                               "what changed, judged with exact tests "
+                               "(exit 0 no regression, 1 regression, 2 usage; docs/compare.md)");
   c->add_option("base", args->base, "The baseline report (racelab.json)")->required();
   c->add_option("new", args->now, "The report to judge (racelab.json)")->required();
   c->add_option("--format", args->formats, "Outputs: console,md,junit")->capture_default_str();
@@ -63,11 +67,13 @@ void AddBaselineOptions(CLI::App* cmd, CompareArgs* args) {
   cmd->add_option("--alpha", args->alpha,
                   "Family-wise false-alarm rate of the comparison's count tests (Holm-corrected)")
       ->capture_default_str();
-  cmd->add_option("--timing", args->timing,
-                  "warn: a blocked-time shift beyond both runs' noise is reported; fail: it is a regression")
+  cmd->add_option(
+         "--timing", args->timing,
+         "warn: a blocked-time shift beyond both runs' noise is reported; fail: it is a regression")
       ->capture_default_str();
   cmd->add_flag("--fail-on-missing", args->fail_on_missing,
-                "A result of the baseline that the new run lacks (not run, a lost shard) is a regression (default: "
+                "A result of the baseline that the new run lacks (not run, a lost shard) is a "
+                "regression (default: "
                 "a note and a warning)");
 }
 
@@ -94,14 +100,18 @@ int WriteComparison(const ReportView& base, const ReportView& now, const Compare
       WriteConsole(c, std::cout);
       continue;
     }
-    const char* file = format == "md" ? "racelab-compare.md" : format == "junit" ? "racelab-compare.junit.xml" : nullptr;
+    const char* file = format == "md"      ? "racelab-compare.md"
+                       : format == "junit" ? "racelab-compare.junit.xml"
+                                           : nullptr;
     if (file == nullptr) continue;
     std::error_code ec;
     std::filesystem::create_directories(args.out, ec);
     const std::filesystem::path path = std::filesystem::path(args.out) / file;
     std::ofstream f(path);
-    if (format == "md") WriteMarkdown(c, f);
-    else WriteJunit(c, f);
+    if (format == "md")
+      WriteMarkdown(c, f);
+    else
+      WriteJunit(c, f);
     if (!f) {
       std::cerr << "racelab: cannot write " << SanitizeForTerminal(path.string()) << "\n";
       status = 2;
@@ -113,7 +123,8 @@ int WriteComparison(const ReportView& base, const ReportView& now, const Compare
 int CompareCommand(const CompareArgs& args) {
   for (const std::string& format : SplitFormats(args.formats)) {
     if (format != "console" && format != "md" && format != "junit") {
-      return Usage(fmt::format("--format: unknown format '{}' for compare (valid: console, md, junit)", format));
+      return Usage(fmt::format(
+          "--format: unknown format '{}' for compare (valid: console, md, junit)", format));
     }
   }
   if (auto options = Options(args); !options.ok()) return Usage(options.status().message());

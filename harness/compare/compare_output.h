@@ -1,6 +1,6 @@
-// The three outputs of a Comparison (compare.h): console text, Markdown (a PR comment) and JUnit XML
-// (one testcase per result, a <failure> for each regression, <skipped> for a result found in one
-// report only). All three state the rule and alpha (MethodLine) and any warning. Output is
+// The three outputs of a Comparison (compare.h): console text, Markdown (a PR comment) and JUnit
+// XML (one testcase per result, a <failure> for each regression, <skipped> for a result found in
+// one report only). All three state the rule and alpha (MethodLine) and any warning. Output is
 // deterministic for the same Comparison; data text is escaped for its format (terminal controls,
 // Markdown syntax, XML).
 // Thread-safety: pure functions writing to the given stream.

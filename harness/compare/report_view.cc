@@ -244,7 +244,8 @@ ResultView ReadResult(const Json& j, const std::string& where, const std::string
         }
         ExpectationView ev{r.String(e, "text", here, true), r.Count(e, "passed", here, true),
                            r.Count(e, "failed", here, true)};
-        if (r.Find(e, "min_fraction") != nullptr) ev.min_fraction = r.Number(e, "min_fraction", here);
+        if (r.Find(e, "min_fraction") != nullptr)
+          ev.min_fraction = r.Number(e, "min_fraction", here);
         if (r.ok() && ev.passed + ev.failed > v.trials) {
           r.Fail(here, fmt::format("passed + failed = {} is more than the result's {} trials",
                                    ev.passed + ev.failed, v.trials));
@@ -258,10 +259,12 @@ ResultView ReadResult(const Json& j, const std::string& where, const std::string
     for (const Json& t : *details) {
       if (!t.is_object()) continue;  // reported below when every trial is kept
       const Json* verdict = r.Find(t, "verdict");
-      if (verdict != nullptr && verdict->is_string() && verdict->get<std::string>() != "pass") ++v.failing_trials_kept;
+      if (verdict != nullptr && verdict->is_string() && verdict->get<std::string>() != "pass")
+        ++v.failing_trials_kept;
     }
   }
-  if (details != nullptr && details->is_array() && static_cast<int64_t>(details->size()) == v.trials) {
+  if (details != nullptr && details->is_array() &&
+      static_cast<int64_t>(details->size()) == v.trials) {
     std::vector<std::vector<std::string>> outcomes;
     for (size_t i = 0; i < details->size() && r.ok(); ++i) {
       const Json& t = (*details)[i];

@@ -1,6 +1,6 @@
-// ReportView: what `racelab compare` reads from a racelab.json (docs/report-schema.md), checked field
-// by field. Compare works on the JSON contract rather than on the in-memory model so that it reads
-// reports of other racelab versions; `run --baseline` turns its own report into JSON first.
+// ReportView: what `racelab compare` reads from a racelab.json (docs/report-schema.md), checked
+// field by field. Compare works on the JSON contract rather than on the in-memory model so that it
+// reads reports of other racelab versions; `run --baseline` turns its own report into JSON first.
 //
 // Errors are kUsage Statuses naming the file and the place: "new.json:3:5: not valid JSON: …",
 // "base.json: results[2].winners: expected an object of integers". Unknown fields are ignored
@@ -10,12 +10,11 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "harness/model/status.h"
 #include "harness/model/stop_flag.h"
@@ -44,9 +43,10 @@ struct ResultView {
   std::string isolation;  // as written: "read committed"
   std::vector<std::pair<std::string, std::string>> params;
   int64_t trials = 0;
-  std::string verdict;    // "pass" | "fail" | "error" | "interrupted"
+  std::string verdict;  // "pass" | "fail" | "error" | "interrupted"
   std::string error;
-  std::string interrupted;  // results[].interrupted: what cut it short (SIGINT/SIGTERM); "" when it ran every trial
+  std::string interrupted;  // results[].interrupted: what cut it short (SIGINT/SIGTERM); "" when it
+                            // ran every trial
   std::map<std::string, int64_t> winners;    // "1" -> trials
   std::map<std::string, int64_t> sqlstates;  // code -> occurrences
   // results[].errors when the report has it: failed statements by SQLSTATE, or by the engine's own

@@ -1,9 +1,9 @@
 #include "harness/compare/run_gate.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "harness/model/isolation.h"
 
@@ -11,11 +11,13 @@ namespace racelab::compare {
 
 void AddRunGateOptions(CLI::App* run, RunGateArgs* args) {
   run->add_option("--shard", args->shard,
-                  "Run only part K of N of the selected results (result i goes to part (i mod N) + 1); join the "
+                  "Run only part K of N of the selected results (result i goes to part (i mod N) + "
+                  "1); join the "
                   "parts' racelab.json with racelab merge");
-  run->add_option("--baseline", args->baseline,
-                  "After the run, compare it with this racelab.json: exit 1 only for a regression against it "
-                  "(docs/compare.md)");
+  run->add_option(
+      "--baseline", args->baseline,
+      "After the run, compare it with this racelab.json: exit 1 only for a regression against it "
+      "(docs/compare.md)");
   AddBaselineOptions(run, &args->compare);
 }
 
@@ -28,7 +30,8 @@ Result<RunGate> PrepareRunGate(const RunGateArgs& args, const StopFlag* stop) {
     gate.shard = *shard;
   }
   if (!(args.compare.alpha > 0 && args.compare.alpha < 1)) {
-    return Status::Usage(fmt::format("--alpha {}: expected a number between 0 and 1", args.compare.alpha));
+    return Status::Usage(
+        fmt::format("--alpha {}: expected a number between 0 and 1", args.compare.alpha));
   }
   if (args.compare.timing != "warn" && args.compare.timing != "fail") {
     return Status::Usage(fmt::format("--timing {}: expected warn or fail", args.compare.timing));
@@ -45,7 +48,8 @@ namespace {
 
 // Whether baseline result `r` is what plan item `item` runs (the identity compare matches on).
 bool SameResult(const ResultView& r, const PlanItem& item) {
-  if (r.scenario != item.scenario || r.engine != item.engine || r.isolation != IsolationName(item.isolation)) {
+  if (r.scenario != item.scenario || r.engine != item.engine ||
+      r.isolation != IsolationName(item.isolation)) {
     return false;
   }
   auto sorted = [](std::vector<std::pair<std::string, std::string>> p) {
@@ -69,19 +73,20 @@ void KeepShard(RunGate* gate, std::vector<PlanItem>* items, bool quiet) {
     auto& results = gate->baseline->results;
     results.erase(std::remove_if(results.begin(), results.end(),
                                  [&](const ResultView& r) {
-                                   return std::any_of(others.begin(), others.end(),
-                                                      [&](const PlanItem& item) { return SameResult(r, item); });
+                                   return std::any_of(
+                                       others.begin(), others.end(),
+                                       [&](const PlanItem& item) { return SameResult(r, item); });
                                  }),
                   results.end());
   }
   if (!quiet) {
-    std::cerr << fmt::format("racelab: shard {}/{}: {} of {} results\n", gate->shard->k, gate->shard->n,
-                             items->size(), total);
+    std::cerr << fmt::format("racelab: shard {}/{}: {} of {} results\n", gate->shard->k,
+                             gate->shard->n, items->size(), total);
   }
 }
 
-int FinishRunGate(const RunGate& gate, const RunReport& report, const std::string& formats, const std::string& out,
-                  int run_exit) {
+int FinishRunGate(const RunGate& gate, const RunReport& report, const std::string& formats,
+                  const std::string& out, int run_exit) {
   if (!gate.baseline || run_exit == 2 || run_exit == 3 || run_exit >= 128) return run_exit;
   auto now = ViewOfRun(report, "this run");
   if (!now.ok()) {

@@ -1,17 +1,15 @@
 // The CI options of `racelab run`: --shard K/N (shard.h) and --baseline FILE (compare_command.h),
 // kept here so that run_command.cc only calls three functions.
 //
-// Order in a run: PrepareRunGate before anything runs (a bad --shard or an unreadable/invalid baseline
-// exits 2 at once), KeepShard on the plan's items, FinishRunGate after the reports are written. Exit
-// codes: docs/compare.md "run --baseline FILE".
-// Thread-safety: main thread only.
+// Order in a run: PrepareRunGate before anything runs (a bad --shard or an unreadable/invalid
+// baseline exits 2 at once), KeepShard on the plan's items, FinishRunGate after the reports are
+// written. Exit codes: docs/compare.md "run --baseline FILE". Thread-safety: main thread only.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "harness/compare/compare_command.h"
 #include "harness/compare/report_view.h"
@@ -47,10 +45,10 @@ Result<RunGate> PrepareRunGate(const RunGateArgs& args, const StopFlag* stop = n
 // comparison judges this shard's results only and does not warn of the others as missing.
 void KeepShard(RunGate* gate, std::vector<PlanItem>* items, bool quiet);
 
-// Without a baseline: returns `run_exit`. With one: the run's own 2, 3 and 128+ come first; otherwise
-// compares `report` with the baseline, writes the comparison (console to stdout, md/junit files to
-// `out` when in `formats`) and returns 0 (no regression) or 1.
-int FinishRunGate(const RunGate& gate, const RunReport& report, const std::string& formats, const std::string& out,
-                  int run_exit);
+// Without a baseline: returns `run_exit`. With one: the run's own 2, 3 and 128+ come first;
+// otherwise compares `report` with the baseline, writes the comparison (console to stdout, md/junit
+// files to `out` when in `formats`) and returns 0 (no regression) or 1.
+int FinishRunGate(const RunGate& gate, const RunReport& report, const std::string& formats,
+                  const std::string& out, int run_exit);
 
 }  // namespace racelab::compare

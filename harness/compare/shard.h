@@ -1,8 +1,8 @@
-// `run --shard K/N`: which results of a run's plan one CI job runs, so that N jobs together run each
-// result (scenario × isolation level × params) exactly once. Deterministic: result i of the plan (plan
-// order, 0-based) belongs to shard (i mod N) + 1, so the same selection gives the same split on every
-// machine, and shards differ in size by at most one result.
-// Thread-safety: pure functions.
+// `run --shard K/N`: which results of a run's plan one CI job runs, so that N jobs together run
+// each result (scenario × isolation level × params) exactly once. Deterministic: result i of the
+// plan (plan order, 0-based) belongs to shard (i mod N) + 1, so the same selection gives the same
+// split on every machine, and shards differ in size by at most one result. Thread-safety: pure
+// functions.
 #pragma once
 
 #include <cstddef>

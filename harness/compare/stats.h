@@ -17,9 +17,10 @@
 // Poisson test (O(log n): a SQLSTATE seen 10^8 times costs microseconds), and for Fisher's test
 // from the inner end of each tail outward by the ratio of consecutive terms until they no longer
 // count (~8 standard deviations: about 10^5 terms for 10^9 trials a side; Boost's hypergeometric
-// pdf is not used: it takes seconds near the mode of such tables). Counts are at most kMaxReportCount
-// (report_view.h) once read from a report; a count Boost.Math cannot take, or any error it raises,
-// is a StatisticError naming the test, never an abort. Thread-safety: pure functions.
+// pdf is not used: it takes seconds near the mode of such tables). Counts are at most
+// kMaxReportCount (report_view.h) once read from a report; a count Boost.Math cannot take, or any
+// error it raises, is a StatisticError naming the test, never an abort. Thread-safety: pure
+// functions.
 #pragma once
 
 #include <cstdint>

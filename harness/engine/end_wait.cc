@@ -4,8 +4,8 @@
 
 namespace racelab {
 
-EndWait PollUntilEnded(const std::function<Result<size_t>(SteadyTime deadline)>& count_connected, SteadyTime deadline,
-                       const StopFlag* stop) {
+EndWait PollUntilEnded(const std::function<Result<size_t>(SteadyTime deadline)>& count_connected,
+                       SteadyTime deadline, const StopFlag* stop) {
   EndWait out;
   while (true) {
     const SteadyTime sent = std::chrono::steady_clock::now();
@@ -29,7 +29,8 @@ EndWait PollUntilEnded(const std::function<Result<size_t>(SteadyTime deadline)>&
       out.result = EndWait::Result::kTimedOut;
       return out;
     }
-    if (!SleepUntil(std::min(deadline, std::chrono::steady_clock::now() + kEndPollInterval), stop)) {
+    if (!SleepUntil(std::min(deadline, std::chrono::steady_clock::now() + kEndPollInterval),
+                    stop)) {
       out.result = EndWait::Result::kStopped;
       return out;
     }

@@ -1,11 +1,12 @@
 // The engine registry: one row per engine this build knows (docs/architecture.md "The engine
-// interface"). To add an engine, add its row to Registry() and link its library to racelab_open_engine.
+// interface"). To add an engine, add its row to Registry() and link its library to
+// racelab_open_engine.
 #include "harness/engine/open_engine.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "harness/engines/embedded/run_folders.h"
 #include "harness/engines/mariadb/dsn.h"
@@ -27,9 +28,11 @@ struct EngineEntry {
   bool (*looks_like_dsn)(std::string_view) = nullptr;
   bool (*may_hold_password)(std::string_view) = nullptr;
   int (*clean_orphans)() = nullptr;
-  std::vector<std::string> (*list_orphans)() = nullptr;  // what clean_orphans would remove, as paths
-  std::string orphan_kind;                                // "cluster", "server", "run folder"
-  // Cached files this racelab never uses (nullptr: none), each as "<what> <path>", and their removal.
+  std::vector<std::string> (*list_orphans)() =
+      nullptr;              // what clean_orphans would remove, as paths
+  std::string orphan_kind;  // "cluster", "server", "run folder"
+  // Cached files this racelab never uses (nullptr: none), each as "<what> <path>", and their
+  // removal.
   int (*clean_obsolete)() = nullptr;
   std::vector<std::string> (*list_obsolete)() = nullptr;
 };
@@ -71,11 +74,11 @@ Result<std::unique_ptr<Engine>> OpenPostgres(const EngineOptions& o) {
 
 const std::vector<EngineEntry>& Registry() {
   static const std::vector<EngineEntry> kEngines = {
-      {"postgresql", "PostgreSQL", &OpenPostgres, &pg::RedactDsn, &pg::LooksLikeDsn, &pg::MayHoldPassword,
-       [] { return SumOver(pg::BaseDirsToClean(), &pg::CleanOrphans); },
+      {"postgresql", "PostgreSQL", &OpenPostgres, &pg::RedactDsn, &pg::LooksLikeDsn,
+       &pg::MayHoldPassword, [] { return SumOver(pg::BaseDirsToClean(), &pg::CleanOrphans); },
        [] { return ListOver(pg::BaseDirsToClean(), &pg::ListOrphans); }, "cluster",
-       // The initdb templates of earlier racelab versions (16 MB WAL segments), and this version's in a
-       // base folder racelab no longer uses: template.h.
+       // The initdb templates of earlier racelab versions (16 MB WAL segments), and this version's
+       // in a base folder racelab no longer uses: template.h.
        [] {
          return SumOver(pg::BaseDirsToClean(), &pg::CleanObsoleteTemplates) +
                 SumOver(pg::UnusedBaseDirs(), &pg::CleanUnusedTemplates) +
@@ -94,13 +97,14 @@ const std::vector<EngineEntry>& Registry() {
          }
          return out;
        }},
-      {"sqlite", "SQLite", &sqlite::OpenSqliteEngine, &sqlite::RedactSqliteDsn, &sqlite::LooksLikeSqliteDsn,
-       &sqlite::SqliteDsnMayHoldPassword, &sqlite::CleanSqliteOrphans, &sqlite::ListSqliteOrphans, "run folder",
-       nullptr, nullptr},
+      {"sqlite", "SQLite", &sqlite::OpenSqliteEngine, &sqlite::RedactSqliteDsn,
+       &sqlite::LooksLikeSqliteDsn, &sqlite::SqliteDsnMayHoldPassword, &sqlite::CleanSqliteOrphans,
+       &sqlite::ListSqliteOrphans, "run folder", nullptr, nullptr},
       {"mariadb", "MariaDB", &mariadb::OpenMariaDbEngine, &mariadb::RedactMariaDbDsn,
        &mariadb::LooksLikeMariaDbDsn, &mariadb::MariaDbDsnMayHoldPassword,
        [] { return mariadb::CleanMariaDbOrphans(mariadb::DefaultMariaDbBaseDir()); },
-       [] { return mariadb::ListMariaDbOrphans(mariadb::DefaultMariaDbBaseDir()); }, "server", nullptr, nullptr},
+       [] { return mariadb::ListMariaDbOrphans(mariadb::DefaultMariaDbBaseDir()); }, "server",
+       nullptr, nullptr},
   };
   return kEngines;
 }
@@ -112,7 +116,9 @@ const EngineEntry* Find(const std::string& name) {
   return nullptr;
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
 
 // Every engine the project plans, built in or not: a DSN of one not built in gets a clear error.
 constexpr const char* kPlannedEngines[] = {"postgresql", "mariadb", "sqlite"};
@@ -177,7 +183,8 @@ bool MayHoldPassword(std::string_view dsn) {
 std::vector<std::string> ListEmbeddedOrphans() {
   std::vector<std::string> out;
   for (const auto& e : Registry()) {
-    for (const std::string& path : e.list_orphans()) out.push_back(e.display + " " + e.orphan_kind + " " + path);
+    for (const std::string& path : e.list_orphans())
+      out.push_back(e.display + " " + e.orphan_kind + " " + path);
   }
   return out;
 }
@@ -210,20 +217,22 @@ Result<std::unique_ptr<Engine>> OpenEngine(const EngineOptions& options) {
   std::string name = options.engine;
   const std::string of_dsn = options.dsn.empty() ? "" : EngineOfDsn(options.dsn);
   if (!options.dsn.empty() && of_dsn.empty()) {
-    return Status::Usage(fmt::format("--dsn: no engine this build knows uses that scheme (known engines: {})",
-                                     KnownNames()));
+    return Status::Usage(fmt::format(
+        "--dsn: no engine this build knows uses that scheme (known engines: {})", KnownNames()));
   }
   if (name.empty()) name = of_dsn.empty() ? "postgresql" : of_dsn;
   if (!of_dsn.empty() && of_dsn != name) {
-    return Status::Usage(fmt::format("--engine {} does not match the --dsn, which names a {} server", name, of_dsn));
+    return Status::Usage(
+        fmt::format("--engine {} does not match the --dsn, which names a {} server", name, of_dsn));
   }
   const EngineEntry* e = Find(name);
   if (e == nullptr) {
     const bool planned = std::find(std::begin(kPlannedEngines), std::end(kPlannedEngines), name) !=
                          std::end(kPlannedEngines);
-    return Status::Usage(planned ? fmt::format("engine '{}' is not built into this racelab yet (known engines: {})",
-                                               name, KnownNames())
-                                 : fmt::format("unknown engine '{}' (known engines: {})", name, KnownNames()));
+    return Status::Usage(
+        planned ? fmt::format("engine '{}' is not built into this racelab yet (known engines: {})",
+                              name, KnownNames())
+                : fmt::format("unknown engine '{}' (known engines: {})", name, KnownNames()));
   }
   return e->open(options);
 }

@@ -3,7 +3,8 @@
 //
 // - `--dsn postgresql://…` / `postgres://…` / libpq key=value → postgresql; `mariadb://…` /
 //   `mysql://…` → mariadb; `sqlite:///path` → sqlite. `--engine` names the engine when there is no
-//   DSN (then an embedded throwaway server is started) and must agree with the DSN when both are given.
+//   DSN (then an embedded throwaway server is started) and must agree with the DSN when both are
+//   given.
 // - An embedded server is stopped and removed by Engine::Close() (and the destructor); the next run
 //   removes what a SIGKILLed run left.
 // Thread-safety: main thread only.
@@ -21,14 +22,14 @@
 namespace racelab {
 
 struct EngineOptions {
-  std::string engine;              // "" = from the DSN, else "postgresql"
-  std::string dsn;                 // "" = embedded server
-  std::string server_bindir;       // embedded: where the server's binaries are ("" = search)
+  std::string engine;         // "" = from the DSN, else "postgresql"
+  std::string dsn;            // "" = embedded server
+  std::string server_bindir;  // embedded: where the server's binaries are ("" = search)
   long connect_timeout_ms = 10000;
   long statement_timeout_ms = 30000;
   const StopFlag* stop = nullptr;
-  bool confine = true;             // run scenario SQL as a generated role where the engine has roles
-  bool allow_superuser = false;    // accept a DSN that connects as a superuser
+  bool confine = true;           // run scenario SQL as a generated role where the engine has roles
+  bool allow_superuser = false;  // accept a DSN that connects as a superuser
 };
 
 // The engines this build knows, e.g. {"postgresql", "mariadb", "sqlite"}.
@@ -74,14 +75,14 @@ std::vector<std::string> ListObsoleteEmbeddedFiles();
 int CleanObsoleteEmbeddedFiles();
 
 // $RACELAB_TMPDIR, when set, names a folder that exists by an absolute path; kUsage naming the
-// variable and the path otherwise (racelab never makes the folders above its own). OpenEngine checks
-// it first; `racelab clean` too.
+// variable and the path otherwise (racelab never makes the folders above its own). OpenEngine
+// checks it first; `racelab clean` too.
 Status CheckTmpdirVariable();
 
 // Starts (embedded) or connects to (DSN) the server and checks it. Errors: kUsage for a bad engine
 // name (the message lists the known ones), an engine not built in yet (e.g. a mysql:// DSN), a DSN
-// that does not parse or a superuser DSN not allowed, a bad $RACELAB_TMPDIR; kDatabase when the server cannot be started or
-// reached. Never a password in a message.
+// that does not parse or a superuser DSN not allowed, a bad $RACELAB_TMPDIR; kDatabase when the
+// server cannot be started or reached. Never a password in a message.
 Result<std::unique_ptr<Engine>> OpenEngine(const EngineOptions& options);
 
 }  // namespace racelab

@@ -4,11 +4,11 @@
 // information_schema.INNODB_TRX / INNODB_LOCK_WAITS (harness/engines/mariadb/wait_monitor.h).
 //
 // Between Begin() and End() a thread of its own calls Poll() over and over, each poll starting
-// `interval` after the previous one ended — across trials too, so the first poll of a trial may wait
-// for the rest of the interval (MariaDB needs that: InnoDB refreshes its lock tables only after
-// 100 ms unread). It keeps the waits of the watched sessions, numbers the polls, and answers
-// AwaitBlocked() from the polls that started after the call. A poll's error ends the polling for the
-// trial and is error(); so does a stop request (the `stop` given to the constructor, if any).
+// `interval` after the previous one ended — across trials too, so the first poll of a trial may
+// wait for the rest of the interval (MariaDB needs that: InnoDB refreshes its lock tables only
+// after 100 ms unread). It keeps the waits of the watched sessions, numbers the polls, and answers
+// AwaitBlocked() from the polls that started after the call. A poll's error ends the polling for
+// the trial and is error(); so does a stop request (the `stop` given to the constructor, if any).
 // What an engine writes: Poll() (one query, its own deadline), Terminate(), healthy(),
 // session_id().
 // Thread-safety: Begin/End from the runner thread; AwaitBlocked/error from any thread. Poll() runs

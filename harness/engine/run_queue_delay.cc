@@ -46,7 +46,8 @@ bool IsLocalBackend(int socket_fd, int backend_pid) {
   if (socket_fd < 0 || backend_pid <= 0) return false;
   ucred peer{};
   socklen_t len = sizeof peer;
-  if (getsockopt(socket_fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.pid <= 0) return false;
+  if (getsockopt(socket_fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.pid <= 0)
+    return false;
   // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may contain spaces and ')', so parse after
   // the last ')'.
   int fd = open(("/proc/" + std::to_string(backend_pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
@@ -65,7 +66,8 @@ bool IsLocalBackend(int socket_fd, int backend_pid) {
 }
 
 ProcessRunDelay::ProcessRunDelay(int pid) {
-  if (pid > 0) fd_ = open(("/proc/" + std::to_string(pid) + "/schedstat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (pid > 0)
+    fd_ = open(("/proc/" + std::to_string(pid) + "/schedstat").c_str(), O_RDONLY | O_CLOEXEC);
 }
 
 ProcessRunDelay::~ProcessRunDelay() {

@@ -29,24 +29,26 @@ inline constexpr const char* kSqlstateNotSupported = "0A000";
 
 struct QueryResult {
   bool ok() const { return sqlstate.empty() && error_code.empty(); }
-  long rows = -1;                        // rows returned, else affected rows, else -1
-  std::string command_tag;               // e.g. "COMMIT", "ROLLBACK" (PostgreSQL's tag; others: the verb)
-  std::vector<std::string> columns;      // of the last result that returned rows
+  long rows = -1;           // rows returned, else affected rows, else -1
+  std::string command_tag;  // e.g. "COMMIT", "ROLLBACK" (PostgreSQL's tag; others: the verb)
+  std::vector<std::string> columns;  // of the last result that returned rows
   // Its first rows, at most Exec's `max_rows` (nullopt = SQL NULL).
   std::vector<std::vector<std::optional<std::string>>> values;
-  std::string sqlstate;                  // empty on success; the SQL-standard code when the engine has one
-  // The engine's own name or number of the error, empty on success or when the SQLSTATE is all there
-  // is (PostgreSQL): "1213" (MariaDB ER_LOCK_DEADLOCK), "SQLITE_BUSY_SNAPSHOT" (SQLite extended code).
+  std::string sqlstate;  // empty on success; the SQL-standard code when the engine has one
+  // The engine's own name or number of the error, empty on success or when the SQLSTATE is all
+  // there is (PostgreSQL): "1213" (MariaDB ER_LOCK_DEADLOCK), "SQLITE_BUSY_SNAPSHOT" (SQLite
+  // extended code).
   std::string error_code;
-  std::string message;                   // primary message
+  std::string message;  // primary message
   // The error's DETAIL, empty when none: PostgreSQL's PG_DIAG_MESSAGE_DETAIL (libpq docs,
   // PQresultErrorField); MariaDB and SQLite send none.
   std::string detail;
-  bool cancelled_by_deadline = false;    // racelab cancelled the statement after the deadline/stop
+  bool cancelled_by_deadline = false;  // racelab cancelled the statement after the deadline/stop
   bool connection_lost = false;
   // Run-queue delay of the calling thread during Exec, µs, -1 if unknown (harness/eval/lateness.h).
   int64_t client_late_us = -1;
-  // racelab refused the statement (e.g. COPY FROM STDIN): a fault of the SQL given, not of the server.
+  // racelab refused the statement (e.g. COPY FROM STDIN): a fault of the SQL given, not of the
+  // server.
   bool refused = false;
 };
 
@@ -54,15 +56,16 @@ class Session {
  public:
   virtual ~Session() = default;
 
-  // Sends `sql` (several statements allowed where the engine allows them) and collects every result.
-  // At `deadline` (or on stop) it cancels the statement and waits up to `cancel_grace` more; after
-  // that the connection is closed and reported lost. So Exec returns by deadline + cancel_grace (+
-  // one poll slice), whatever the server does. The first error wins.
-  virtual QueryResult Exec(const std::string& sql, SteadyTime deadline, size_t max_rows = 1,
-                           std::chrono::milliseconds cancel_grace = std::chrono::milliseconds(5000)) = 0;
+  // Sends `sql` (several statements allowed where the engine allows them) and collects every
+  // result. At `deadline` (or on stop) it cancels the statement and waits up to `cancel_grace`
+  // more; after that the connection is closed and reported lost. So Exec returns by deadline +
+  // cancel_grace (+ one poll slice), whatever the server does. The first error wins.
+  virtual QueryResult Exec(
+      const std::string& sql, SteadyTime deadline, size_t max_rows = 1,
+      std::chrono::milliseconds cancel_grace = std::chrono::milliseconds(5000)) = 0;
 
-  // Cancels whatever runs now (PQcancel, KILL QUERY, sqlite3_interrupt) and waits at most `wait` for
-  // the server to take it; 0 does not wait. True when it was taken within `wait`. Safe from any
+  // Cancels whatever runs now (PQcancel, KILL QUERY, sqlite3_interrupt) and waits at most `wait`
+  // for the server to take it; 0 does not wait. True when it was taken within `wait`. Safe from any
   // thread; no-op (false) once closed.
   virtual bool Cancel(std::chrono::milliseconds wait = std::chrono::milliseconds(0)) = 0;
 
@@ -70,7 +73,8 @@ class Session {
   virtual void Close() = 0;
 
   // The server's id of this session: PostgreSQL backend pid, MariaDB CONNECTION_ID(); for engines
-  // without one, a number racelab assigns (unique within the process). Used to name who waits on whom.
+  // without one, a number racelab assigns (unique within the process). Used to name who waits on
+  // whom.
   virtual int64_t session_id() const = 0;
   // The session's server process is a process of this machine whose run-queue delay can be read
   // (PostgreSQL backends of a local server); false otherwise.

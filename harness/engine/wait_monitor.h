@@ -2,11 +2,11 @@
 // (docs/architecture.md "The engine interface", docs/lock-waits.md).
 //
 // Each engine observes waits its own way: PostgreSQL polls pg_stat_activity + pg_blocking_pids on a
-// connection of its own; MariaDB polls information_schema.INNODB_TRX / INNODB_LOCK_WAITS; SQLite has
-// no lock table and reports waits from each connection's busy handler. All of them hand the runner
-// WaitObservations, which it attributes to the statement in flight (harness/run/lock_waits.h).
-// Thread-safety: Begin/End from the runner thread; AwaitBlocked/AwaitEnded/Terminate/error/healthy
-// from any.
+// connection of its own; MariaDB polls information_schema.INNODB_TRX / INNODB_LOCK_WAITS; SQLite
+// has no lock table and reports waits from each connection's busy handler. All of them hand the
+// runner WaitObservations, which it attributes to the statement in flight
+// (harness/run/lock_waits.h). Thread-safety: Begin/End from the runner thread;
+// AwaitBlocked/AwaitEnded/Terminate/error/healthy from any.
 #pragma once
 
 #include <chrono>
@@ -24,12 +24,12 @@ namespace racelab {
 
 // One view of one session in a lock wait.
 struct WaitObservation {
-  int64_t poll_sent_us = 0;      // the observation started (µs since trial start)
-  int64_t poll_received_us = 0;  // it ended: the wait held at some instant in between
-  int64_t session_id = 0;        // Session::session_id() of the waiter
-  std::string wait_event;        // engine's name: "transactionid", "tuple", "RECORD", "busy", …
-  std::vector<int64_t> blocking; // session ids of the holders, when the engine knows them
-  std::string query;             // the statement that waits, as the server shows it (may be truncated)
+  int64_t poll_sent_us = 0;       // the observation started (µs since trial start)
+  int64_t poll_received_us = 0;   // it ended: the wait held at some instant in between
+  int64_t session_id = 0;         // Session::session_id() of the waiter
+  std::string wait_event;         // engine's name: "transactionid", "tuple", "RECORD", "busy", …
+  std::vector<int64_t> blocking;  // session ids of the holders, when the engine knows them
+  std::string query;  // the statement that waits, as the server shows it (may be truncated)
 };
 
 // What WaitMonitor::AwaitEnded saw.
@@ -64,12 +64,13 @@ class WaitMonitor {
 
   // Waits until none of `sessions` is connected to the server any more — the server ended each one
   // (PostgreSQL: its pid is gone from pg_stat_activity, MariaDB: its id from PROCESSLIST; an ended
-  // session's transaction was rolled back and its locks released before that) — looking every few ms
-  // until `deadline` or a stop. Does not end anything itself (that is Terminate).
-  virtual EndWait AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline, const StopFlag* stop) = 0;
+  // session's transaction was rolled back and its locks released before that) — looking every few
+  // ms until `deadline` or a stop. Does not end anything itself (that is Terminate).
+  virtual EndWait AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline,
+                             const StopFlag* stop) = 0;
 
-  // Ends each session from the server side and waits (until `deadline`) until it is gone. Returns an
-  // error message, or "". Engines without Capabilities::terminate return a message saying so.
+  // Ends each session from the server side and waits (until `deadline`) until it is gone. Returns
+  // an error message, or "". Engines without Capabilities::terminate return a message saying so.
   virtual std::string Terminate(const std::vector<int64_t>& sessions, SteadyTime deadline) = 0;
 
   // First error of the monitor in this trial, "" if none.
@@ -80,15 +81,15 @@ class WaitMonitor {
   virtual int64_t session_id() = 0;
 };
 
-// One wait as the server itself recorded it (PostgreSQL: log_lock_waits in jsonlog, docs/lock-waits.md).
-// Times are µs since the Unix epoch on the server's clock.
+// One wait as the server itself recorded it (PostgreSQL: log_lock_waits in jsonlog,
+// docs/lock-waits.md). Times are µs since the Unix epoch on the server's clock.
 struct ServerLockWait {
   int64_t session_id = 0;
   std::string mode;        // "ShareLock", … (as the server names it)
   std::string object;      // "transaction 725", … (as logged)
   std::string wait_event;  // the monitor's name for the lock type: "transactionid", "relation", …
   std::string statement;   // the statement the session was running ("" if not logged)
-  int64_t start_lo_us = 0; // the wait started in [start_lo_us, start_hi_us]
+  int64_t start_lo_us = 0;  // the wait started in [start_lo_us, start_hi_us]
   int64_t start_hi_us = 0;
   std::optional<int64_t> duration_us;  // the server's figure when it logged the end of the wait
   bool deadlock = false;               // ended by deadlock detection (this session is the victim)
@@ -97,7 +98,8 @@ struct ServerLockWait {
 
 struct ServerWaitBatch {
   std::vector<ServerLockWait> waits;
-  std::map<int64_t, std::string> session_kinds;  // session id -> the server's kind of it, e.g. "autovacuum worker"
+  std::map<int64_t, std::string>
+      session_kinds;  // session id -> the server's kind of it, e.g. "autovacuum worker"
 };
 
 // The server's record of waits, read after each trial. Thread-safety: the runner's thread only.

@@ -1,10 +1,10 @@
 #include "harness/eval/evaluator.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "harness/eval/outcome_checks.h"
 #include "harness/eval/step_checks.h"
@@ -14,8 +14,8 @@ namespace racelab {
 namespace {
 
 using internal::LastEvent;
-using internal::MsText;
 using internal::LastRun;
+using internal::MsText;
 
 void Add(std::vector<Check>* checks, std::string text, bool passed, std::string detail) {
   checks->push_back(Check{std::move(text), passed, passed ? "" : std::move(detail)});
@@ -50,7 +50,8 @@ void CheckSqlstates(const PlanItem& item, const TrialResult& r, std::vector<Chec
 // A final's any_of values as a check text states them: 'a', 'b', NULL (or no row).
 std::string FinalValues(const std::vector<std::string>& values) {
   std::vector<std::string> quoted;
-  for (const std::string& v : values) quoted.push_back(v == "NULL" ? "NULL (or no row)" : "'" + v + "'");
+  for (const std::string& v : values)
+    quoted.push_back(v == "NULL" ? "NULL (or no row)" : "'" + v + "'");
   return fmt::format("{}", fmt::join(quoted, ", "));
 }
 
@@ -69,7 +70,8 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
     }
     if (!oc.claim_step.empty()) {
       const StepEvent* ev = LastRun(result, s.label, oc.claim_step);
-      if (ev != nullptr && ev->captured.count(oc.claim_column)) s.claim = ev->captured.at(oc.claim_column);
+      if (ev != nullptr && ev->captured.count(oc.claim_column))
+        s.claim = ev->captured.at(oc.claim_column);
       if (!s.won && !oc.win_step.empty()) s.claim.reset();  // only a winner's claim counts
     }
     if (s.won) {
@@ -90,10 +92,12 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
     for (const auto& s : result.sessions) {
       if (!s.claim) continue;
       auto [it, fresh] = by_claim.emplace(*s.claim, s.label);
-      if (!fresh && dup.empty()) dup = fmt::format("{} and {} both claimed {}", it->second, s.label, *s.claim);
+      if (!fresh && dup.empty())
+        dup = fmt::format("{} and {} both claimed {}", it->second, s.label, *s.claim);
     }
     // Only winners' claims count when the outcome names a winning step (see the loop above).
-    Add(&checks, oc.win_step.empty() ? "claims are distinct" : "winners' claims are distinct", dup.empty(), dup);
+    Add(&checks, oc.win_step.empty() ? "claims are distinct" : "winners' claims are distinct",
+        dup.empty(), dup);
   }
   if (ex.lock_waits) {
     std::vector<std::string> waited;  // which statements, so a surprise can be diagnosed
@@ -101,18 +105,24 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
       if (e.lock_wait) waited.push_back(fmt::format("{}/{} ({})", e.session, e.step, e.wait_event));
     }
     long waits = static_cast<long>(waited.size());
-    Add(&checks, fmt::format("statements seen in a lock wait {}", ex.lock_waits->Text()), ex.lock_waits->Holds(waits),
+    Add(&checks, fmt::format("statements seen in a lock wait {}", ex.lock_waits->Text()),
+        ex.lock_waits->Holds(waits),
         fmt::format("statements seen in a lock wait = {} [{}]", waits, fmt::join(waited, ", ")));
   }
   for (const auto& sr : ex.step_rows) {
-    if (!sr.sqlstate.empty()) {  // the SQLSTATE of that step, not of any statement (issue 11 item 3)
+    if (!sr.sqlstate
+             .empty()) {  // the SQLSTATE of that step, not of any statement (issue 11 item 3)
       long failed = 0;
       for (const auto& s : result.sessions) {
         const StepEvent* ev = LastRun(result, s.label, sr.step);
-        if (ev != nullptr && (ev->sqlstate == sr.sqlstate || ev->error_code == sr.sqlstate)) ++failed;
+        if (ev != nullptr && (ev->sqlstate == sr.sqlstate || ev->error_code == sr.sqlstate))
+          ++failed;
       }
-      Add(&checks, fmt::format("sessions whose {} failed with {} {}", sr.step, sr.sqlstate, sr.sessions.Text()),
-          sr.sessions.Holds(failed), fmt::format("sessions whose {} failed with {} = {}", sr.step, sr.sqlstate, failed));
+      Add(&checks,
+          fmt::format("sessions whose {} failed with {} {}", sr.step, sr.sqlstate,
+                      sr.sessions.Text()),
+          sr.sessions.Holds(failed),
+          fmt::format("sessions whose {} failed with {} = {}", sr.step, sr.sqlstate, failed));
       continue;
     }
     long n = 0;
@@ -123,8 +133,10 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
       if (ev != nullptr && ev->skipped && ev->rows < 0) ev = LastRun(result, s.label, sr.step);
       if (ev != nullptr && ev->sqlstate.empty() && ev->rows == sr.rows) ++n;
     }
-    Add(&checks, fmt::format("sessions whose {} returned {} rows {}", sr.step, sr.rows, sr.sessions.Text()),
-        sr.sessions.Holds(n), fmt::format("sessions whose {} returned {} rows = {}", sr.step, sr.rows, n));
+    Add(&checks,
+        fmt::format("sessions whose {} returned {} rows {}", sr.step, sr.rows, sr.sessions.Text()),
+        sr.sessions.Holds(n),
+        fmt::format("sessions whose {} returned {} rows = {}", sr.step, sr.rows, n));
   }
   internal::CheckBlocked(item, result, &checks);
   internal::CheckTiming(item, result, &checks);
@@ -141,36 +153,44 @@ TrialVerdict EvaluateTrial(const PlanItem& item, TrialResult result) {
       if (!ev->sqlstate.empty()) {
         wrong.push_back(fmt::format("{} failed with {}", s.label, ev->sqlstate));
       } else if (!ev->read || *ev->read != read.equals) {
-        wrong.push_back(fmt::format("{} read [{}]", s.label, ev->read ? fmt::format("{}", fmt::join(*ev->read, ", "))
-                                                                      : std::string("nothing")));
+        wrong.push_back(fmt::format(
+            "{} read [{}]", s.label,
+            ev->read ? fmt::format("{}", fmt::join(*ev->read, ", ")) : std::string("nothing")));
       }
     }
     std::string who = read.session.empty() ? "" : read.session + " ";
     Add(&checks, fmt::format("{}{} reads {}", who, read.step, want), ran > 0 && wrong.empty(),
-        ran == 0 ? fmt::format("{}{} did not run", who, read.step) : fmt::format("{}", fmt::join(wrong, "; ")));
+        ran == 0 ? fmt::format("{}{} did not run", who, read.step)
+                 : fmt::format("{}", fmt::join(wrong, "; ")));
   }
   internal::CheckProbes(item, result, &checks);
   for (size_t i = 0; i < ex.final.size(); ++i) {
     const auto& f = ex.final[i];
     const FinalValue* got = i < result.finals.size() ? &result.finals[i] : nullptr;
-    std::string seen = got == nullptr ? "not run" : !got->error.empty() ? "error: " + got->error
-                                                  : got->value ? "'" + *got->value + "'" : "NULL";
-    // equals: NULL matches SQL NULL or no row at all (PlannedFinal), not the text 'NULL'; any_of: any
-    // of its values, each as equals.
-    auto matches = [&](const std::string& want) { return want == "NULL" ? !got->value : got->value && *got->value == want; };
+    std::string seen = got == nullptr        ? "not run"
+                       : !got->error.empty() ? "error: " + got->error
+                       : got->value          ? "'" + *got->value + "'"
+                                             : "NULL";
+    // equals: NULL matches SQL NULL or no row at all (PlannedFinal), not the text 'NULL'; any_of:
+    // any of its values, each as equals.
+    auto matches = [&](const std::string& want) {
+      return want == "NULL" ? !got->value : got->value && *got->value == want;
+    };
     bool ok = got != nullptr && got->error.empty() &&
-              (f.any_of.empty() ? matches(f.equals) : std::any_of(f.any_of.begin(), f.any_of.end(), matches));
-    std::string text = !f.any_of.empty() ? fmt::format("final: {} returns one of {}", f.sql, FinalValues(f.any_of))
-                       : f.equals == "NULL" ? fmt::format("final: {} returns NULL or no row", f.sql)
-                                            : fmt::format("final: {} returns '{}'", f.sql, f.equals);
+              (f.any_of.empty() ? matches(f.equals)
+                                : std::any_of(f.any_of.begin(), f.any_of.end(), matches));
+    std::string text =
+        !f.any_of.empty() ? fmt::format("final: {} returns one of {}", f.sql, FinalValues(f.any_of))
+        : f.equals == "NULL" ? fmt::format("final: {} returns NULL or no row", f.sql)
+                             : fmt::format("final: {} returns '{}'", f.sql, f.equals);
     Add(&checks, std::move(text), ok, fmt::format("final: {} returned {}", f.sql, seen));
   }
   CheckErrors(item, ex, result, &checks);
   CheckOneOf(item, result, &checks, &v.alternatives_held);
   bool all = std::all_of(checks.begin(), checks.end(), [](const Check& c) { return c.passed; });
   v.verdict = !result.error.empty() || result.deadline_exceeded ? Verdict::kError
-              : all                                              ? Verdict::kPass
-                                                                 : Verdict::kFail;
+              : all                                             ? Verdict::kPass
+                                                                : Verdict::kFail;
   v.result = std::move(result);
   return v;
 }

@@ -1,12 +1,11 @@
-// Trial evaluation (EvaluateTrial): a trial's TrialResult + the PlanItem's outcome/expectations -> verdicts (stage 4).
-// Aggregation of a PlanItem's trials into a ResultSummary lives in aggregate.h.
+// Trial evaluation (EvaluateTrial): a trial's TrialResult + the PlanItem's outcome/expectations ->
+// verdicts (stage 4). Aggregation of a PlanItem's trials into a ResultSummary lives in aggregate.h.
 //
 // Checks come in a fixed order with texts that do not depend on the trial, so they can be counted
 // across trials: winners, each listed SQLSTATE, "no other SQLSTATE", distinct claims, lock waits,
-// step rows, blocked times, reads, final values, errors, one_of (harness/eval/outcome_checks.h). Counts
-// may be bounds (CountRange: "winners >= 1 and <= 2"). A trial with a harness error is `error` whatever
-// its checks.
-// Thread-safety: pure functions.
+// step rows, blocked times, reads, final values, errors, one_of (harness/eval/outcome_checks.h).
+// Counts may be bounds (CountRange: "winners >= 1 and <= 2"). A trial with a harness error is
+// `error` whatever its checks. Thread-safety: pure functions.
 #pragma once
 
 #include <string>

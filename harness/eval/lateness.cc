@@ -8,17 +8,19 @@
 namespace racelab {
 
 std::string LatenessAllowance::Describe() const {
-  return fmt::format("{:.3f} ms measured lateness (own {:.3f}, blockers' {:.3f})", total_us() / 1000.0,
-                     own_us / 1000.0, blockers_us / 1000.0);
+  return fmt::format("{:.3f} ms measured lateness (own {:.3f}, blockers' {:.3f})",
+                     total_us() / 1000.0, own_us / 1000.0, blockers_us / 1000.0);
 }
 
-int64_t PathLatenessUs(const TrialResult& result, const std::string& session, int64_t start, int64_t end) {
+int64_t PathLatenessUs(const TrialResult& result, const std::string& session, int64_t start,
+                       int64_t end) {
   int64_t late = 0;
   const StepEvent* prev = nullptr;  // the session's previous step (events are ordered by sent_us)
   for (const auto& ev : result.events) {
     if (ev.session != session) continue;
     if (prev != nullptr && ev.sent_us > start && ev.sent_us <= end) {
-      late += std::max<int64_t>(0, ev.sent_us - std::max(prev->completed_us, start));  // racelab's gap
+      late +=
+          std::max<int64_t>(0, ev.sent_us - std::max(prev->completed_us, start));  // racelab's gap
     }
     prev = &ev;
     if (ev.skipped || ev.completed_us <= start || ev.sent_us >= end) continue;  // no overlap

@@ -1,11 +1,11 @@
 #include "harness/eval/outcome_checks.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <optional>
 #include <regex>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "harness/eval/evaluator.h"
 #include "harness/model/error_pattern.h"
@@ -20,7 +20,8 @@ class Pattern {
     if (text.empty()) return;
     try {
       regex_ = CompileErrorPattern(text);
-    } catch (const std::regex_error&) {  // the loader refuses such a pattern; a hand-made plan may not
+    } catch (
+        const std::regex_error&) {  // the loader refuses such a pattern; a hand-made plan may not
       regex_.reset();
       broken_ = true;
     }
@@ -81,7 +82,8 @@ void CheckErrors(const PlanItem& item, const PlannedExpect& expect, const TrialR
           if (ev->step == e.step) last = ev;
         }
         if (last == nullptr) {
-          if (!e.session.empty()) seen.push_back(fmt::format("{}: {} did not run", s.label, e.step));
+          if (!e.session.empty())
+            seen.push_back(fmt::format("{}: {} did not run", s.label, e.step));
           continue;
         }
         events = {last};
@@ -91,7 +93,8 @@ void CheckErrors(const PlanItem& item, const PlannedExpect& expect, const TrialR
       for (const StepEvent* ev : events) {
         if (ev->sqlstate.empty()) continue;
         any_error = true;
-        bool code = e.sqlstate.empty() || ev->sqlstate == e.sqlstate || ev->error_code == e.sqlstate;
+        bool code =
+            e.sqlstate.empty() || ev->sqlstate == e.sqlstate || ev->error_code == e.sqlstate;
         bool msg = message.Matches(ev->message);
         bool det = detail.Matches(ev->detail);
         if (code && msg && det) {
@@ -101,8 +104,9 @@ void CheckErrors(const PlanItem& item, const PlannedExpect& expect, const TrialR
         if (why.empty()) {
           why = fmt::format("{}: {} failed with {} '{}'{}", s.label, ev->step,
                             ev->error_code.empty() ? ev->sqlstate : ev->error_code, ev->message,
-                            !detail.empty() && !det ? (ev->detail.empty() ? ", no DETAIL" : ", DETAIL not matching")
-                                                    : "");
+                            !detail.empty() && !det
+                                ? (ev->detail.empty() ? ", no DETAIL" : ", DETAIL not matching")
+                                : "");
         }
       }
       if (ok) {
@@ -111,7 +115,8 @@ void CheckErrors(const PlanItem& item, const PlannedExpect& expect, const TrialR
       } else if (!why.empty()) {
         seen.push_back(why);
       } else if (!any_error && (!e.session.empty() || !e.step.empty())) {
-        seen.push_back(fmt::format("{}: {} did not fail", s.label, e.step.empty() ? "no step" : e.step));
+        seen.push_back(
+            fmt::format("{}: {} did not fail", s.label, e.step.empty() ? "no step" : e.step));
       }
     }
     checks->push_back(Check{ErrorText(e), e.sessions.Holds(matched), ""});
@@ -121,18 +126,22 @@ void CheckErrors(const PlanItem& item, const PlannedExpect& expect, const TrialR
   }
 }
 
-void CheckOneOf(const PlanItem& item, const TrialResult& r, std::vector<Check>* checks, std::vector<int>* held) {
+void CheckOneOf(const PlanItem& item, const TrialResult& r, std::vector<Check>* checks,
+                std::vector<int>* held) {
   const std::vector<PlannedAlternative>& alts = item.expect.one_of;
   if (alts.empty()) return;
   size_t offset = item.expect.final.size();  // this alternative's finals in r.finals
   std::vector<std::string> texts, failures;
   for (size_t i = 0; i < alts.size(); ++i) {
-    PlanItem alone;  // what EvaluateTrial reads: the sessions, the outcome, this alternative's checks
+    PlanItem
+        alone;  // what EvaluateTrial reads: the sessions, the outcome, this alternative's checks
     alone.sessions = item.sessions;
-    for (PlannedSession& s : alone.sessions) {  // probe steps are checked once, by the trial, not per alternative
-      s.steps.erase(std::remove_if(s.steps.begin(), s.steps.end(),
-                                   [](const PlannedStep& step) { return step.kind == StepKind::kProbe; }),
-                    s.steps.end());
+    for (PlannedSession& s :
+         alone.sessions) {  // probe steps are checked once, by the trial, not per alternative
+      s.steps.erase(
+          std::remove_if(s.steps.begin(), s.steps.end(),
+                         [](const PlannedStep& step) { return step.kind == StepKind::kProbe; }),
+          s.steps.end());
     }
     alone.outcome = item.outcome;
     alone.expect = alts[i].checks;
@@ -156,24 +165,28 @@ void CheckOneOf(const PlanItem& item, const TrialResult& r, std::vector<Check>* 
       failures.push_back(fmt::format("{}: {}", alts[i].name, first_failure));
     }
   }
-  checks->push_back(Check{fmt::format("one of: {}", fmt::join(texts, " or ")), !held->empty(),
-                          held->empty() ? fmt::format("none held: {}", fmt::join(failures, "; ")) : ""});
+  checks->push_back(
+      Check{fmt::format("one of: {}", fmt::join(texts, " or ")), !held->empty(),
+            held->empty() ? fmt::format("none held: {}", fmt::join(failures, "; ")) : ""});
 }
 
-std::vector<ExpectationTally> AlternativeFractionTallies(const PlanItem& item, const std::vector<int>& alternative_trials,
+std::vector<ExpectationTally> AlternativeFractionTallies(const PlanItem& item,
+                                                         const std::vector<int>& alternative_trials,
                                                          int trials) {
   std::vector<ExpectationTally> out;
   for (size_t i = 0; i < item.expect.one_of.size(); ++i) {
     const PlannedAlternative& alt = item.expect.one_of[i];
     if (!alt.min_fraction) continue;
     ExpectationTally t;
-    t.text = fmt::format("one_of '{}' held in >= {:g}% of trials", alt.name, *alt.min_fraction * 100);
+    t.text =
+        fmt::format("one_of '{}' held in >= {:g}% of trials", alt.name, *alt.min_fraction * 100);
     t.passed = i < alternative_trials.size() ? alternative_trials[i] : 0;
     t.failed = trials - t.passed;
     t.min_fraction = alt.min_fraction;
     if (t.Failing()) {
-      t.first_failure = fmt::format("held in {} of {} trials ({:.1f}%), fewer than {:g}%", t.passed, trials,
-                                    trials > 0 ? 100.0 * t.passed / trials : 0.0, *alt.min_fraction * 100);
+      t.first_failure =
+          fmt::format("held in {} of {} trials ({:.1f}%), fewer than {:g}%", t.passed, trials,
+                      trials > 0 ? 100.0 * t.passed / trials : 0.0, *alt.min_fraction * 100);
     }
     out.push_back(std::move(t));
   }

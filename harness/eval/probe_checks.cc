@@ -1,8 +1,9 @@
 // Probe steps: what racelab's control connection read between a session's steps (step_checks.h;
-// issue 11 item 10a; docs/scenario-format.md "`probe`: what another transaction sees, mid-history").
-#include <algorithm>
-
+// issue 11 item 10a; docs/scenario-format.md "`probe`: what another transaction sees,
+// mid-history").
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "harness/eval/step_checks.h"
 
@@ -23,12 +24,15 @@ void CheckProbes(const PlanItem& item, const TrialResult& r, std::vector<Check>*
         if (ev == nullptr) continue;
         ++ran;
         if (!ev->read) {
-          wrong.push_back(fmt::format("{} got no rows: {}", s.label, ev->message.empty() ? "failed" : ev->message));
+          wrong.push_back(fmt::format("{} got no rows: {}", s.label,
+                                      ev->message.empty() ? "failed" : ev->message));
         } else if (*ev->read != step.equals) {
           wrong.push_back(fmt::format("{} read [{}]", s.label, fmt::join(*ev->read, ", ")));
         }
       }
-      AddCheck(checks, fmt::format("probe {}/{} reads [{}]", first.role, step.name, fmt::join(step.equals, ", ")),
+      AddCheck(checks,
+               fmt::format("probe {}/{} reads [{}]", first.role, step.name,
+                           fmt::join(step.equals, ", ")),
                ran > 0 && wrong.empty(),
                ran == 0 ? fmt::format("probe {}/{} did not run", first.role, step.name)
                         : fmt::format("{}", fmt::join(wrong, "; ")));

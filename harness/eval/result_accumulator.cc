@@ -1,8 +1,8 @@
 #include "harness/eval/result_accumulator.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "harness/eval/evaluator.h"
 #include "harness/eval/outcome_checks.h"
@@ -18,7 +18,9 @@ std::optional<DetailsPolicy> ParseDetailsPolicy(std::string_view text) {
 }
 
 const char* DetailsPolicyName(DetailsPolicy policy) {
-  return policy == DetailsPolicy::kNone ? "none" : policy == DetailsPolicy::kFailed ? "failed" : "all";
+  return policy == DetailsPolicy::kNone     ? "none"
+         : policy == DetailsPolicy::kFailed ? "failed"
+                                            : "all";
 }
 
 ResultAccumulator::ResultAccumulator(const PlanItem& item, DetailsPolicy policy)
@@ -113,8 +115,10 @@ ResultSummary ResultAccumulator::Finish(const std::string& item_error) {
   summary_.item = &item_;
   s.blocked_ms = ComputePercentiles(std::move(blocked_ms_));
   s.skew_us = ComputePercentiles(std::move(skew_us_));
-  // one_of alternatives with a min_fraction: judged over the result, so they are tallies of their own.
-  for (ExpectationTally& tally : AlternativeFractionTallies(item_, s.alternative_trials, s.trials)) {
+  // one_of alternatives with a min_fraction: judged over the result, so they are tallies of their
+  // own.
+  for (ExpectationTally& tally :
+       AlternativeFractionTallies(item_, s.alternative_trials, s.trials)) {
     any_fail_ = any_fail_ || tally.Failing();
     s.expectations.push_back(std::move(tally));
   }
@@ -122,9 +126,13 @@ ResultSummary ResultAccumulator::Finish(const std::string& item_error) {
     any_error_ = true;
     if (s.error.empty()) s.error = item_error;
   }
-  s.verdict = any_error_ ? Verdict::kError : any_fail_ ? Verdict::kFail : interrupted_ ? Verdict::kInterrupted : Verdict::kPass;
+  s.verdict = any_error_     ? Verdict::kError
+              : any_fail_    ? Verdict::kFail
+              : interrupted_ ? Verdict::kInterrupted
+                             : Verdict::kPass;
   if (policy_ == DetailsPolicy::kFailed) {
-    // Without a failing trial the candidate is the representative; with one, the first kept trial is.
+    // Without a failing trial the candidate is the representative; with one, the first kept trial
+    // is.
     if (candidate_) s.trial_details.push_back(std::move(*candidate_));
     candidate_.reset();
     s.representative_trial = 0;

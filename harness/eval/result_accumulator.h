@@ -1,6 +1,6 @@
-// ResultAccumulator: one PlanItem's trials folded into a ResultSummary one trial at a time (stage 4),
-// so a run's memory does not grow with its trials: only the aggregates (histograms, tallies, the
-// blocked-time and skew samples) and the trials `--details` keeps are held.
+// ResultAccumulator: one PlanItem's trials folded into a ResultSummary one trial at a time (stage
+// 4), so a run's memory does not grow with its trials: only the aggregates (histograms, tallies,
+// the blocked-time and skew samples) and the trials `--details` keeps are held.
 //
 // What is kept (DetailsPolicy, `racelab run --details`):
 //   kAll    every trial (the reports' trial_details hold all of them; memory grows with trials);
@@ -44,8 +44,9 @@ class ResultAccumulator {
   ResultSummary Finish(const std::string& item_error);
 
   // The summary of an item a stop request (SIGINT/SIGTERM) cut short: `why` goes to
-  // ResultSummary::interrupted, and the verdict is the trials' — error or fail when a trial that ran
-  // was, else `interrupted` (never pass: not every planned trial ran). Leaves the accumulator empty.
+  // ResultSummary::interrupted, and the verdict is the trials' — error or fail when a trial that
+  // ran was, else `interrupted` (never pass: not every planned trial ran). Leaves the accumulator
+  // empty.
   ResultSummary FinishInterrupted(const std::string& why);
 
  private:
@@ -59,10 +60,11 @@ class ResultAccumulator {
   bool interrupted_ = false;  // FinishInterrupted: a stop request ended the item early
   int failing_kept_ = 0;
   // The representative so far, while it is not one of the kept failing trials: the first trial with
-  // a lock wait, else the first trial. It becomes a kept trial at Finish (kFailed) when no trial failed.
+  // a lock wait, else the first trial. It becomes a kept trial at Finish (kFailed) when no trial
+  // failed.
   std::optional<TrialVerdict> candidate_;
   bool candidate_waited_ = false;
-  bool have_failure_ = false;  // the representative is the first failing trial
+  bool have_failure_ = false;       // the representative is the first failing trial
   int representative_number_ = -1;  // TrialResult::index of the representative, -1 before any trial
 };
 

@@ -1,5 +1,5 @@
-// expect.timing: how long a step took (send to answer), or how long after another session's step was
-// sent it answered; and whether it was seen waiting (step_checks.h; issue 11 item 9;
+// expect.timing: how long a step took (send to answer), or how long after another session's step
+// was sent it answered; and whether it was seen waiting (step_checks.h; issue 11 item 9;
 // docs/scenario-format.md "Timing of steps").
 //
 // Which way load moves each quantity — and so how each bound is judged:
@@ -7,19 +7,21 @@
 //   for it; load only lengthens it — unless the step waited and another session ended the wait:
 //   then a late start of the step shortens it, and min_ms is lowered by that measured late start
 //   (LateStartUs), and by nothing else. max_ms is widened by the lateness
-//   measured on that interval (MeasuredLateness: the step's own late_us, plus its blockers' paths when
-//   it waited).
-// - With `after: R.S`, the time from R.S's send to the step's answer. When the step answers only after
-//   R.S released it (it waited for R.S, or ran after it), every part of that interval — R.S reaching
-//   the server, its commit, the wake-up of the waiter, the waiter's answer — is work load can only
-//   delay, so min_ms (default 0: "after R.S was sent") is taken as written. max_ms is widened by the
-//   lateness measured on the interval on both paths: the timed session's (its steps' late_us and
-//   racelab's gaps), R's (R.S's own late_us and whatever R ran inside the interval) and any other
-//   session the step waited on. The reference is R.S's *send*, not its answer: R's worker waking late
-//   to read R.S's answer would move an answer-based reference later and could break a lower bound.
-#include <algorithm>
-
+//   measured on that interval (MeasuredLateness: the step's own late_us, plus its blockers' paths
+//   when it waited).
+// - With `after: R.S`, the time from R.S's send to the step's answer. When the step answers only
+// after
+//   R.S released it (it waited for R.S, or ran after it), every part of that interval — R.S
+//   reaching the server, its commit, the wake-up of the waiter, the waiter's answer — is work load
+//   can only delay, so min_ms (default 0: "after R.S was sent") is taken as written. max_ms is
+//   widened by the lateness measured on the interval on both paths: the timed session's (its steps'
+//   late_us and racelab's gaps), R's (R.S's own late_us and whatever R ran inside the interval) and
+//   any other session the step waited on. The reference is R.S's *send*, not its answer: R's worker
+//   waking late to read R.S's answer would move an answer-based reference later and could break a
+//   lower bound.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "harness/eval/lateness.h"
 #include "harness/eval/step_checks.h"
@@ -29,17 +31,19 @@ namespace {
 
 std::string BoundsText(const std::optional<double>& min_ms, const std::optional<double>& max_ms) {
   if (min_ms && max_ms) {
-    return fmt::format(">= {} ms and <= {} ms + measured lateness", MsText(*min_ms), MsText(*max_ms));
+    return fmt::format(">= {} ms and <= {} ms + measured lateness", MsText(*min_ms),
+                       MsText(*max_ms));
   }
   if (min_ms) return fmt::format(">= {} ms", MsText(*min_ms));
   return fmt::format("<= {} ms + measured lateness", MsText(*max_ms));
 }
 
-std::string TextOf(const PlannedTiming& t, const std::string& where, const std::optional<double>& min_ms) {
+std::string TextOf(const PlannedTiming& t, const std::string& where,
+                   const std::optional<double>& min_ms) {
   std::string text;
   if (!t.after_session.empty()) {
-    text = fmt::format("{} answered {} after {}/{} was sent", where, BoundsText(min_ms, t.max_ms), t.after_session,
-                       t.after_step);
+    text = fmt::format("{} answered {} after {}/{} was sent", where, BoundsText(min_ms, t.max_ms),
+                       t.after_session, t.after_step);
   } else if (min_ms || t.max_ms) {
     text = fmt::format("{} took {}, send to answer", where, BoundsText(min_ms, t.max_ms));
   } else {
@@ -66,11 +70,15 @@ void CheckTiming(const PlanItem& item, const TrialResult& r, std::vector<Check>*
   for (const PlannedTiming& t : item.expect.timing) {
     const bool after = !t.after_session.empty();
     // With `after`, "answered after R.S was sent" unless the file says otherwise.
-    const std::optional<double> min_ms = t.min_ms ? t.min_ms : after ? std::optional<double>(0.0) : std::nullopt;
-    const int instances = static_cast<int>(std::count_if(
-        item.sessions.begin(), item.sessions.end(), [&](const PlannedSession& s) { return s.role == t.session; }));
-    const std::string where = instances > 1 ? fmt::format("each of the {} {}/{}", instances, t.session, t.step)
-                                            : t.session + "/" + t.step;
+    const std::optional<double> min_ms = t.min_ms ? t.min_ms
+                                         : after  ? std::optional<double>(0.0)
+                                                  : std::nullopt;
+    const int instances = static_cast<int>(
+        std::count_if(item.sessions.begin(), item.sessions.end(),
+                      [&](const PlannedSession& s) { return s.role == t.session; }));
+    const std::string where =
+        instances > 1 ? fmt::format("each of the {} {}/{}", instances, t.session, t.step)
+                      : t.session + "/" + t.step;
     const std::string ref_label = after ? LabelOf(item, t.after_session) : "";
     bool ok = true;
     double widened_ms = 0;
@@ -102,22 +110,29 @@ void CheckTiming(const PlanItem& item, const TrialResult& r, std::vector<Check>*
         }
         const double allowance_ms = t.max_ms ? (own_us + others_us) / 1000.0 : 0.0;
         widened_ms = std::max(widened_ms, allowance_ms);
-        const std::string took = after ? fmt::format("{}/{} answered {} ms after {}/{} was sent", s.label, t.step,
-                                                     MsText(ms), ref_label, t.after_step)
-                                       : fmt::format("{}/{} took {} ms", s.label, t.step, MsText(ms));
+        const std::string took =
+            after ? fmt::format("{}/{} answered {} ms after {}/{} was sent", s.label, t.step,
+                                MsText(ms), ref_label, t.after_step)
+                  : fmt::format("{}/{} took {} ms", s.label, t.step, MsText(ms));
         // A step's own time starts at its send: a late start shortens a wait another session ends.
-        const double lower_ms = !min_ms ? 0.0 : after ? *min_ms : LowerBoundMs(item, *min_ms, r, *ev);
+        const double lower_ms = !min_ms ? 0.0
+                                : after ? *min_ms
+                                        : LowerBoundMs(item, *min_ms, r, *ev);
         if (min_ms && ms < lower_ms) {
-          why = fmt::format("{} < {}", took,
-                            after ? MsText(*min_ms) + " ms" : LowerBoundText(item, *min_ms, r, *ev));
+          why =
+              fmt::format("{} < {}", took,
+                          after ? MsText(*min_ms) + " ms" : LowerBoundText(item, *min_ms, r, *ev));
         } else if (t.max_ms && ms > *t.max_ms + allowance_ms) {
-          why = fmt::format("{} > {} ms + {} ms measured lateness ({} {}, {} {})", took, MsText(*t.max_ms),
-                            MsText(allowance_ms), after ? "its path" : "own", MsText(own_us / 1000.0),
-                            after ? "others'" : "blockers'", MsText(others_us / 1000.0));
+          why = fmt::format("{} > {} ms + {} ms measured lateness ({} {}, {} {})", took,
+                            MsText(*t.max_ms), MsText(allowance_ms), after ? "its path" : "own",
+                            MsText(own_us / 1000.0), after ? "others'" : "blockers'",
+                            MsText(others_us / 1000.0));
         } else if (t.waited && ev->lock_wait != *t.waited) {
-          why = ev->lock_wait ? fmt::format("{}/{} was seen in a lock wait on {} ({}, held by [{}])", s.label, t.step,
-                                            ev->wait_event, ev->lock_wait_source, fmt::join(ev->blocked_by, ", "))
-                              : fmt::format("{}/{} was not seen in a lock wait", s.label, t.step);
+          why = ev->lock_wait
+                    ? fmt::format("{}/{} was seen in a lock wait on {} ({}, held by [{}])", s.label,
+                                  t.step, ev->wait_event, ev->lock_wait_source,
+                                  fmt::join(ev->blocked_by, ", "))
+                    : fmt::format("{}/{} was not seen in a lock wait", s.label, t.step);
         }
       }
       if (!why.empty() && ok) detail = why;

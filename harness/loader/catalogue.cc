@@ -45,7 +45,9 @@ Result<std::vector<std::string>> FilesIn(const std::string& dir, bool (*wanted)(
   return files;
 }
 
-Result<std::vector<std::string>> ScenarioFilesIn(const std::string& dir) { return FilesIn(dir, &IsScenarioFile); }
+Result<std::vector<std::string>> ScenarioFilesIn(const std::string& dir) {
+  return FilesIn(dir, &IsScenarioFile);
+}
 
 // Scenarios gathered so far; the same file selected twice is kept once, two files with one name
 // fail. A file that does not load is recorded and loading goes on, so that every such file's errors
@@ -87,34 +89,39 @@ class Collection {
     Result<std::vector<std::string>> files = ScenarioFilesIn(dir);
     if (!files.ok()) return files.status();
     if (files->empty()) {
-      return Status::Usage(
-          fmt::format("{}: no scenario file (*.yaml, *.yml) in this folder", dir));
+      return Status::Usage(fmt::format("{}: no scenario file (*.yaml, *.yml) in this folder", dir));
     }
     for (const std::string& file : *files) {
       if (Status status = AddFile(file); !status.ok()) return status;
     }
     return Status::Ok();
   }
-  // Every file that did not load, each with its own errors (file:line:col: field: …), in load order,
-  // then how many of the files read did not load — or the one error alone when one file was read.
-  // A selector that names nothing (an unknown name, a missing path, a folder without scenario files).
+  // Every file that did not load, each with its own errors (file:line:col: field: …), in load
+  // order, then how many of the files read did not load — or the one error alone when one file was
+  // read. A selector that names nothing (an unknown name, a missing path, a folder without scenario
+  // files).
   void SelectorFailed(const std::string& message) { selector_errors_.push_back(message); }
-  // Every file that did not load, each with its own errors (file:line:col: field: …), in load order,
-  // then every selector that named nothing, then a count — or the one error alone when it is all.
+  // Every file that did not load, each with its own errors (file:line:col: field: …), in load
+  // order, then every selector that named nothing, then a count — or the one error alone when it is
+  // all.
   Status Failed() const {
     const size_t problems = errors_.size() + selector_errors_.size();
     if (problems == 0) return Status::Ok();
-    if (problems == 1 && files_ <= 1) return Status::Usage(errors_.empty() ? selector_errors_[0] : errors_[0]);
+    if (problems == 1 && files_ <= 1)
+      return Status::Usage(errors_.empty() ? selector_errors_[0] : errors_[0]);
     std::vector<std::string> lines = errors_;
     lines.insert(lines.end(), selector_errors_.begin(), selector_errors_.end());
-    std::string count = errors_.empty() ? "" : fmt::format("{} of {} scenario files did not load", errors_.size(), files_);
+    std::string count = errors_.empty() ? ""
+                                        : fmt::format("{} of {} scenario files did not load",
+                                                      errors_.size(), files_);
     if (!selector_errors_.empty()) {
-      count += fmt::format("{}{} selection{} found nothing", count.empty() ? "" : ", ", selector_errors_.size(),
-                           selector_errors_.size() == 1 ? "" : "s");
+      count += fmt::format("{}{} selection{} found nothing", count.empty() ? "" : ", ",
+                           selector_errors_.size(), selector_errors_.size() == 1 ? "" : "s");
     }
-    return Status::Usage(fmt::format("{}\n{} (each error above); nothing was loaded: fix them, or select the "
-                                     "files that load",
-                                     fmt::join(lines, "\n"), count));
+    return Status::Usage(
+        fmt::format("{}\n{} (each error above); nothing was loaded: fix them, or select the "
+                    "files that load",
+                    fmt::join(lines, "\n"), count));
   }
   std::vector<Scenario> Take() { return std::move(scenarios_); }
   static Status Interrupted() { return Status::Usage("interrupted while loading scenarios"); }
@@ -123,9 +130,10 @@ class Collection {
   const std::function<bool()>& stop_;
   std::vector<Scenario> scenarios_;
   std::vector<fs::path> paths_;
-  std::vector<std::string> errors_;  // one entry per file that did not load (its message: one line per error)
+  std::vector<std::string>
+      errors_;  // one entry per file that did not load (its message: one line per error)
   std::vector<std::string> selector_errors_;
-  int files_ = 0;                    // files read
+  int files_ = 0;  // files read
 };
 
 // Finds the scenario called `name` in `dir`: NAME.yaml / NAME.yml first, then every file.
@@ -133,10 +141,10 @@ Result<Scenario> FindByName(const std::string& name, const std::string& dir,
                             const Collection& collection) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    return Status::Usage(
-        fmt::format("'{}' is not a file, a folder, or a scenario name: the "
-                    "scenario folder '{}' does not exist (give --scenarios DIR or set RACELAB_SCENARIOS)",
-                    name, dir));
+    return Status::Usage(fmt::format(
+        "'{}' is not a file, a folder, or a scenario name: the "
+        "scenario folder '{}' does not exist (give --scenarios DIR or set RACELAB_SCENARIOS)",
+        name, dir));
   }
   for (const char* ext : {".yaml", ".yml"}) {
     fs::path direct = fs::path(dir) / (name + ext);
@@ -191,7 +199,8 @@ std::string DefaultScenarioDir() {
   }
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  const std::vector<std::string> candidates = InstalledScenarioDirs(ec ? "/usr/bin/racelab" : exe.string());
+  const std::vector<std::string> candidates =
+      InstalledScenarioDirs(ec ? "/usr/bin/racelab" : exe.string());
   for (const std::string& candidate : candidates) {
     if (fs::is_directory(candidate, ec)) return fs::path(candidate).lexically_normal().string();
   }

@@ -104,9 +104,10 @@ std::vector<std::string> ReadEngines(YamlReader& reader, const YAML::Node& root)
   for (const auto& [name, item] : *items) {
     if (!Contains(KnownEngines(), name)) {
       std::string hint = Suggest(name, KnownEngines());
-      reader.Error(item, fmt::format("unknown engine '{}' (expected one of: {}){}", name,
-                                     JoinNames(KnownEngines()),
-                                     hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+      reader.Error(item,
+                   fmt::format("unknown engine '{}' (expected one of: {}){}", name,
+                               JoinNames(KnownEngines()),
+                               hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
     } else if (Contains(engines, name)) {
       reader.Error(item, fmt::format("engine '{}' is listed twice", name));
     } else {

@@ -20,13 +20,14 @@ namespace racelab::internal {
 // The engine names a scenario may list: postgresql, mariadb, sqlite.
 const std::vector<std::string>& KnownEngines();
 
-// The top-level `engines` of `root` (a list of known engine names, no duplicates), or {"postgresql"}
-// when absent. Errors go to `reader` (then the engines read so far, or {"postgresql"}, are returned).
+// The top-level `engines` of `root` (a list of known engine names, no duplicates), or
+// {"postgresql"} when absent. Errors go to `reader` (then the engines read so far, or
+// {"postgresql"}, are returned).
 std::vector<std::string> ReadEngines(YamlReader& reader, const YAML::Node& root);
 
 // Replaces every engine map under `root` (root's values, recursively) by its entry for `engine`.
-// Errors (reported once per map and engine): an engine map without an entry for `engine` and without
-// `default`; an entry for an engine the scenario does not list (`engines`).
+// Errors (reported once per map and engine): an engine map without an entry for `engine` and
+// without `default`; an entry for an engine the scenario does not list (`engines`).
 void ResolveEngineMaps(YamlReader& reader, YAML::Node root, const std::string& engine,
                        const std::vector<std::string>& engines);
 

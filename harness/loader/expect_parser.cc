@@ -7,7 +7,6 @@
 #include <unordered_set>
 
 #include "harness/loader/limits.h"
-
 #include "harness/loader/loader_context.h"
 
 namespace racelab::internal {
@@ -92,15 +91,18 @@ void ReadStepRows(LoadContext& ctx, const Ref& item, StepRowsSpec& out) {
   if (const Ref* r = f->Get("rows")) out.rows = ReadExpr(ctx, *r, NumberRule::kCount).value_or("");
   if (const Ref* r = f->Get("sqlstate")) out.sqlstate = ReadErrorKey(ctx, *r);
   if ((f->Get("rows") != nullptr) == (f->Get("sqlstate") != nullptr)) {
-    ctx.reader.Error(item, "a step_rows entry has rows (the step returned that many rows) or sqlstate (it failed "
-                           "with that code), exactly one of them");
+    ctx.reader.Error(
+        item,
+        "a step_rows entry has rows (the step returned that many rows) or sqlstate (it failed "
+        "with that code), exactly one of them");
   }
   if (const Ref* r = f->Get("sessions")) out.sessions = ReadCount(ctx, *r).value_or(CountExpr(""));
 }
 
 void ReadBlocked(LoadContext& ctx, const Ref& item, BlockedSpec& out) {
   std::optional<Fields> f =
-      ctx.reader.Map(item, {"session", "step", "min_ms", "max_ms", "by", "instances", "wait_event"}, {"session", "step"});
+      ctx.reader.Map(item, {"session", "step", "min_ms", "max_ms", "by", "instances", "wait_event"},
+                     {"session", "step"});
   if (!f) return;
   const SessionSpec* role = nullptr;
   if (const Ref* r = f->Get("session")) {
@@ -131,8 +133,9 @@ void ReadRead(LoadContext& ctx, const Ref& item, ReadSpec& out) {
       if (role != nullptr && &session != role) continue;
       const Step* step = FindStep(session, out.step);
       if (step != nullptr && step->kind != StepKind::kSql) {
-        ctx.reader.Error(*r, fmt::format("step '{}' of session '{}' is not an sql step: it reads nothing",
-                                         out.step, session.name));
+        ctx.reader.Error(
+            *r, fmt::format("step '{}' of session '{}' is not an sql step: it reads nothing",
+                            out.step, session.name));
         break;
       }
     }
@@ -152,8 +155,10 @@ void ReadFinal(LoadContext& ctx, const Ref& item, FinalCheck& out) {
   std::optional<Fields> f = ctx.reader.Map(item, {"sql", "equals", "any_of"}, {"sql"});
   if (!f) return;
   if ((f->Get("equals") != nullptr) == (f->Get("any_of") != nullptr)) {
-    ctx.reader.Error(item, "a final entry has equals (one value) or any_of (a list of values, any of which "
-                           "passes), exactly one of them");
+    ctx.reader.Error(
+        item,
+        "a final entry has equals (one value) or any_of (a list of values, any of which "
+        "passes), exactly one of them");
   }
   if (const Ref* r = f->Get("any_of")) ReadFinalAnyOf(ctx, *r, out);
   if (const Ref* r = f->Get("sql")) {
@@ -217,14 +222,16 @@ ExpectSpec ReadExpectFields(LoadContext& ctx, const Fields& f) {
         ctx, *r, [&](const Ref& item, BlockedSpec& out) { ReadBlocked(ctx, item, out); });
   }
   if (const Ref* r = f.Get("reads")) {
-    spec.reads = ReadList<ReadSpec>(ctx, *r, [&](const Ref& item, ReadSpec& out) { ReadRead(ctx, item, out); });
+    spec.reads = ReadList<ReadSpec>(
+        ctx, *r, [&](const Ref& item, ReadSpec& out) { ReadRead(ctx, item, out); });
   }
   if (const Ref* r = f.Get("final")) {
     spec.final = ReadList<FinalCheck>(
         ctx, *r, [&](const Ref& item, FinalCheck& out) { ReadFinal(ctx, item, out); });
   }
   if (const Ref* r = f.Get("errors")) {
-    spec.errors = ReadList<ErrorSpec>(ctx, *r, [&](const Ref& item, ErrorSpec& out) { ReadError(ctx, item, out); });
+    spec.errors = ReadList<ErrorSpec>(
+        ctx, *r, [&](const Ref& item, ErrorSpec& out) { ReadError(ctx, item, out); });
   }
   if (const Ref* r = f.Get("one_of")) spec.one_of = ReadOneOf(ctx, *r);
   if (const Ref* r = f.Get("timing")) spec.timing = ReadTiming(ctx, *r);
@@ -278,18 +285,21 @@ void ReadOutcome(LoadContext& ctx, const Ref& ref) {
   }
 }
 
-// True when the evaluator checks something for `e` (harness/eval/evaluator.cc): an empty `sqlstates`
-// still checks "no other SQLSTATE"; `distinct_claims: false` and empty lists check nothing.
+// True when the evaluator checks something for `e` (harness/eval/evaluator.cc): an empty
+// `sqlstates` still checks "no other SQLSTATE"; `distinct_claims: false` and empty lists check
+// nothing.
 bool HasCheck(const ExpectSpec& e) {
   return e.winners || e.sqlstates || e.distinct_claims.value_or(false) || e.lock_waits ||
          (e.step_rows && !e.step_rows->empty()) || (e.blocked && !e.blocked->empty()) ||
-         (e.reads && !e.reads->empty()) || (e.final && !e.final->empty()) || (e.errors && !e.errors->empty()) ||
-         (e.one_of && !e.one_of->empty()) || (e.timing && !e.timing->empty());
+         (e.reads && !e.reads->empty()) || (e.final && !e.final->empty()) ||
+         (e.errors && !e.errors->empty()) || (e.one_of && !e.one_of->empty()) ||
+         (e.timing && !e.timing->empty());
 }
 
 namespace {
 
-// The base with `over`'s fields replacing it where set — the planner's rule (planner.cc PlanExpect).
+// The base with `over`'s fields replacing it where set — the planner's rule (planner.cc
+// PlanExpect).
 ExpectSpec Merged(ExpectSpec base, const ExpectSpec& over) {
   if (over.winners) base.winners = over.winners;
   if (over.sqlstates) base.sqlstates = over.sqlstates;
@@ -306,11 +316,12 @@ ExpectSpec Merged(ExpectSpec base, const ExpectSpec& over) {
 }
 
 constexpr const char* kCheckKeys =
-    "winners, sqlstates, distinct_claims: true, lock_waits, step_rows, blocked, reads, final, errors, one_of or "
+    "winners, sqlstates, distinct_claims: true, lock_waits, step_rows, blocked, reads, final, "
+    "errors, one_of or "
     "timing";
 
-// Every level the scenario runs checks something: a trial with no check would pass whatever happened.
-// A probe step checks what it reads, at every level.
+// Every level the scenario runs checks something: a trial with no check would pass whatever
+// happened. A probe step checks what it reads, at every level.
 bool HasProbe(const Scenario& s) {
   for (const SessionSpec& session : s.sessions) {
     for (const Step& step : session.steps) {
@@ -329,13 +340,15 @@ void CheckEveryLevel(LoadContext& ctx, const Ref& expect, const std::map<Isolati
     if (HasCheck(spec)) continue;
     auto ref = at.find(level);
     if (ref != at.end()) {
-      ctx.reader.Error(ref->second, fmt::format("leaves nothing to check at {}: a trial there would pass "
-                                                "whatever happened (keep or set one of {})",
-                                                IsolationName(level), kCheckKeys));
+      ctx.reader.Error(ref->second,
+                       fmt::format("leaves nothing to check at {}: a trial there would pass "
+                                   "whatever happened (keep or set one of {})",
+                                   IsolationName(level), kCheckKeys));
     } else {
-      ctx.reader.Error(expect, fmt::format("nothing to check at {}: a trial there would pass whatever "
-                                           "happened (set one of {})",
-                                           IsolationName(level), kCheckKeys));
+      ctx.reader.Error(expect,
+                       fmt::format("nothing to check at {}: a trial there would pass whatever "
+                                   "happened (set one of {})",
+                                   IsolationName(level), kCheckKeys));
     }
   }
 }
@@ -344,14 +357,16 @@ void CheckEveryLevel(LoadContext& ctx, const Ref& expect, const std::map<Isolati
 
 void ReportNoExpect(LoadContext& ctx, const Ref& top) {
   if (HasProbe(ctx.scenario)) return;
-  ctx.reader.Error(top.mark, "expect",
-                   fmt::format("no expect: a trial would pass whatever happened (add expect: with one "
-                               "of {})",
-                               kCheckKeys));
+  ctx.reader.Error(
+      top.mark, "expect",
+      fmt::format("no expect: a trial would pass whatever happened (add expect: with one "
+                  "of {})",
+                  kCheckKeys));
 }
 
 bool ReadExpectAndAt(LoadContext& ctx, const Ref& ref, ExpectSpec* expect,
-                     std::map<IsolationLevel, ExpectSpec>* expect_at, std::map<IsolationLevel, Ref>* at_refs_out) {
+                     std::map<IsolationLevel, ExpectSpec>* expect_at,
+                     std::map<IsolationLevel, Ref>* at_refs_out) {
   std::vector<std::string_view> keys = ExpectKeys();
   keys.push_back("at");
   std::optional<Fields> f = ctx.reader.Map(ref, keys);

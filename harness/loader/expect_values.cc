@@ -1,6 +1,7 @@
-// Values an expectation accepts (docs/scenario-format.md "Expect"): counts with bounds (issue 11 item
-// 4a), `errors` entries — a step's or a session's SQLSTATE, message and DETAIL (item 3) — and a final
-// entry's `any_of` (item 10). Every problem is reported at its node: file:line:col and field path.
+// Values an expectation accepts (docs/scenario-format.md "Expect"): counts with bounds (issue 11
+// item 4a), `errors` entries — a step's or a session's SQLSTATE, message and DETAIL (item 3) — and
+// a final entry's `any_of` (item 10). Every problem is reported at its node: file:line:col and
+// field path.
 #include <fmt/format.h>
 
 #include "harness/loader/limits.h"
@@ -18,18 +19,20 @@ std::optional<long> DefaultValue(LoadContext& ctx, const Expr& text) {
   return static_cast<long>(*value);
 }
 
-// A `message` or `detail` pattern: an ECMAScript regular expression that CompileErrorPattern accepts
-// (harness/model/error_pattern.h: no back-reference; libstdc++ refuses an automaton over its state limit).
+// A `message` or `detail` pattern: an ECMAScript regular expression that CompileErrorPattern
+// accepts (harness/model/error_pattern.h: no back-reference; libstdc++ refuses an automaton over
+// its state limit).
 std::string ReadPattern(LoadContext& ctx, const Ref& ref) {
   std::optional<std::string> text = ctx.reader.Text(ref, false, kMaxErrorPatternBytes);
   if (!text) return "";
   try {
     CompileErrorPattern(*text);
   } catch (const std::regex_error& e) {
-    ctx.reader.Error(ref, fmt::format("'{}' is not an ECMAScript regular expression ({}); a pattern is searched "
-                                      "anywhere in the text: write a plain word such as pivot, or escape "
-                                      "( ) [ ] {{ }} . * + ? ^ $ | \\ with a backslash",
-                                      Clip(*text), e.what()));
+    ctx.reader.Error(
+        ref, fmt::format("'{}' is not an ECMAScript regular expression ({}); a pattern is searched "
+                         "anywhere in the text: write a plain word such as pivot, or escape "
+                         "( ) [ ] {{ }} . * + ? ^ $ | \\ with a backslash",
+                         Clip(*text), e.what()));
     return "";
   }
   return *text;
@@ -49,8 +52,10 @@ std::optional<CountExpr> ReadCount(LoadContext& ctx, const Ref& ref) {
   const Ref* most = f->Get("at_most");
   if (least == nullptr && most == nullptr) {
     if (ref.node.size() != 0) return std::nullopt;  // only unknown keys: reported by Map already
-    ctx.reader.Error(ref, "a count with bounds has at_least, at_most or both (e.g. { at_least: 1, at_most: 2 }); "
-                          "an exact count is a number: 1");
+    ctx.reader.Error(
+        ref,
+        "a count with bounds has at_least, at_most or both (e.g. { at_least: 1, at_most: 2 }); "
+        "an exact count is a number: 1");
     return std::nullopt;
   }
   CountExpr count;
@@ -71,9 +76,10 @@ std::optional<CountExpr> ReadCount(LoadContext& ctx, const Ref& ref) {
     std::optional<long> low = DefaultValue(ctx, count.at_least);
     std::optional<long> high = DefaultValue(ctx, count.at_most);
     if (low && high && *low > *high) {
-      ctx.reader.Error(*least, fmt::format("at_least '{}' = {} is greater than at_most '{}' = {}: no count "
-                                           "could pass",
-                                           count.at_least, *low, count.at_most, *high));
+      ctx.reader.Error(*least,
+                       fmt::format("at_least '{}' = {} is greater than at_most '{}' = {}: no count "
+                                   "could pass",
+                                   count.at_least, *low, count.at_most, *high));
       return std::nullopt;
     }
   }
@@ -83,19 +89,22 @@ std::optional<CountExpr> ReadCount(LoadContext& ctx, const Ref& ref) {
 // errors: { session?, step?, sqlstate?, message?, detail?, sessions? } (docs "Errors of a step or a
 // session").
 void ReadError(LoadContext& ctx, const Ref& item, ErrorSpec& out) {
-  std::optional<Fields> f = ctx.reader.Map(item, {"session", "step", "sqlstate", "message", "detail", "sessions"});
+  std::optional<Fields> f =
+      ctx.reader.Map(item, {"session", "step", "sqlstate", "message", "detail", "sessions"});
   if (!f) return;
   const Ref* session = f->Get("session");
   const Ref* step = f->Get("step");
   if (session == nullptr && step == nullptr) {
     ctx.reader.Error(item, "an errors entry names a session (role), a step, or both");
   }
-  if (f->Get("sqlstate") == nullptr && f->Get("message") == nullptr && f->Get("detail") == nullptr) {
+  if (f->Get("sqlstate") == nullptr && f->Get("message") == nullptr &&
+      f->Get("detail") == nullptr) {
     ctx.reader.Error(item, "an errors entry checks sqlstate, message, detail, or several of them");
   }
   if (session == nullptr && f->Get("sessions") == nullptr) {
-    ctx.reader.Error(item, "an errors entry without session needs sessions: how many sessions failed so "
-                           "(with session, the default is every instance of that role)");
+    ctx.reader.Error(item,
+                     "an errors entry without session needs sessions: how many sessions failed so "
+                     "(with session, the default is every instance of that role)");
   }
   const SessionSpec* role = nullptr;
   if (session != nullptr) {
@@ -108,10 +117,13 @@ void ReadError(LoadContext& ctx, const Ref& item, ErrorSpec& out) {
   if (const Ref* r = f->Get("message")) out.message = ReadPattern(ctx, *r);
   if (const Ref* r = f->Get("detail")) {
     out.detail = ReadPattern(ctx, *r);
-    if (ctx.scenario.engine != "postgresql") {  // this reading's engine (the file is read once per engine)
-      ctx.reader.Error(*r, fmt::format("{} sends no DETAIL with its errors (only PostgreSQL does): check message "
-                                       "instead, or write detail in a postgresql: entry of an engine map",
-                                       ctx.scenario.engine));
+    if (ctx.scenario.engine !=
+        "postgresql") {  // this reading's engine (the file is read once per engine)
+      ctx.reader.Error(
+          *r,
+          fmt::format("{} sends no DETAIL with its errors (only PostgreSQL does): check message "
+                      "instead, or write detail in a postgresql: entry of an engine map",
+                      ctx.scenario.engine));
     }
   }
   if (const Ref* r = f->Get("sessions")) out.sessions = ReadCount(ctx, *r);
@@ -127,7 +139,8 @@ void ReadFinalAnyOf(LoadContext& ctx, const Ref& ref, FinalCheck& out) {
   for (const Ref& value : *items) {
     if (value.node.IsNull()) {
       out.any_of.push_back("NULL");  // as `equals: null`: SQL NULL or no row
-    } else if (std::optional<std::string> text = ctx.reader.Text(value, true, limits::kMaxTextBytes)) {
+    } else if (std::optional<std::string> text =
+                   ctx.reader.Text(value, true, limits::kMaxTextBytes)) {
       if (CheckReferences(ctx, value, *text, nullptr)) out.any_of.push_back(*text);
     }
   }

@@ -23,7 +23,8 @@ size_t SubstitutedSize(const std::string& text, const ParamMap& params);
 // Names referenced as ${name} in `text`, in order of appearance (duplicates kept once).
 std::vector<std::string> ReferencedNames(const std::string& text);
 
-// Evaluates "+ - * / ( )" over decimal numbers after SubstituteParams. Errors (kUsage) name the text.
+// Evaluates "+ - * / ( )" over decimal numbers after SubstituteParams. Errors (kUsage) name the
+// text.
 Result<double> EvalNumber(const std::string& text, const ParamMap& params);
 
 // EvalNumber, then requires an integer value (within 1e-9); kUsage error otherwise.

@@ -12,14 +12,14 @@ namespace racelab::internal {
 
 // Ranges name their bounds in harness/loader/limits.h.
 enum class NumberRule {
-  kAnyMs,          // -kMaxDurationMs..kMaxDurationMs (blocked min_ms / max_ms)
-  kDurationMs,     // 0..kMaxDurationMs (sleep_ms, retry initial_ms, cap_ms)
-  kTimeoutMs,      // 1..kMaxDurationMs (await_blocked timeout_ms)
-  kFactor,         // 1..kMaxRetryFactor (retry factor)
-  kCount,          // integer 0..kMaxInteger (winners, SQLSTATE counts, rows, lock_waits)
-  kAttempts,       // integer 1..kMaxRetryAttempts (retry attempts)
-  kSessionCount,   // integer 1..kMaxSessionInstances (a session's count)
-  kFraction,       // 0..1 (one_of min_fraction)
+  kAnyMs,         // -kMaxDurationMs..kMaxDurationMs (blocked min_ms / max_ms)
+  kDurationMs,    // 0..kMaxDurationMs (sleep_ms, retry initial_ms, cap_ms)
+  kTimeoutMs,     // 1..kMaxDurationMs (await_blocked timeout_ms)
+  kFactor,        // 1..kMaxRetryFactor (retry factor)
+  kCount,         // integer 0..kMaxInteger (winners, SQLSTATE counts, rows, lock_waits)
+  kAttempts,      // integer 1..kMaxRetryAttempts (retry attempts)
+  kSessionCount,  // integer 1..kMaxSessionInstances (a session's count)
+  kFraction,      // 0..1 (one_of min_fraction)
 };
 
 // EvalNumber(text, params), then checks `rule`. The error message has no location, e.g.

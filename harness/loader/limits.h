@@ -45,8 +45,9 @@ inline constexpr size_t kMaxTags = 32;
 inline constexpr size_t kMaxParams = 100;
 inline constexpr size_t kMaxRoles = 100;  // entries of `sessions`
 inline constexpr size_t kMaxStepsPerSession = 500;
-inline constexpr size_t kMaxListItems = 100;  // any other list or mapping: settings, capture,
-                                              // retry.sqlstates, sqlstates, step_rows, blocked, final
+inline constexpr size_t kMaxListItems =
+    100;  // any other list or mapping: settings, capture,
+          // retry.sqlstates, sqlstates, step_rows, blocked, final
 // Session instances in one plan item (sum of every role's count): each is a thread and a
 // connection.
 inline constexpr long kMaxSessionInstances = 1000;

@@ -72,13 +72,15 @@ void CheckSessionLinks(LoadContext& ctx);
 // step_parser.cc: reads one session's `steps` list. `role` indexes ctx.scenario.sessions.
 std::vector<Step> ReadSteps(LoadContext& ctx, const Ref& ref, size_t role);
 
-// probe_parser.cc: a `probe` step's SQL (its value; it may use the session's earlier `captures`) and
-// its `equals` (params only) and `timeout_ms`; `item` is the step's mapping, for the missing-equals error.
-void ReadProbeValue(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& captures, Step& step);
+// probe_parser.cc: a `probe` step's SQL (its value; it may use the session's earlier `captures`)
+// and its `equals` (params only) and `timeout_ms`; `item` is the step's mapping, for the
+// missing-equals error.
+void ReadProbeValue(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& captures,
+                    Step& step);
 void ReadProbeFields(LoadContext& ctx, const Ref& item, const Fields& fields, Step& step);
 
-// timing_parser.cc: `expect.timing` (REQUIRES: sessions have been read), and the keys `instances` and
-// `wait_event` of one `expect.blocked` entry.
+// timing_parser.cc: `expect.timing` (REQUIRES: sessions have been read), and the keys `instances`
+// and `wait_event` of one `expect.blocked` entry.
 std::optional<std::vector<TimingSpec>> ReadTiming(LoadContext& ctx, const Ref& ref);
 void ReadBlockedCounts(LoadContext& ctx, const Fields& fields, BlockedSpec& out);
 
@@ -91,7 +93,8 @@ void ReportNoExpect(LoadContext& ctx, const Ref& top);
 // An `expect` mapping with its `at:` levels into *expect / *expect_at (and where each level was
 // written); false when `ref` is not a mapping. ReadExpect and a permutation's expect use it.
 bool ReadExpectAndAt(LoadContext& ctx, const Ref& ref, ExpectSpec* expect,
-                     std::map<IsolationLevel, ExpectSpec>* expect_at, std::map<IsolationLevel, Ref>* at_refs);
+                     std::map<IsolationLevel, ExpectSpec>* expect_at,
+                     std::map<IsolationLevel, Ref>* at_refs);
 
 // expect_parser.cc, for the expect readers in other files: one expect mapping's keys (no `at`), the
 // keys it allows, whether it checks anything, and references to roles and steps (an unknown one is
@@ -113,7 +116,8 @@ void ReadFinalAnyOf(LoadContext& ctx, const Ref& ref, FinalCheck& out);
 // expect_alternatives.cc: `one_of`, a list of at least two alternatives (issue 11 item 4b/c).
 std::optional<std::vector<ExpectAlternative>> ReadOneOf(LoadContext& ctx, const Ref& ref);
 
-// order_parser.cc: `order` into ctx.scenario.order; REQUIRES: sessions, outcome and params are read.
+// order_parser.cc: `order` into ctx.scenario.order; REQUIRES: sessions, outcome and params are
+// read.
 void ReadOrder(LoadContext& ctx, const Ref& ref);
 
 // A hint for a YAML syntax error at 1-based `line` of `text`, or "".

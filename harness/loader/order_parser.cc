@@ -1,6 +1,7 @@
 // `order:` — the permutations of an ordered scenario (docs/scenario-format.md "Ordered steps and
 // permutations"): `all`, or a list whose items are a list of SESSION.STEP entries or a mapping
-// { steps: [...], expect: {...} }. REQUIRES: sessions (and outcome, for an expect override) are read.
+// { steps: [...], expect: {...} }. REQUIRES: sessions (and outcome, for an expect override) are
+// read.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,8 +24,8 @@ std::vector<std::string> StepNames(const SessionSpec& role) {
 
 // Resolves "SESSION.STEP" (`what` names it in messages: "'a.x'", "marker 'a.x'"); false (error
 // reported at `ref`) when it names nothing.
-bool Resolve(LoadContext& ctx, const Ref& ref, const std::string& text, std::string* session, std::string* step,
-             int* role_index) {
+bool Resolve(LoadContext& ctx, const Ref& ref, const std::string& text, std::string* session,
+             std::string* step, int* role_index) {
   const size_t dot = text.find('.');
   if (dot == std::string::npos || dot == 0 || dot + 1 == text.size()) {
     ctx.reader.Error(ref, fmt::format("'{}' is not SESSION.STEP (e.g. a.claim)", text));
@@ -33,22 +34,26 @@ bool Resolve(LoadContext& ctx, const Ref& ref, const std::string& text, std::str
   *session = text.substr(0, dot);
   *step = text.substr(dot + 1);
   const auto& roles = ctx.scenario.sessions;
-  auto role = std::find_if(roles.begin(), roles.end(), [&](const SessionSpec& s) { return s.name == *session; });
+  auto role = std::find_if(roles.begin(), roles.end(),
+                           [&](const SessionSpec& s) { return s.name == *session; });
   if (role == roles.end()) {
     std::vector<std::string> names;
     for (const SessionSpec& s : roles) names.push_back(s.name);
     std::string hint = Suggest(*session, names);
-    ctx.reader.Error(ref, fmt::format("unknown session '{}' in '{}' ({}sessions: {})", *session, text,
-                                      hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
-                                      JoinNames(names)));
+    ctx.reader.Error(ref,
+                     fmt::format("unknown session '{}' in '{}' ({}sessions: {})", *session, text,
+                                 hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
+                                 JoinNames(names)));
     return false;
   }
-  auto found = std::find_if(role->steps.begin(), role->steps.end(), [&](const Step& s) { return s.name == *step; });
+  auto found = std::find_if(role->steps.begin(), role->steps.end(),
+                            [&](const Step& s) { return s.name == *step; });
   if (found == role->steps.end()) {
     std::string hint = Suggest(*step, StepNames(*role));
-    ctx.reader.Error(ref, fmt::format("unknown step '{}' in session '{}' ({}steps: {})", *step, *session,
-                                      hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
-                                      JoinNames(StepNames(*role))));
+    ctx.reader.Error(ref,
+                     fmt::format("unknown step '{}' in session '{}' ({}steps: {})", *step, *session,
+                                 hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
+                                 JoinNames(StepNames(*role))));
     return false;
   }
   *role_index = static_cast<int>(role - roles.begin());
@@ -61,32 +66,38 @@ std::string Trim(const std::string& s) {
 }
 
 // The markers in "(…)" of an entry: `*`, `SESSION.STEP`; false (error reported) on bad input.
-bool ReadMarkers(LoadContext& ctx, const Ref& ref, const std::string& text, int role, OrderEntry& entry) {
+bool ReadMarkers(LoadContext& ctx, const Ref& ref, const std::string& text, int role,
+                 OrderEntry& entry) {
   size_t from = 0;
   for (;;) {
     const size_t comma = text.find(',', from);
-    const std::string marker = Trim(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    const std::string marker =
+        Trim(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
     if (marker == "*") {
       entry.once = true;
     } else if (marker.empty()) {
-      ctx.reader.Error(ref, "an empty marker: write (*), (SESSION.STEP) or several separated by commas");
+      ctx.reader.Error(ref,
+                       "an empty marker: write (*), (SESSION.STEP) or several separated by commas");
       return false;
     } else if (marker.find(' ') != std::string::npos) {
       const bool notices = marker.find(" notices ") != std::string::npos;
-      ctx.reader.Error(ref, notices ? fmt::format("marker '{}': 'notices N' is not supported in a scenario's order "
-                                                  "(the runner does not count NOTICE messages; use racelab run "
-                                                  "X.spec for a spec that needs it)",
-                                                  marker)
-                                    : fmt::format("marker '{}' is not *, SESSION.STEP", marker));
+      ctx.reader.Error(
+          ref, notices
+                   ? fmt::format("marker '{}': 'notices N' is not supported in a scenario's order "
+                                 "(the runner does not count NOTICE messages; use racelab run "
+                                 "X.spec for a spec that needs it)",
+                                 marker)
+                   : fmt::format("marker '{}' is not *, SESSION.STEP", marker));
       return false;
     } else {
       std::string session, step;
       int other = -1;
       if (!Resolve(ctx, ref, marker, &session, &step, &other)) return false;
       if (other == role) {
-        ctx.reader.Error(ref, fmt::format("marker '{}' names a step of the entry's own session: a marker names "
-                                          "another session's step",
-                                          marker));
+        ctx.reader.Error(
+            ref, fmt::format("marker '{}' names a step of the entry's own session: a marker names "
+                             "another session's step",
+                             marker));
         return false;
       }
       entry.after.emplace_back(session, step);
@@ -106,15 +117,18 @@ bool ReadEntry(LoadContext& ctx, const Ref& ref, OrderEntry& entry) {
   const std::string name = Trim(text->substr(0, open));
   int role = -1;
   if (open != std::string::npos && (text->back() != ')' || text->find(')') != text->size() - 1)) {
-    ctx.reader.Error(ref, fmt::format("'{}': markers are (…) at the end of the entry; inside [ … ] quote an entry "
-                                      "with several markers, e.g. \"a.write(*, b.commit)\"",
-                                      *text));
+    ctx.reader.Error(
+        ref,
+        fmt::format("'{}': markers are (…) at the end of the entry; inside [ … ] quote an entry "
+                    "with several markers, e.g. \"a.write(*, b.commit)\"",
+                    *text));
     return false;
   }
   if (open == std::string::npos && text->find(')') != std::string::npos) {
-    ctx.reader.Error(ref, fmt::format("'{}' has a ')' without '(': inside [ … ] quote an entry with several "
-                                      "markers, e.g. \"a.write(*, b.commit)\"",
-                                      *text));
+    ctx.reader.Error(
+        ref, fmt::format("'{}' has a ')' without '(': inside [ … ] quote an entry with several "
+                         "markers, e.g. \"a.write(*, b.commit)\"",
+                         *text));
     return false;
   }
   if (!Resolve(ctx, ref, name, &entry.session, &entry.step, &role)) return false;
@@ -139,11 +153,13 @@ bool ReadEntries(LoadContext& ctx, const Ref& ref, Permutation& perm) {
   }
   for (size_t i = 0; i < perm.steps.size(); ++i) {
     for (const auto& [session, step] : perm.steps[i].after) {
-      bool runs = std::any_of(perm.steps.begin(), perm.steps.end(),
-                              [&](const OrderEntry& e) { return e.session == session && e.step == step; });
+      bool runs = std::any_of(perm.steps.begin(), perm.steps.end(), [&](const OrderEntry& e) {
+        return e.session == session && e.step == step;
+      });
       if (!runs) {
-        ctx.reader.Error(*refs[i], fmt::format("marker '{}.{}' names a step this permutation does not run",
-                                               session, step));
+        ctx.reader.Error(*refs[i],
+                         fmt::format("marker '{}.{}' names a step this permutation does not run",
+                                     session, step));
       }
     }
   }
@@ -164,12 +180,13 @@ void ExpandAll(LoadContext& ctx, const Ref& ref, OrderSpec& order) {
   if (!orders.ok()) {
     // The count limit, or the steps budget (limits.h kMaxSpecPlanSteps): both ask for a list.
     const bool count = orders.status().message().find("interleavings") != std::string::npos;
-    ctx.reader.Error(ref, count ? fmt::format("the sessions' steps have more than {} interleavings; list the "
-                                              "orders to run instead of all",
-                                              kMaxSpecPermutations)
-                                : fmt::format("every interleaving of the sessions' steps would run more than {} "
-                                              "steps in all; list the orders to run instead of all",
-                                              limits::kMaxSpecPlanSteps));
+    ctx.reader.Error(
+        ref, count ? fmt::format("the sessions' steps have more than {} interleavings; list the "
+                                 "orders to run instead of all",
+                                 kMaxSpecPermutations)
+                   : fmt::format("every interleaving of the sessions' steps would run more than {} "
+                                 "steps in all; list the orders to run instead of all",
+                                 limits::kMaxSpecPlanSteps));
     return;
   }
   for (const StepOrder& o : *orders) {
@@ -187,37 +204,41 @@ void ExpandAll(LoadContext& ctx, const Ref& ref, OrderSpec& order) {
   }
 }
 
-// What an ordered scenario may not have: the order replaces barriers and await_blocked, a retry would
-// run steps again out of order, and each session is one connection in the order.
+// What an ordered scenario may not have: the order replaces barriers and await_blocked, a retry
+// would run steps again out of order, and each session is one connection in the order.
 void CheckSessionsFitAnOrder(LoadContext& ctx, const Ref& ref) {
   for (size_t i = 0; i < ctx.scenario.sessions.size(); ++i) {
     const SessionSpec& role = ctx.scenario.sessions[i];
     if (role.retry) {
-      ctx.reader.Error(ref, fmt::format("session '{}' has retry: an ordered scenario runs each step once, in "
-                                        "its permutation's order (drop retry or order)",
-                                        role.name));
+      ctx.reader.Error(
+          ref, fmt::format("session '{}' has retry: an ordered scenario runs each step once, in "
+                           "its permutation's order (drop retry or order)",
+                           role.name));
     }
     if (i < ctx.role_counts.size() && ctx.role_counts[i] && *ctx.role_counts[i] != 1) {
-      ctx.reader.Error(ref, fmt::format("session '{}' has count {}: the steps of an ordered scenario are "
-                                        "SESSION.STEP, one session each (write one session per instance)",
-                                        role.name, *ctx.role_counts[i]));
+      ctx.reader.Error(
+          ref, fmt::format("session '{}' has count {}: the steps of an ordered scenario are "
+                           "SESSION.STEP, one session each (write one session per instance)",
+                           role.name, *ctx.role_counts[i]));
     }
     for (size_t j = 0; j < role.steps.size(); ++j) {
       const Step& step = role.steps[j];
       if (step.kind == StepKind::kAwaitEnded) {
-        ctx.reader.Error(step.loc, fmt::format("sessions[{}].steps[{}]", i, j),
-                         fmt::format("session '{}' step '{}' is an await_ended, which an ordered scenario "
-                                     "does not run (its order hands over when a step completes or is seen "
-                                     "waiting); write the scenario with barriers instead of order",
-                                     role.name, step.name));
+        ctx.reader.Error(
+            step.loc, fmt::format("sessions[{}].steps[{}]", i, j),
+            fmt::format("session '{}' step '{}' is an await_ended, which an ordered scenario "
+                        "does not run (its order hands over when a step completes or is seen "
+                        "waiting); write the scenario with barriers instead of order",
+                        role.name, step.name));
         continue;
       }
       if (step.kind != StepKind::kBarrier && step.kind != StepKind::kAwaitBlocked) continue;
-      ctx.reader.Error(step.loc, fmt::format("sessions[{}].steps[{}]", i, j),
-                       fmt::format("session '{}' step '{}' is {}: in an ordered scenario the order says "
-                                   "when each step runs (remove it)",
-                                   role.name, step.name,
-                                   step.kind == StepKind::kBarrier ? "a barrier" : "an await_blocked"));
+      ctx.reader.Error(
+          step.loc, fmt::format("sessions[{}].steps[{}]", i, j),
+          fmt::format("session '{}' step '{}' is {}: in an ordered scenario the order says "
+                      "when each step runs (remove it)",
+                      role.name, step.name,
+                      step.kind == StepKind::kBarrier ? "a barrier" : "an await_blocked"));
     }
   }
 }
@@ -229,9 +250,11 @@ void ReadOrder(LoadContext& ctx, const Ref& ref) {
   order.loc = ctx.reader.Loc(ref.mark);
   CheckSessionsFitAnOrder(ctx, ref);
   if (ctx.defaults.count(kOrderParam) != 0) {
-    ctx.reader.Error(ref, fmt::format("a scenario with order may not declare a param named '{}' (the reports name "
-                                      "each permutation's results by it)",
-                                      kOrderParam));
+    ctx.reader.Error(
+        ref,
+        fmt::format("a scenario with order may not declare a param named '{}' (the reports name "
+                    "each permutation's results by it)",
+                    kOrderParam));
   }
   if (ref.node.IsScalar()) {
     std::optional<std::string> text = ctx.reader.Text(ref);
@@ -239,7 +262,8 @@ void ReadOrder(LoadContext& ctx, const Ref& ref) {
       order.all = true;
       ExpandAll(ctx, ref, order);
     } else if (text) {
-      ctx.reader.Error(ref, fmt::format("order: expected all or a list of permutations, found '{}'", *text));
+      ctx.reader.Error(
+          ref, fmt::format("order: expected all or a list of permutations, found '{}'", *text));
     }
     ctx.scenario.order = std::move(order);
     return;
@@ -247,8 +271,8 @@ void ReadOrder(LoadContext& ctx, const Ref& ref) {
   std::optional<std::vector<Ref>> perms = ctx.reader.Seq(ref, limits::kMaxListItems);
   if (!perms) return;
   if (perms->empty()) ctx.reader.Error(ref, "list at least one permutation (or write order: all)");
-  // The permutations whose entries all read, by name: only these are compared for duplicates (one that
-  // lost a bad entry would look like another that lacks that step).
+  // The permutations whose entries all read, by name: only these are compared for duplicates (one
+  // that lost a bad entry would look like another that lacks that step).
   struct Whole {
     std::string name;
     size_t index;  // in order:
@@ -272,15 +296,17 @@ void ReadOrder(LoadContext& ctx, const Ref& ref) {
     } else {
       entries_read = ReadEntries(ctx, item, perm);
     }
-    // Each permutation is one result per level named by its entries: the same one twice would be two
-    // results with one name (`--trials` runs a permutation again).
+    // Each permutation is one result per level named by its entries: the same one twice would be
+    // two results with one name (`--trials` runs a permutation again).
     if (entries_read) {
       const std::string name = PermutationName(perm);
-      auto same = std::find_if(whole.begin(), whole.end(), [&](const Whole& w) { return w.name == name; });
+      auto same =
+          std::find_if(whole.begin(), whole.end(), [&](const Whole& w) { return w.name == name; });
       if (same != whole.end()) {
-        ctx.reader.Error(item, fmt::format("the same permutation as order[{}] (line {}): '{}' (list each order "
-                                           "once; --trials runs it again)",
-                                           same->index, same->line, name));
+        ctx.reader.Error(
+            item, fmt::format("the same permutation as order[{}] (line {}): '{}' (list each order "
+                              "once; --trials runs it again)",
+                              same->index, same->line, name));
       }
       whole.push_back(Whole{name, index, perm.loc.line});
     }

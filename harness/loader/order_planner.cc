@@ -37,15 +37,19 @@ Status ApplyPermutation(const Permutation& perm, PlanItem* item) {
   for (size_t k = 0; k < perm.steps.size(); ++k) {
     const OrderEntry& entry = perm.steps[k];
     const int s = session_of(entry.session);
-    if (s < 0 || std::count_if(item->sessions.begin(), item->sessions.end(),
-                               [&](const PlannedSession& p) { return p.role == entry.session; }) != 1) {
-      return Status::Usage(fmt::format("{}:{}:{}: order: session '{}' must have exactly one instance (count 1)",
-                                       item->file, entry.loc.line, entry.loc.column, entry.session));
+    if (s < 0 ||
+        std::count_if(item->sessions.begin(), item->sessions.end(),
+                      [&](const PlannedSession& p) { return p.role == entry.session; }) != 1) {
+      return Status::Usage(
+          fmt::format("{}:{}:{}: order: session '{}' must have exactly one instance (count 1)",
+                      item->file, entry.loc.line, entry.loc.column, entry.session));
     }
     const auto& planned = item->sessions[static_cast<size_t>(s)].steps;
-    auto it = std::find_if(planned.begin(), planned.end(), [&](const PlannedStep& p) { return p.name == entry.step; });
+    auto it = std::find_if(planned.begin(), planned.end(),
+                           [&](const PlannedStep& p) { return p.name == entry.step; });
     if (it == planned.end()) {  // the loader checked the names: a broken invariant
-      return Status::Internal(fmt::format("order: no step '{}' in session '{}'", entry.step, entry.session));
+      return Status::Internal(
+          fmt::format("order: no step '{}' in session '{}'", entry.step, entry.session));
     }
     PlannedStep step = *it;
     step.order_entry = static_cast<int>(k);
@@ -55,7 +59,8 @@ Status ApplyPermutation(const Permutation& perm, PlanItem* item) {
     // which a marker `(other)` delays until no earlier entry of `other` still runs.
     for (const auto& [role, name] : pending[static_cast<size_t>(s)]) {
       for (size_t e = 0; e < k; ++e) {
-        if (perm.steps[e].session == role && perm.steps[e].step == name) step.await_ended.push_back(static_cast<int>(e));
+        if (perm.steps[e].session == role && perm.steps[e].step == name)
+          step.await_ended.push_back(static_cast<int>(e));
       }
     }
     pending[static_cast<size_t>(s)] = entry.after;
@@ -78,13 +83,16 @@ std::string OrderName(const PlanItem& item) {
   return "";
 }
 
-// "FILE:LINE:COL: order[i]: NAME (--permutation i+1)": where a permutation is written and how to select it.
+// "FILE:LINE:COL: order[i]: NAME (--permutation i+1)": where a permutation is written and how to
+// select it.
 std::string PermutationLine(const PlanItem& item) {
-  return fmt::format("{}:{}:{}: order[{}]: {} (--permutation {})", item.file, item.permutation_loc.line,
-                     item.permutation_loc.column, item.permutation - 1, OrderName(item), item.permutation);
+  return fmt::format("{}:{}:{}: order[{}]: {} (--permutation {})", item.file,
+                     item.permutation_loc.line, item.permutation_loc.column, item.permutation - 1,
+                     OrderName(item), item.permutation);
 }
 
-// One ordered scenario's permutations, each once (a scenario runs on several levels and engines), by number.
+// One ordered scenario's permutations, each once (a scenario runs on several levels and engines),
+// by number.
 struct ScenarioPermutations {
   std::string scenario;
   std::map<int, std::string> kept, skipped;  // number -> PermutationLine
@@ -97,8 +105,9 @@ Status KeepPermutations(const std::vector<std::string>& only, std::vector<PlanIt
   if (only.empty()) return Status::Ok();
   auto wanted = [&](const PlanItem& item) {
     const std::string name = OrderName(item);
-    return std::any_of(only.begin(), only.end(),
-                       [&](const std::string& o) { return o == name || o == std::to_string(item.permutation); });
+    return std::any_of(only.begin(), only.end(), [&](const std::string& o) {
+      return o == name || o == std::to_string(item.permutation);
+    });
   };
   std::vector<ScenarioPermutations> ordered;  // in plan order
   std::vector<std::string> unordered;         // scenarios without order:, in plan order
@@ -109,12 +118,15 @@ Status KeepPermutations(const std::vector<std::string>& only, std::vector<PlanIt
       }
       continue;
     }
-    auto at = std::find_if(ordered.begin(), ordered.end(),
-                           [&](const ScenarioPermutations& s) { return s.scenario == item.scenario; });
-    if (at == ordered.end()) at = ordered.insert(ordered.end(), ScenarioPermutations{item.scenario, {}, {}});
+    auto at = std::find_if(ordered.begin(), ordered.end(), [&](const ScenarioPermutations& s) {
+      return s.scenario == item.scenario;
+    });
+    if (at == ordered.end())
+      at = ordered.insert(ordered.end(), ScenarioPermutations{item.scenario, {}, {}});
     (wanted(item) ? at->kept : at->skipped).emplace(item.permutation, PermutationLine(item));
   }
-  if (ordered.empty()) return Status::Usage("--permutation: no selected scenario has order: (permutations)");
+  if (ordered.empty())
+    return Status::Usage("--permutation: no selected scenario has order: (permutations)");
   const std::string asked = fmt::format("--permutation {}", fmt::join(only, ", "));
   auto lines = [](const std::map<int, std::string>& numbered) {
     std::vector<std::string> out;
@@ -125,9 +137,10 @@ Status KeepPermutations(const std::vector<std::string>& only, std::vector<PlanIt
                                    [](const ScenarioPermutations& s) { return !s.kept.empty(); });
   if (!matched) {
     // Every ordered scenario's permutations, where each is written.
-    std::string message = fmt::format("{}: no permutation matches (a number from 1, or the steps as the order "
-                                      "param writes them); ",
-                                      asked);
+    std::string message = fmt::format(
+        "{}: no permutation matches (a number from 1, or the steps as the order "
+        "param writes them); ",
+        asked);
     for (size_t i = 0; i < ordered.size(); ++i) {
       message += fmt::format("{}scenario {}'s are:\n  {}", i == 0 ? "" : "\n", ordered[i].scenario,
                              fmt::join(lines(ordered[i].skipped), "\n  "));
@@ -138,19 +151,22 @@ Status KeepPermutations(const std::vector<std::string>& only, std::vector<PlanIt
     for (const ScenarioPermutations& s : ordered) {
       const size_t all = s.kept.size() + s.skipped.size();
       if (s.kept.empty()) {
-        notes->push_back(fmt::format("{}: scenario {} skipped: none of its {} permutation{} matches:\n  {}", asked,
-                                     s.scenario, all, all == 1 ? "" : "s", fmt::join(lines(s.skipped), "\n  ")));
+        notes->push_back(fmt::format(
+            "{}: scenario {} skipped: none of its {} permutation{} matches:\n  {}", asked,
+            s.scenario, all, all == 1 ? "" : "s", fmt::join(lines(s.skipped), "\n  ")));
         continue;
       }
-      std::string note = fmt::format("{}: scenario {} runs {} of its {} permutation{}:\n  {}", asked, s.scenario,
-                                     s.kept.size(), all, all == 1 ? "" : "s", fmt::join(lines(s.kept), "\n  "));
-      if (!s.skipped.empty()) note += fmt::format("\nskipped:\n  {}", fmt::join(lines(s.skipped), "\n  "));
+      std::string note =
+          fmt::format("{}: scenario {} runs {} of its {} permutation{}:\n  {}", asked, s.scenario,
+                      s.kept.size(), all, all == 1 ? "" : "s", fmt::join(lines(s.kept), "\n  "));
+      if (!s.skipped.empty())
+        note += fmt::format("\nskipped:\n  {}", fmt::join(lines(s.skipped), "\n  "));
       notes->push_back(std::move(note));
     }
     if (!unordered.empty()) {
       notes->push_back(fmt::format("{}: scenario{} without order: run{} whole: {}", asked,
-                                   unordered.size() == 1 ? "" : "s", unordered.size() == 1 ? "s" : "",
-                                   fmt::join(unordered, ", ")));
+                                   unordered.size() == 1 ? "" : "s",
+                                   unordered.size() == 1 ? "s" : "", fmt::join(unordered, ", ")));
     }
   }
   std::vector<PlanItem> kept;

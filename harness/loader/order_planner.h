@@ -26,17 +26,19 @@ std::string PermutationName(const Permutation& perm);
 // `perm`: each session runs the steps `perm` names, in its order, each as often as it is named;
 // PlanItem::order_entries and the steps' order_entry/await_entry/await_ended say who waits for whom
 // (isolationtester's rule, markers included); params gain order=<PermutationName>.
-// Errors: kUsage when a session the permutation names has more than one instance (count from --set).
+// Errors: kUsage when a session the permutation names has more than one instance (count from
+// --set).
 Status ApplyPermutation(const Permutation& perm, PlanItem* item);
 
 // `--permutation` on a run of scenario files: keeps, of each ordered scenario's items, the
 // permutations `only` names — by 1-based number in the file's `order:` or by PermutationName
-// ("a.begin b.begin(*) …", with its markers as written) — and leaves items of unordered scenarios alone.
-// `only` empty: nothing changes. kUsage when no ordered item matches (the message lists every
-// ordered scenario's permutations, each as FILE:LINE:COL: order[i]: NAME (--permutation i+1)), or
-// when no selected scenario has `order:`. Otherwise `notes` (optional) gets, for a person, per ordered
-// scenario what runs and what is skipped (each permutation as in the error; a scenario none of whose
-// permutations matches is skipped whole), then the scenarios without `order:`, which run whole.
+// ("a.begin b.begin(*) …", with its markers as written) — and leaves items of unordered scenarios
+// alone. `only` empty: nothing changes. kUsage when no ordered item matches (the message lists
+// every ordered scenario's permutations, each as FILE:LINE:COL: order[i]: NAME (--permutation
+// i+1)), or when no selected scenario has `order:`. Otherwise `notes` (optional) gets, for a
+// person, per ordered scenario what runs and what is skipped (each permutation as in the error; a
+// scenario none of whose permutations matches is skipped whole), then the scenarios without
+// `order:`, which run whole.
 Status KeepPermutations(const std::vector<std::string>& only, std::vector<PlanItem>* items,
                         std::vector<std::string>* notes = nullptr);
 

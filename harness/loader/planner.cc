@@ -21,12 +21,13 @@ namespace {
 using internal::NumberRule;
 
 // Evaluates a scenario's Exprs with the resolved params; remembers every failure (the first
-// limits::kMaxErrors of them, as the loader does: docs/scenario-format.md "All problems of a file are
-// reported"). A check that compares evaluated values runs only when they evaluated: it takes
+// limits::kMaxErrors of them, as the loader does: docs/scenario-format.md "All problems of a file
+// are reported"). A check that compares evaluated values runs only when they evaluated: it takes
 // failures() before evaluating them and compares after (a failed one reads 0).
 class ParamResolver {
  public:
-  ParamResolver(const Scenario& scenario, ParamMap params, std::map<std::string, std::string> from_set)
+  ParamResolver(const Scenario& scenario, ParamMap params,
+                std::map<std::string, std::string> from_set)
       : scenario_(scenario), params_(std::move(params)), from_set_(std::move(from_set)) {}
 
   const ParamMap& params() const { return params_; }
@@ -38,8 +39,8 @@ class ParamResolver {
     if (ok()) return Status::Ok();
     std::string text = fmt::format("{}", fmt::join(errors_, "\n"));
     if (failures_ > errors_.size()) {
-      text += fmt::format("\n{}: … and more errors (the loader stops after the first {})", scenario_.loc.file,
-                          errors_.size());
+      text += fmt::format("\n{}: … and more errors (the loader stops after the first {})",
+                          scenario_.loc.file, errors_.size());
     }
     return Status::Usage(text);
   }
@@ -105,8 +106,8 @@ class ParamResolver {
 
 // A wait of `ms` at `path` must fit in the trial deadline, or every trial would end at it.
 // `before`: ev.failures() before `ms` was evaluated (a failed evaluation is not checked again).
-void CheckFitsTrial(ParamResolver& ev, size_t before, const Expr& text, const std::string& path, long ms,
-                    long trial_timeout_ms, const SourceLoc* loc, const char* what) {
+void CheckFitsTrial(ParamResolver& ev, size_t before, const Expr& text, const std::string& path,
+                    long ms, long trial_timeout_ms, const SourceLoc* loc, const char* what) {
   if (ev.failures() != before || ms <= trial_timeout_ms) return;
   ev.Fail(text, path,
           fmt::format("{} of {} ms cannot end before the trial deadline (--trial-timeout-ms {}): "
@@ -146,8 +147,8 @@ PlannedSession PlanRole(ParamResolver& ev, const SessionSpec& role, const std::s
         ev.Integer(r.initial_ms, retry_path + ".initial_ms", NumberRule::kDurationMs);
     retry.factor = ev.Number(r.factor, retry_path + ".factor", NumberRule::kFactor);
     retry.cap_ms = ev.Integer(r.cap_ms, retry_path + ".cap_ms", NumberRule::kDurationMs);
-    CheckFitsTrial(ev, before, r.initial_ms, retry_path + ".initial_ms", retry.initial_ms, trial_timeout_ms,
-                   nullptr, "a first retry backoff");
+    CheckFitsTrial(ev, before, r.initial_ms, retry_path + ".initial_ms", retry.initial_ms,
+                   trial_timeout_ms, nullptr, "a first retry backoff");
     planned.retry = retry;
   }
   for (size_t j = 0; j < role.steps.size(); ++j) {
@@ -168,18 +169,19 @@ PlannedSession PlanRole(ParamResolver& ev, const SessionSpec& role, const std::s
     if (step.kind == StepKind::kSleep) {
       const size_t before = ev.failures();
       p.sleep_ms = ev.Integer(step.sleep_ms, step_path + ".sleep_ms", NumberRule::kDurationMs);
-      CheckFitsTrial(ev, before, step.sleep_ms, step_path + ".sleep_ms", p.sleep_ms, trial_timeout_ms,
-                     &step.loc, "a sleep");
+      CheckFitsTrial(ev, before, step.sleep_ms, step_path + ".sleep_ms", p.sleep_ms,
+                     trial_timeout_ms, &step.loc, "a sleep");
     }
     if (step.kind == StepKind::kProbe) {
-      for (const std::string& row : step.equals) p.equals.push_back(ev.Text(row, step_path + ".equals", &step.loc));
+      for (const std::string& row : step.equals)
+        p.equals.push_back(ev.Text(row, step_path + ".equals", &step.loc));
       p.read_rows = static_cast<int>(p.equals.size()) + 1;  // one more: a longer result shows
     }
     if (!step.timeout_ms.empty()) {  // await_blocked, and a statement's own deadline
       const size_t before = ev.failures();
       p.timeout_ms = ev.Integer(step.timeout_ms, step_path + ".timeout_ms", NumberRule::kTimeoutMs);
-      CheckFitsTrial(ev, before, step.timeout_ms, step_path + ".timeout_ms", p.timeout_ms, trial_timeout_ms,
-                     &step.loc, "a wait (timeout_ms)");
+      CheckFitsTrial(ev, before, step.timeout_ms, step_path + ".timeout_ms", p.timeout_ms,
+                     trial_timeout_ms, &step.loc, "a wait (timeout_ms)");
     }
     planned.steps.push_back(std::move(p));
   }
@@ -198,43 +200,50 @@ void Merge(std::optional<T>& field, const std::optional<T>& over, std::string& p
 // Where each expectation field was written ("expect.winners", "expect.at.serializable.winners"):
 // the planner's errors point there.
 struct ExpectPaths {
-  std::string winners = "expect.winners", sqlstates = "expect.sqlstates", lock_waits = "expect.lock_waits",
-              step_rows = "expect.step_rows", blocked = "expect.blocked", reads = "expect.reads",
-              final = "expect.final", errors = "expect.errors", one_of = "expect.one_of",
-              timing = "expect.timing";
+  std::string winners = "expect.winners", sqlstates = "expect.sqlstates",
+              lock_waits = "expect.lock_waits", step_rows = "expect.step_rows",
+              blocked = "expect.blocked", reads = "expect.reads", final = "expect.final",
+              errors = "expect.errors", one_of = "expect.one_of", timing = "expect.timing";
   // Every path under `prefix` (an alternative of one_of: "expect.one_of[1]").
   static ExpectPaths Under(const std::string& prefix) {
-    return {prefix + ".winners", prefix + ".sqlstates", prefix + ".lock_waits", prefix + ".step_rows",
-            prefix + ".blocked", prefix + ".reads",     prefix + ".final",      prefix + ".errors",
-            prefix + ".one_of",    prefix + ".timing"};
+    return {prefix + ".winners",   prefix + ".sqlstates", prefix + ".lock_waits",
+            prefix + ".step_rows", prefix + ".blocked",   prefix + ".reads",
+            prefix + ".final",     prefix + ".errors",    prefix + ".one_of",
+            prefix + ".timing"};
   }
 };
 
 // A min_ms above its max_ms can never hold: refused with both expressions and their values.
-void CheckMinMax(ParamResolver& ev, size_t before, const std::optional<Expr>& min_text, const std::optional<Expr>& max_text,
-                 std::optional<double> min, std::optional<double> max, const std::string& path,
-                 const SourceLoc& loc) {
+void CheckMinMax(ParamResolver& ev, size_t before, const std::optional<Expr>& min_text,
+                 const std::optional<Expr>& max_text, std::optional<double> min,
+                 std::optional<double> max, const std::string& path, const SourceLoc& loc) {
   if (ev.failures() != before || !min || !max || *min <= *max) return;
   ev.Fail(*min_text + " " + *max_text, path,
-          fmt::format("min_ms '{}' = {} is greater than max_ms '{}' = {}", *min_text, *min, *max_text, *max), &loc);
+          fmt::format("min_ms '{}' = {} is greater than max_ms '{}' = {}", *min_text, *min,
+                      *max_text, *max),
+          &loc);
 }
 
 // The number of instances of `role` among the planned sessions.
 long InstancesOf(const std::vector<PlannedSession>& sessions, const std::string& role) {
-  return std::count_if(sessions.begin(), sessions.end(), [&](const PlannedSession& s) { return s.role == role; });
+  return std::count_if(sessions.begin(), sessions.end(),
+                       [&](const PlannedSession& s) { return s.role == role; });
 }
 
 // A count: exactly n, or {at_least, at_most} (written at `path`.at_least / .at_most).
 CountRange PlanCount(ParamResolver& ev, const CountExpr& count, const std::string& path) {
   const size_t before = ev.failures();
   if (count.exact) return CountRange(ev.Integer(count.at_least, path, NumberRule::kCount));
-  long low = count.at_least.empty() ? 0 : ev.Integer(count.at_least, path + ".at_least", NumberRule::kCount);
+  long low = count.at_least.empty()
+                 ? 0
+                 : ev.Integer(count.at_least, path + ".at_least", NumberRule::kCount);
   std::optional<long> high;
-  if (!count.at_most.empty()) high = ev.Integer(count.at_most, path + ".at_most", NumberRule::kCount);
+  if (!count.at_most.empty())
+    high = ev.Integer(count.at_most, path + ".at_most", NumberRule::kCount);
   if (ev.failures() == before && high && low > *high) {
     ev.Fail(count.at_least + " " + count.at_most, path + ".at_least",
-            fmt::format("at_least '{}' = {} is greater than at_most '{}' = {}: no count could pass", count.at_least,
-                        low, count.at_most, *high));
+            fmt::format("at_least '{}' = {} is greater than at_most '{}' = {}: no count could pass",
+                        count.at_least, low, count.at_most, *high));
   }
   return CountRange::Between(low, high);
 }
@@ -256,9 +265,10 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
   for (size_t i = 0; spec.step_rows && i < spec.step_rows->size(); ++i) {
     const StepRowsSpec& rows = (*spec.step_rows)[i];
     std::string path = fmt::format("{}[{}]", paths.step_rows, i);
-    out.step_rows.push_back({rows.step,
-                             rows.sqlstate.empty() ? ev.Integer(rows.rows, path + ".rows", NumberRule::kCount) : 0,
-                             PlanCount(ev, rows.sessions, path + ".sessions"), rows.sqlstate});
+    out.step_rows.push_back(
+        {rows.step,
+         rows.sqlstate.empty() ? ev.Integer(rows.rows, path + ".rows", NumberRule::kCount) : 0,
+         PlanCount(ev, rows.sessions, path + ".sessions"), rows.sqlstate});
   }
   for (size_t i = 0; spec.blocked && i < spec.blocked->size(); ++i) {
     const BlockedSpec& b = (*spec.blocked)[i];
@@ -271,7 +281,8 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
     if (b.instances) {
       const size_t evaluated = ev.failures();
       planned.instances = ev.Integer(*b.instances, path + ".instances", NumberRule::kCount);
-      // More instances than the role has could never be met: refused, not a check that always fails.
+      // More instances than the role has could never be met: refused, not a check that always
+      // fails.
       const long count = InstancesOf(sessions, b.session);
       if (ev.failures() == evaluated && *planned.instances > count) {
         ev.Fail(*b.instances, path + ".instances",
@@ -286,7 +297,8 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
   for (size_t i = 0; spec.timing && i < spec.timing->size(); ++i) {
     const TimingSpec& t = (*spec.timing)[i];
     std::string path = fmt::format("{}[{}]", paths.timing, i);
-    PlannedTiming planned{t.session, t.step, t.after_session, t.after_step, std::nullopt, std::nullopt, t.waited};
+    PlannedTiming planned{t.session,    t.step,       t.after_session, t.after_step,
+                          std::nullopt, std::nullopt, t.waited};
     const size_t before = ev.failures();
     if (t.min_ms) planned.min_ms = ev.Number(*t.min_ms, path + ".min_ms", NumberRule::kAnyMs);
     if (t.max_ms) planned.max_ms = ev.Number(*t.max_ms, path + ".max_ms", NumberRule::kAnyMs);
@@ -295,7 +307,8 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
       const long count = InstancesOf(sessions, t.after_session);
       if (count != 1) {
         ev.Fail("", path + ".after",
-                fmt::format("after names {}.{}, but session '{}' has {} instances: the step to time from must be "
+                fmt::format("after names {}.{}, but session '{}' has {} instances: the step to "
+                            "time from must be "
                             "one session's",
                             t.after_session, t.after_step, t.after_session, count),
                 &t.loc);
@@ -313,8 +326,10 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
   for (size_t i = 0; spec.final && i < spec.final->size(); ++i) {
     const FinalCheck& f = (*spec.final)[i];
     std::string path = fmt::format("{}[{}]", paths.final, i);
-    PlannedFinal planned{ev.Text(f.sql, path + ".sql", &f.loc), ev.Text(f.equals, path + ".equals", &f.loc), {}};
-    for (const std::string& value : f.any_of) planned.any_of.push_back(ev.Text(value, path + ".any_of", &f.loc));
+    PlannedFinal planned{
+        ev.Text(f.sql, path + ".sql", &f.loc), ev.Text(f.equals, path + ".equals", &f.loc), {}};
+    for (const std::string& value : f.any_of)
+      planned.any_of.push_back(ev.Text(value, path + ".any_of", &f.loc));
     out.final.push_back(std::move(planned));
   }
   for (size_t i = 0; spec.errors && i < spec.errors->size(); ++i) {
@@ -325,10 +340,12 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
     const CountRange count = e.sessions ? PlanCount(ev, *e.sessions, path) : CountRange(instances);
     // More sessions of a role than it has could never fail so: refused, as blocked.instances is.
     if (ev.failures() == before && e.sessions && !e.session.empty() && count.min > instances) {
-      const std::string text = e.sessions->exact ? e.sessions->at_least : e.sessions->at_least + " " + e.sessions->at_most;
+      const std::string text = e.sessions->exact ? e.sessions->at_least
+                                                 : e.sessions->at_least + " " + e.sessions->at_most;
       ev.Fail(text, e.sessions->exact ? path : path + ".at_least",
-              fmt::format("{} '{}' = {} is more than session '{}' has ({})", e.sessions->exact ? "sessions" : "at_least",
-                          e.sessions->at_least, count.min, e.session, instances),
+              fmt::format("{} '{}' = {} is more than session '{}' has ({})",
+                          e.sessions->exact ? "sessions" : "at_least", e.sessions->at_least,
+                          count.min, e.session, instances),
               &e.loc);
     }
     out.errors.push_back({e.session, e.step, e.sqlstate, e.message, e.detail, count});
@@ -336,8 +353,11 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
   for (size_t i = 0; spec.one_of && i < spec.one_of->size(); ++i) {
     const ExpectAlternative& alt = (*spec.one_of)[i];
     std::string path = fmt::format("{}[{}]", paths.one_of, i);
-    PlannedAlternative planned{alt.name, PlanFields(ev, *alt.checks, ExpectPaths::Under(path), sessions), {}};
-    if (alt.min_fraction) planned.min_fraction = ev.Number(*alt.min_fraction, path + ".min_fraction", NumberRule::kFraction);
+    PlannedAlternative planned{
+        alt.name, PlanFields(ev, *alt.checks, ExpectPaths::Under(path), sessions), {}};
+    if (alt.min_fraction)
+      planned.min_fraction =
+          ev.Number(*alt.min_fraction, path + ".min_fraction", NumberRule::kFraction);
     out.one_of.push_back(std::move(planned));
   }
   return out;
@@ -346,18 +366,20 @@ PlannedExpect PlanFields(ParamResolver& ev, const ExpectSpec& spec, const Expect
 // The expectations at `level`: the file's, its `at:` for the level, then (an ordered scenario) the
 // permutation's `expect` and its `at:` (written at `perm_path`, e.g. "order[1]").
 PlannedExpect PlanExpect(ParamResolver& ev, const Scenario& s, IsolationLevel level,
-                         const std::vector<PlannedSession>& sessions, const Permutation* perm = nullptr,
-                         const std::string& perm_path = "") {
+                         const std::vector<PlannedSession>& sessions,
+                         const Permutation* perm = nullptr, const std::string& perm_path = "") {
   ExpectSpec spec = s.expect;
   ExpectPaths paths;
   std::vector<std::pair<const ExpectSpec*, std::string>> overrides;  // in the order they apply
   if (auto it = s.expect_at.find(level); it != s.expect_at.end()) {
     overrides.emplace_back(&it->second, fmt::format("expect.at.{}.", IsolationName(level)));
   }
-  if (perm != nullptr && perm->expect) overrides.emplace_back(&*perm->expect, perm_path + ".expect.");
+  if (perm != nullptr && perm->expect)
+    overrides.emplace_back(&*perm->expect, perm_path + ".expect.");
   if (perm != nullptr) {
     if (auto it = perm->expect_at.find(level); it != perm->expect_at.end()) {
-      overrides.emplace_back(&it->second, fmt::format("{}.expect.at.{}.", perm_path, IsolationName(level)));
+      overrides.emplace_back(&it->second,
+                             fmt::format("{}.expect.at.{}.", perm_path, IsolationName(level)));
     }
   }
   for (const auto& [over_ptr, at] : overrides) {
@@ -389,7 +411,8 @@ bool HasProbe(const PlanItem& item) {
 
 }  // namespace
 
-Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine, const PlanOptions& options) {
+Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine,
+                                             const PlanOptions& options) {
   const Scenario* chosen =
       options.engine.empty() ? &any_engine : any_engine.ForEngine(options.engine);
   if (chosen == nullptr) {
@@ -492,13 +515,15 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine, const P
     const Permutation* perm = scenario.order ? &scenario.order->permutations[k % perms] : nullptr;
     PlanItem item = base;
     item.isolation = level;
-    item.expect = PlanExpect(ev, scenario, level, item.sessions, perm, fmt::format("order[{}]", k % perms));
+    item.expect =
+        PlanExpect(ev, scenario, level, item.sessions, perm, fmt::format("order[{}]", k % perms));
     if (perm != nullptr) {
       if (Status s = ApplyPermutation(*perm, &item); !s.ok()) return s;
       item.permutation = static_cast<int>(k % perms) + 1;
       item.permutation_loc = perm->loc;
     }
-    // A step an `expect.reads` names keeps its rows (one more than expected: a longer result shows).
+    // A step an `expect.reads` names keeps its rows (one more than expected: a longer result
+    // shows).
     std::vector<PlannedRead> all_reads = item.expect.reads;
     for (const PlannedAlternative& alt : item.expect.one_of) {
       all_reads.insert(all_reads.end(), alt.checks.reads.begin(), alt.checks.reads.end());
@@ -515,8 +540,9 @@ Result<std::vector<PlanItem>> ExpandScenario(const Scenario& any_engine, const P
     }
     const PlannedExpect& e = item.expect;
     if (ev.ok() && !e.winners && !e.sqlstates && !e.distinct_claims.value_or(false) &&
-        !e.lock_waits && e.step_rows.empty() && e.blocked.empty() && e.reads.empty() && e.final.empty() &&
-        e.errors.empty() && e.one_of.empty() && e.timing.empty() && !HasProbe(item)) {
+        !e.lock_waits && e.step_rows.empty() && e.blocked.empty() && e.reads.empty() &&
+        e.final.empty() && e.errors.empty() && e.one_of.empty() && e.timing.empty() &&
+        !HasProbe(item)) {
       // The loader refuses this for the file's own levels; --isolation can ask for another one.
       ev.Fail("", "expect",
               fmt::format("nothing to check at {}: a trial there would pass whatever happened",

@@ -17,9 +17,10 @@ struct PlanOptions {
   // scenario's first engine. kUsage when the scenario does not run on it (callers that run a
   // catalogue skip such scenarios with a note first).
   std::string engine;
-  std::vector<IsolationLevel> isolation;      // empty: the scenario's own `isolation` list
+  std::vector<IsolationLevel> isolation;  // empty: the scenario's own `isolation` list
   int trials = 20;
-  std::map<std::string, std::string> set;     // --set k=v; keys the scenario does not declare are ignored
+  std::map<std::string, std::string>
+      set;  // --set k=v; keys the scenario does not declare are ignored
   // The run's --trial-timeout-ms: a step that waits longer (sleep_ms, await_blocked timeout_ms, a
   // retry's first backoff) cannot end within a trial, so it is a plan error, not a 2-hour run.
   long trial_timeout_ms = 120000;

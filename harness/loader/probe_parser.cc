@@ -8,7 +8,8 @@
 
 namespace racelab::internal {
 
-void ReadProbeValue(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& captures, Step& step) {
+void ReadProbeValue(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& captures,
+                    Step& step) {
   std::optional<std::string> sql = ctx.reader.Text(ref, false, limits::kMaxTextBytes);
   if (!sql) return;
   CheckReferences(ctx, ref, *sql, &captures);  // ${param}s and this session's earlier captures
@@ -18,11 +19,14 @@ void ReadProbeValue(LoadContext& ctx, const Ref& ref, const std::vector<std::str
 void ReadProbeFields(LoadContext& ctx, const Ref& item, const Fields& fields, Step& step) {
   const Ref* equals = fields.Get("equals");
   if (equals == nullptr) {
-    ctx.reader.Error(item, "a probe needs equals: the rows it must read (e.g. equals: \"queued\", equals: "
-                           "[\"1|a\", \"2|b\"], or equals: [] for no row)");
+    ctx.reader.Error(
+        item,
+        "a probe needs equals: the rows it must read (e.g. equals: \"queued\", equals: "
+        "[\"1|a\", \"2|b\"], or equals: [] for no row)");
   } else if (equals->node.IsNull()) {
     step.equals = {"NULL"};  // `equals: null`: one row holding SQL NULL, as expect.reads
-  } else if (auto rows = ctx.reader.TextItems(*equals, limits::kMaxListItems, limits::kMaxLineBytes)) {
+  } else if (auto rows =
+                 ctx.reader.TextItems(*equals, limits::kMaxListItems, limits::kMaxLineBytes)) {
     for (const auto& [text, row] : *rows) {
       if (CheckReferences(ctx, row, text, nullptr)) step.equals.push_back(text);  // ${param}s only
     }

@@ -89,10 +89,11 @@ void ReadIsolation(LoadContext& ctx, const Ref& ref) {
       ctx.reader.Error(item, fmt::format("isolation level '{}' is listed twice", *text));
     } else if (!EngineRunsLevel(ctx.scenario.engine, *level)) {
       // Asked of the engine's traits: a level it does not have could only fail at its BEGIN.
-      ctx.reader.Error(item, fmt::format("{}: it cannot run at {} (list its levels only, or give {} its "
-                                         "own list with an engine map)",
-                                         EngineLevelsSentence(ctx.scenario.engine), IsolationName(*level),
-                                         ctx.scenario.engine));
+      ctx.reader.Error(item,
+                       fmt::format("{}: it cannot run at {} (list its levels only, or give {} its "
+                                   "own list with an engine map)",
+                                   EngineLevelsSentence(ctx.scenario.engine), IsolationName(*level),
+                                   ctx.scenario.engine));
     } else {
       ctx.scenario.isolation.push_back(*level);
     }
@@ -110,8 +111,8 @@ void ReadScenario(LoadContext& ctx, const YAML::Node& root) {
   Ref top{root, root.Mark(), ""};
   std::optional<Fields> fields =
       ctx.reader.Map(top,
-                     {"name", "title", "teaches", "tags", "engines", "params", "isolation",
-                      "setup", "teardown", "reset", "sessions", "outcome", "expect", "order"},
+                     {"name", "title", "teaches", "tags", "engines", "params", "isolation", "setup",
+                      "teardown", "reset", "sessions", "outcome", "expect", "order"},
                      {"name", "title", "teaches", "sessions"});
   if (!fields) return;
   Scenario& s = ctx.scenario;

@@ -34,12 +34,14 @@ void ReadSettings(LoadContext& ctx, const Ref& ref, SessionSpec& session) {
       continue;
     }
     if (entry.key == "search_path" || entry.key == "role" || entry.key == "session_authorization") {
-      // racelab points search_path at the scenario's own schema and runs it as its own role; changing
-      // either would redirect unqualified names, or the whole session, outside that schema.
-      ctx.reader.Error(entry.key_mark, entry.value.path,
-                       fmt::format("'{}' may not be set: racelab sets search_path to the scenario's own schema "
-                                   "and runs it as its own role; qualify names instead",
-                                   entry.key));
+      // racelab points search_path at the scenario's own schema and runs it as its own role;
+      // changing either would redirect unqualified names, or the whole session, outside that
+      // schema.
+      ctx.reader.Error(
+          entry.key_mark, entry.value.path,
+          fmt::format("'{}' may not be set: racelab sets search_path to the scenario's own schema "
+                      "and runs it as its own role; qualify names instead",
+                      entry.key));
       continue;
     }
     RememberLoc(ctx, entry.value);
@@ -175,13 +177,12 @@ bool IsErrorKey(const std::string& code, const std::vector<std::string>& engines
   auto runs_on = [&](const char* engine) {
     return std::find(engines.begin(), engines.end(), engine) != engines.end();
   };
-  if (code.size() == 4 && runs_on("mariadb") && std::all_of(code.begin(), code.end(), [](char c) {
-        return c >= '0' && c <= '9';
-      })) {
+  if (code.size() == 4 && runs_on("mariadb") &&
+      std::all_of(code.begin(), code.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return code[0] != '0';  // MariaDB error numbers 1000-4999 (server), 2000-2999 (client)
   }
-  return runs_on("sqlite") && code.size() > 7 && code.size() <= 40 && code.rfind("SQLITE_", 0) == 0 &&
-         std::all_of(code.begin(), code.end(), [](char c) {
+  return runs_on("sqlite") && code.size() > 7 && code.size() <= 40 &&
+         code.rfind("SQLITE_", 0) == 0 && std::all_of(code.begin(), code.end(), [](char c) {
            return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
          });
 }
@@ -189,9 +190,10 @@ bool IsErrorKey(const std::string& code, const std::vector<std::string>& engines
 std::string ReadErrorKey(LoadContext& ctx, const Ref& ref) {
   std::string code = ctx.reader.Text(ref).value_or("");
   if (!code.empty() && !IsErrorKey(code, ctx.scenario.engines)) {
-    ctx.reader.Error(ref, fmt::format("'{}' is not a SQLSTATE (5 characters from 0-9A-Z, e.g. \"40001\") or an "
-                                      "engine's error code",
-                                      code));
+    ctx.reader.Error(
+        ref, fmt::format("'{}' is not a SQLSTATE (5 characters from 0-9A-Z, e.g. \"40001\") or an "
+                         "engine's error code",
+                         code));
   }
   return code;
 }

@@ -1,15 +1,14 @@
-// Spec convert: an isolation spec's permutations -> one equivalent racelab scenario (YAML text) with
-// `order:` (`racelab convert`, docs/scenario-format.md "PostgreSQL isolation spec files").
+// Spec convert: an isolation spec's permutations -> one equivalent racelab scenario (YAML text)
+// with `order:` (`racelab convert`, docs/scenario-format.md "PostgreSQL isolation spec files").
 //
 // Each spec session becomes a session whose steps are its setup (step `setup`), its steps and its
 // teardown (step `teardown`), every one with `on_error: continue` (isolationtester goes on after an
 // error). Each permutation becomes one entry of `order:`: every session's setup, the permutation's
-// steps with their markers `(*)` and `(other)` — isolationtester's rule, which `order:` follows (the
-// next step starts once the one before it ended or is seen waiting) — then every session's teardown.
-// A step listed twice is listed twice. What the format cannot carry is listed in comments at the top
-// of the YAML: the marker `notices N` (dropped: the runner counts no NOTICE), the rows steps return,
-// several setup blocks (joined), the public schema.
-// Thread-safety: pure functions.
+// steps with their markers `(*)` and `(other)` — isolationtester's rule, which `order:` follows
+// (the next step starts once the one before it ended or is seen waiting) — then every session's
+// teardown. A step listed twice is listed twice. What the format cannot carry is listed in comments
+// at the top of the YAML: the marker `notices N` (dropped: the runner counts no NOTICE), the rows
+// steps return, several setup blocks (joined), the public schema. Thread-safety: pure functions.
 #pragma once
 
 #include <string>

@@ -36,18 +36,30 @@ std::string WriteName(const std::string& name) {
 
 std::string Describe(const Token& t) {
   switch (t.kind) {
-    case Tok::kEnd: return "end of file";
-    case Tok::kNotices: case Tok::kPermutation: case Tok::kSession: case Tok::kSetup: case Tok::kStep:
+    case Tok::kEnd:
+      return "end of file";
+    case Tok::kNotices:
+    case Tok::kPermutation:
+    case Tok::kSession:
+    case Tok::kSetup:
+    case Tok::kStep:
     case Tok::kTeardown:
       return fmt::format("keyword '{}'", t.text);
     case Tok::kName:  // cut, as a long name is an error of its own (limits.h kMaxNameBytes)
-      return t.text.size() <= 63 ? fmt::format("name \"{}\"", t.text) : fmt::format("name \"{}…\"", t.text.substr(0, 63));
-    case Tok::kSql: return "a { SQL } block";
-    case Tok::kInteger: return fmt::format("number {}", t.text);
-    case Tok::kComma: return "','";
-    case Tok::kLParen: return "'('";
-    case Tok::kRParen: return "')'";
-    case Tok::kStar: return "'*'";
+      return t.text.size() <= 63 ? fmt::format("name \"{}\"", t.text)
+                                 : fmt::format("name \"{}…\"", t.text.substr(0, 63));
+    case Tok::kSql:
+      return "a { SQL } block";
+    case Tok::kInteger:
+      return fmt::format("number {}", t.text);
+    case Tok::kComma:
+      return "','";
+    case Tok::kLParen:
+      return "'('";
+    case Tok::kRParen:
+      return "')'";
+    case Tok::kStar:
+      return "'*'";
   }
   return "?";
 }
@@ -127,7 +139,8 @@ Result<Token> SpecLexer::Next() {
     size_t start = pos_;
     while (!AtEnd() && Peek() != '}') Advance();
     if (AtEnd()) {
-      return Error(tok.line, tok.column, "unterminated SQL block: '{' without '}' (a step's SQL cannot contain '}')");
+      return Error(tok.line, tok.column,
+                   "unterminated SQL block: '{' without '}' (a step's SQL cannot contain '}')");
     }
     size_t end = pos_;
     while (end > start && IsBlank(text_[end - 1])) --end;
@@ -138,14 +151,24 @@ Result<Token> SpecLexer::Next() {
   }
   Advance();
   switch (c) {
-    case ',': tok.kind = Tok::kComma; return tok;
-    case '(': tok.kind = Tok::kLParen; return tok;
-    case ')': tok.kind = Tok::kRParen; return tok;
-    case '*': tok.kind = Tok::kStar; return tok;
-    default: break;
+    case ',':
+      tok.kind = Tok::kComma;
+      return tok;
+    case '(':
+      tok.kind = Tok::kLParen;
+      return tok;
+    case ')':
+      tok.kind = Tok::kRParen;
+      return tok;
+    case '*':
+      tok.kind = Tok::kStar;
+      return tok;
+    default:
+      break;
   }
   unsigned char u = static_cast<unsigned char>(c);
-  std::string shown = (u >= 0x20 && u < 0x7f) ? fmt::format("'{}'", c) : fmt::format("byte 0x{:02x}", u);
+  std::string shown =
+      (u >= 0x20 && u < 0x7f) ? fmt::format("'{}'", c) : fmt::format("byte 0x{:02x}", u);
   return Error(tok.line, tok.column, fmt::format("unexpected character {}", shown));
 }
 

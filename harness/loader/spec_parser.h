@@ -1,5 +1,5 @@
-// Spec parser: a PostgreSQL isolationtester spec file -> IsolationSpec (harness/model/isolation_spec.h).
-// Never connects to a database.
+// Spec parser: a PostgreSQL isolationtester spec file -> IsolationSpec
+// (harness/model/isolation_spec.h). Never connects to a database.
 //
 // The grammar is PostgreSQL 15's (src/test/isolation/specparse.y, specscanner.l, README):
 //   spec        := setup* [teardown] session+ permutation*
@@ -35,7 +35,8 @@ Result<IsolationSpec> ParseSpecText(const std::string& text, const std::string& 
 
 // The steps of one permutation line without its keyword, as `--permutation "s1a s2a(*) s1c"` gives
 // them: names (plain or "quoted") with optional markers. The names are not checked against a spec.
-// Errors: kUsage "WHAT:1:COL: …" (`what` names the text; columns count the "permutation " put before it).
+// Errors: kUsage "WHAT:1:COL: …" (`what` names the text; columns count the "permutation " put
+// before it).
 Result<SpecPermutation> ParseSpecPermutationSteps(const std::string& text, const std::string& what);
 
 // True when `path` names a spec file (ends in ".spec").

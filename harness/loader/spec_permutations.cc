@@ -33,15 +33,18 @@ Result<size_t> CountInterleavings(const IsolationSpec& spec) {
   size_t total = 0;
   for (const SpecSession& s : spec.sessions) {
     for (size_t k = 1; k <= s.steps.size(); ++k) {
-      // C(total + k, k) = C(total + k - 1, k - 1) · (total + k) / k: exact while it stays under 2^53.
+      // C(total + k, k) = C(total + k - 1, k - 1) · (total + k) / k: exact while it stays under
+      // 2^53.
       count = count * static_cast<double>(total + k) / static_cast<double>(k);
       if (count > static_cast<double>(kMaxSpecPermutations) + 0.5) {
         const SpecStep& step = s.steps[k - 1];
         SourceLoc loc = step.loc.line > 0 ? step.loc : SourceLoc{spec.loc.file, 1, 1};
-        return LocError(loc, fmt::format("step \"{}\": with it the sessions' steps have more than {} interleavings "
-                                         "(at most {} without permutation lines); list the orders to run with "
-                                         "'permutation' lines",
-                                         step.name, kMaxSpecPermutations, kMaxSpecPermutations));
+        return LocError(
+            loc,
+            fmt::format("step \"{}\": with it the sessions' steps have more than {} interleavings "
+                        "(at most {} without permutation lines); list the orders to run with "
+                        "'permutation' lines",
+                        step.name, kMaxSpecPermutations, kMaxSpecPermutations));
       }
     }
     total += s.steps.size();
@@ -63,7 +66,9 @@ void Interleave(const IsolationSpec& spec, std::vector<StepOrder>* out) {
       out->push_back(StepOrder{OrderName(spec, prefix), prefix});
     } else {
       size_t i = from;
-      while (i < spec.sessions.size() && static_cast<size_t>(taken[i]) >= spec.sessions[i].steps.size()) ++i;
+      while (i < spec.sessions.size() &&
+             static_cast<size_t>(taken[i]) >= spec.sessions[i].steps.size())
+        ++i;
       if (i < spec.sessions.size()) {
         prefix.push_back(OrderedStep{static_cast<int>(i), taken[i], {}});
         ++taken[i];
@@ -81,12 +86,15 @@ void Interleave(const IsolationSpec& spec, std::vector<StepOrder>* out) {
 }
 
 // The steps all `orders_count` orders run together; an error past limits::kMaxSpecPlanSteps.
-Status CheckPlanSteps(const IsolationSpec& spec, size_t orders_count, size_t steps, const SourceLoc& where) {
+Status CheckPlanSteps(const IsolationSpec& spec, size_t orders_count, size_t steps,
+                      const SourceLoc& where) {
   if (steps <= limits::kMaxSpecPlanSteps) return Status::Ok();
   SourceLoc loc = where.line > 0 ? where : SourceLoc{spec.loc.file, 1, 1};
-  return LocError(loc, fmt::format("the permutations would run {} steps; at most {} are allowed in one spec "
-                                   "({} permutation{})",
-                                   steps, limits::kMaxSpecPlanSteps, orders_count, orders_count == 1 ? "" : "s"));
+  return LocError(
+      loc,
+      fmt::format("the permutations would run {} steps; at most {} are allowed in one spec "
+                  "({} permutation{})",
+                  steps, limits::kMaxSpecPlanSteps, orders_count, orders_count == 1 ? "" : "s"));
 }
 
 // One step of a permutation line as written: its name and its markers, each as the spec writes it.
@@ -119,18 +127,19 @@ std::string Normalized(const std::string& selector) {
   std::vector<WrittenStep> steps;
   for (const SpecPermutationStep& step : perm->steps) {
     WrittenStep w{spec_internal::WriteName(step.name), {}};
-    for (const SpecBlocker& b : step.blockers) w.markers.push_back(Marker(b.kind, b.step, b.notices));
+    for (const SpecBlocker& b : step.blockers)
+      w.markers.push_back(Marker(b.kind, b.step, b.notices));
     steps.push_back(std::move(w));
   }
   return Join(steps, true);
 }
 
 // `normalized` is Normalized(selector), computed once per selector.
-bool Names(const IsolationSpec& spec, const std::string& selector, const std::string& normalized, size_t number,
-           const StepOrder& order) {
+bool Names(const IsolationSpec& spec, const std::string& selector, const std::string& normalized,
+           size_t number, const StepOrder& order) {
   if (selector == std::to_string(number) || selector == order.name) return true;
-  return !normalized.empty() &&
-         (normalized == WrittenPermutation(spec, order) || normalized == WrittenPermutation(spec, order, false));
+  return !normalized.empty() && (normalized == WrittenPermutation(spec, order) ||
+                                 normalized == WrittenPermutation(spec, order, false));
 }
 
 }  // namespace
@@ -143,14 +152,16 @@ std::string WrittenPermutation(const IsolationSpec& spec, const StepOrder& order
   for (const OrderedStep& s : order.steps) {
     WrittenStep w{spec_internal::WriteName(name(s.session, s.step)), {}};
     for (const OrderedBlocker& b : s.blockers) {
-      w.markers.push_back(Marker(b.kind, b.kind == SpecBlocker::Kind::kOnce ? "" : name(b.session, b.step), b.notices));
+      w.markers.push_back(Marker(
+          b.kind, b.kind == SpecBlocker::Kind::kOnce ? "" : name(b.session, b.step), b.notices));
     }
     steps.push_back(std::move(w));
   }
   return Join(steps, markers);
 }
 
-Result<std::vector<size_t>> SelectSpecPermutations(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
+Result<std::vector<size_t>> SelectSpecPermutations(const IsolationSpec& spec,
+                                                   const std::vector<StepOrder>& orders,
                                                    const std::vector<std::string>& selectors) {
   std::vector<bool> chosen(orders.size(), selectors.empty());
   for (const std::string& selector : selectors) {
@@ -170,11 +181,12 @@ Result<std::vector<size_t>> SelectSpecPermutations(const IsolationSpec& spec, co
       list += fmt::format("\n  … and {} more (racelab convert {} lists every one, numbered)",
                           orders.size() - kMaxListedPermutations, spec.loc.file);
     }
-    return Status::Usage(fmt::format("{}: --permutation {} names none of its {} permutation{}; give a number from "
-                                     "1 to {}, the permutation as the spec writes it (markers included) or its "
-                                     "step names alone:{}",
-                                     spec.loc.file, selector, orders.size(), orders.size() == 1 ? "" : "s",
-                                     orders.size(), list));
+    return Status::Usage(
+        fmt::format("{}: --permutation {} names none of its {} permutation{}; give a number from "
+                    "1 to {}, the permutation as the spec writes it (markers included) or its "
+                    "step names alone:{}",
+                    spec.loc.file, selector, orders.size(), orders.size() == 1 ? "" : "s",
+                    orders.size(), list));
   }
   std::vector<size_t> out;
   for (size_t i = 0; i < orders.size(); ++i) {
@@ -197,7 +209,8 @@ Result<size_t> CountSpecPermutations(const IsolationSpec& spec) {
   size_t steps = 0;
   for (const SpecPermutation& perm : spec.permutations) {
     steps += perm.steps.size();
-    if (Status s = CheckPlanSteps(spec, spec.permutations.size(), steps, perm.loc); !s.ok()) return s;
+    if (Status s = CheckPlanSteps(spec, spec.permutations.size(), steps, perm.loc); !s.ok())
+      return s;
   }
   return spec.permutations.size();
 }

@@ -26,8 +26,8 @@ struct KindInfo {
   std::vector<std::string> modifiers;
 };
 
-// The modifiers a kind takes besides its own key (docs/scenario-format.md). No default: a new kind is
-// a -Wswitch warning here.
+// The modifiers a kind takes besides its own key (docs/scenario-format.md). No default: a new kind
+// is a -Wswitch warning here.
 std::vector<std::string> ModifiersOf(StepKind kind) {
   switch (kind) {
     case StepKind::kSql:
@@ -81,8 +81,8 @@ std::string UnknownStep(const std::string& word) {
                      JoinNames(KindNames()));
 }
 
-// `when` (harness/model/condition.h): the syntax after param substitution, then the names — a capture
-// of an earlier step of this session, or (rows(STEP)) an earlier sql step of this session.
+// `when` (harness/model/condition.h): the syntax after param substitution, then the names — a
+// capture of an earlier step of this session, or (rows(STEP)) an earlier sql step of this session.
 void ReadWhen(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& captures,
               const std::vector<Step>& earlier, Step& step) {
   std::optional<std::string> when = ctx.reader.Text(ref);
@@ -91,10 +91,11 @@ void ReadWhen(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& 
   std::string problem;
   std::optional<WhenCondition> c = ParseWhen(SubstituteParams(*when, ctx.defaults), &problem);
   if (!c) {
-    ctx.reader.Error(ref, fmt::format("bad condition '{}': {} (expected NAME == 'text', NAME < number, "
-                                      "defined(NAME), !defined(NAME), rows(STEP) > number, "
-                                      "sqlstate(STEP) == '40001' or failed(STEP), e.g. status == 'queued')",
-                                      *when, problem));
+    ctx.reader.Error(
+        ref, fmt::format("bad condition '{}': {} (expected NAME == 'text', NAME < number, "
+                         "defined(NAME), !defined(NAME), rows(STEP) > number, "
+                         "sqlstate(STEP) == '40001' or failed(STEP), e.g. status == 'queued')",
+                         *when, problem));
     return;
   }
   if (c->kind == WhenCondition::Kind::kRows || c->kind == WhenCondition::Kind::kSqlstate ||
@@ -102,9 +103,9 @@ void ReadWhen(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& 
     // sqlstate() and failed() may name any earlier statement step (begin, commit, rollback too).
     bool any_statement = c->kind != WhenCondition::Kind::kRows;
     auto counts = [&](const Step& s) {
-      return s.kind == StepKind::kSql || (any_statement && (s.kind == StepKind::kBegin ||
-                                                            s.kind == StepKind::kCommit ||
-                                                            s.kind == StepKind::kRollback));
+      return s.kind == StepKind::kSql ||
+             (any_statement && (s.kind == StepKind::kBegin || s.kind == StepKind::kCommit ||
+                                s.kind == StepKind::kRollback));
     };
     auto it = std::find_if(earlier.begin(), earlier.end(),
                            [&](const Step& s) { return counts(s) && s.name == c->name; });
@@ -117,8 +118,9 @@ void ReadWhen(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& 
                          : c->kind == WhenCondition::Kind::kSqlstate ? "sqlstate"
                                                                      : "failed";
       const char* kind = any_statement ? "statement" : "sql";
-      ctx.reader.Error(ref, fmt::format("{}({}): not an earlier {} step of this session (earlier {} steps: {})",
-                                        call, c->name, kind, kind, JoinNames(names)));
+      ctx.reader.Error(
+          ref, fmt::format("{}({}): not an earlier {} step of this session (earlier {} steps: {})",
+                           call, c->name, kind, kind, JoinNames(names)));
     }
   } else if (std::find(captures.begin(), captures.end(), c->name) == captures.end()) {
     ctx.reader.Error(ref, fmt::format("'{}' is not captured by an earlier step of this session "
@@ -185,27 +187,31 @@ void ReadKindValue(LoadContext& ctx, const KindInfo& info, const Ref& ref,
     case StepKind::kAwaitEnded:
       // SQLite runs inside racelab: no server ends a connection, so the wait could only time out.
       if (ctx.scenario.engine == "sqlite") {
-        ctx.reader.Error(ref, "await_ended waits for the server to end a session's connection, and SQLite has no "
-                              "server (it runs inside racelab): list this step for postgresql and mariadb only "
-                              "(drop sqlite from engines, or give sqlite its own sessions with an engine map)");
+        ctx.reader.Error(
+            ref,
+            "await_ended waits for the server to end a session's connection, and SQLite has no "
+            "server (it runs inside racelab): list this step for postgresql and mariadb only "
+            "(drop sqlite from engines, or give sqlite its own sessions with an engine map)");
       }
       [[fallthrough]];
     case StepKind::kTerminate:
-      // The same for terminate: SQLite cannot end another connection (Capabilities::terminate = false),
-      // so the step could only fail when it runs.
+      // The same for terminate: SQLite cannot end another connection (Capabilities::terminate =
+      // false), so the step could only fail when it runs.
       if (step.kind == StepKind::kTerminate && ctx.scenario.engine == "sqlite") {
-        ctx.reader.Error(ref, "terminate asks the server to end a session's connection, and SQLite has no "
-                              "server (it runs inside racelab): list this step for postgresql and mariadb only "
-                              "(drop sqlite from engines, or give sqlite its own sessions with an engine map)");
+        ctx.reader.Error(
+            ref,
+            "terminate asks the server to end a session's connection, and SQLite has no "
+            "server (it runs inside racelab): list this step for postgresql and mariadb only "
+            "(drop sqlite from engines, or give sqlite its own sessions with an engine map)");
       }
       [[fallthrough]];
     case StepKind::kAwaitBlocked:  // a role name, checked once every role is known
       step.target = *text;
       ctx.targets.push_back({*text, ref.mark, ref.path, role});
       break;
-    case StepKind::kSleep:     // read above (a number, not a name)
-    case StepKind::kProbe:     // read above (SQL)
-    case StepKind::kBegin:     // begin, commit and rollback take no value
+    case StepKind::kSleep:  // read above (a number, not a name)
+    case StepKind::kProbe:  // read above (SQL)
+    case StepKind::kBegin:  // begin, commit and rollback take no value
     case StepKind::kCommit:
     case StepKind::kRollback:
       break;
@@ -218,31 +224,35 @@ void ReadBeginModes(LoadContext& ctx, const Fields& fields, Step& step) {
     std::optional<std::string> text = ctx.reader.Text(*r);
     std::optional<IsolationLevel> level = text ? ParseIsolation(*text) : std::nullopt;
     if (text && !level) {
-      ctx.reader.Error(*r, fmt::format("unknown isolation level '{}' (expected read committed, repeatable read, "
-                                       "serializable, or rc, rr, ser)",
-                                       *text));
+      ctx.reader.Error(
+          *r, fmt::format("unknown isolation level '{}' (expected read committed, repeatable read, "
+                          "serializable, or rc, rr, ser)",
+                          *text));
     }
     step.isolation = level;
     // SQLite runs every transaction serializable and has no other level (sqlite.org/isolation.html,
     // docs/sqlite.md "Levels and capabilities"): refused here, not after setup when the step runs.
     if (level && !EngineRunsLevel(ctx.scenario.engine, *level)) {
-      ctx.reader.Error(*r, fmt::format("{}: a begin cannot run at {} (drop the key, or give {} its own "
-                                       "sessions with an engine map)",
-                                       EngineLevelsSentence(ctx.scenario.engine), IsolationName(*level),
-                                       ctx.scenario.engine));
+      ctx.reader.Error(*r,
+                       fmt::format("{}: a begin cannot run at {} (drop the key, or give {} its own "
+                                   "sessions with an engine map)",
+                                   EngineLevelsSentence(ctx.scenario.engine), IsolationName(*level),
+                                   ctx.scenario.engine));
     }
   }
-  // Nor a READ ONLY or DEFERRABLE transaction: its BEGIN takes DEFERRED, IMMEDIATE or EXCLUSIVE only
-  // (sqlite.org/lang_transaction.html); PRAGMA query_only holds for the connection, not one transaction.
+  // Nor a READ ONLY or DEFERRABLE transaction: its BEGIN takes DEFERRED, IMMEDIATE or EXCLUSIVE
+  // only (sqlite.org/lang_transaction.html); PRAGMA query_only holds for the connection, not one
+  // transaction.
   auto mode = [&](const char* key, bool* out) {
     const Ref* r = fields.Get(key);
     if (r == nullptr) return;
     *out = ctx.reader.Bool(*r).value_or(false);
     if (*out && ctx.scenario.engine == "sqlite") {
-      ctx.reader.Error(*r, fmt::format("SQLite has no {} transaction mode (its BEGIN is DEFERRED, IMMEDIATE or "
-                                       "EXCLUSIVE only): drop the key, or give sqlite its own sessions with an "
-                                       "engine map",
-                                       std::string_view(key) == "read_only" ? "READ ONLY" : "DEFERRABLE"));
+      ctx.reader.Error(
+          *r, fmt::format("SQLite has no {} transaction mode (its BEGIN is DEFERRED, IMMEDIATE or "
+                          "EXCLUSIVE only): drop the key, or give sqlite its own sessions with an "
+                          "engine map",
+                          std::string_view(key) == "read_only" ? "READ ONLY" : "DEFERRABLE"));
     }
   };
   mode("read_only", &step.read_only);
@@ -269,8 +279,9 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
     info = found;
   }
   if (info == nullptr) {
-    const std::vector<std::string> all = {"name",      "capture",   "when",       "on_error", "timeout_ms",
-                                          "isolation", "read_only", "deferrable", "equals"};
+    const std::vector<std::string> all = {"name",      "capture",    "when",
+                                          "on_error",  "timeout_ms", "isolation",
+                                          "read_only", "deferrable", "equals"};
     for (const Fields::Entry& entry : fields->entries) {
       if (std::find(all.begin(), all.end(), entry.key) != all.end()) continue;
       ctx.reader.Error(entry.key_mark, item.path, UnknownStep(entry.key));
@@ -301,7 +312,8 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
   if (info->kind == StepKind::kBegin) ReadBeginModes(ctx, *fields, step);
   if (info->kind == StepKind::kProbe) ReadProbeFields(ctx, item, *fields, step);  // equals
   if (const Ref* r = fields->Get("timeout_ms"); r && info->kind != StepKind::kBarrier &&
-                                                 info->kind != StepKind::kSleep && info->kind != StepKind::kTerminate) {
+                                                info->kind != StepKind::kSleep &&
+                                                info->kind != StepKind::kTerminate) {
     step.timeout_ms = ReadExpr(ctx, *r, NumberRule::kTimeoutMs).value_or("");
   }
   if (const Ref* r = fields->Get("on_error");
@@ -324,7 +336,7 @@ std::vector<Step> ReadSteps(LoadContext& ctx, const Ref& ref, size_t role) {
   std::optional<std::vector<Ref>> items = ctx.reader.Seq(ref, limits::kMaxStepsPerSession);
   if (!items) return steps;
   if (items->empty()) ctx.reader.Error(ref, "list at least one step");
-  std::vector<std::string> captures;  // captured by the steps read so far
+  std::vector<std::string> captures;              // captured by the steps read so far
   std::unordered_map<std::string, size_t> names;  // step name -> index of its first step
   for (size_t i = 0; i < items->size() && !ctx.reader.full(); ++i) {
     const Ref& item = (*items)[i];
@@ -367,9 +379,9 @@ std::vector<Step> ReadSteps(LoadContext& ctx, const Ref& ref, size_t role) {
     for (const std::string& c : step.capture) {
       if (std::find(captures.begin(), captures.end(), c) != captures.end()) continue;
       if (captures.size() == limits::kMaxListItems) {
-        ctx.reader.Error(item, fmt::format("session '{}' captures more than {} names",
-                                           ctx.scenario.sessions[role].name,
-                                           limits::kMaxListItems));
+        ctx.reader.Error(item,
+                         fmt::format("session '{}' captures more than {} names",
+                                     ctx.scenario.sessions[role].name, limits::kMaxListItems));
         break;
       }
       captures.push_back(c);

@@ -1,6 +1,6 @@
 // `expect.timing` and the k-of-N and wait-event keys of `expect.blocked` (issue 11 item 9;
-// docs/scenario-format.md "Timing of steps" and "`blocked` for k of N instances, and the wait event").
-// REQUIRES: sessions have been read, so roles and steps can be checked.
+// docs/scenario-format.md "Timing of steps" and "`blocked` for k of N instances, and the wait
+// event"). REQUIRES: sessions have been read, so roles and steps can be checked.
 #include <fmt/format.h>
 
 #include "harness/loader/limits.h"
@@ -33,23 +33,25 @@ bool StepAt(LoadContext& ctx, const Ref& ref, const SessionSpec& role, const std
   for (const Step& step : role.steps) {
     if (step.name != name) continue;
     if (InfoOf(step.kind).is_wait) {  // barrier, sleep_ms, await_blocked, await_ended
-      ctx.reader.Error(ref, fmt::format("step '{}' of session '{}' is a wait racelab makes, not a statement: "
-                                        "time a begin, sql, commit, rollback, terminate or probe step",
-                                        name, role.name));
+      ctx.reader.Error(
+          ref, fmt::format("step '{}' of session '{}' is a wait racelab makes, not a statement: "
+                           "time a begin, sql, commit, rollback, terminate or probe step",
+                           name, role.name));
       return false;
     }
     return true;
   }
   std::string hint = Suggest(name, StepNames(role));
-  ctx.reader.Error(ref, fmt::format("unknown step '{}' in session '{}' ({}steps: {})", Clip(name), role.name,
-                                    hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
-                                    JoinNames(StepNames(role))));
+  ctx.reader.Error(
+      ref, fmt::format("unknown step '{}' in session '{}' ({}steps: {})", Clip(name), role.name,
+                       hint.empty() ? "" : fmt::format("did you mean '{}'? ", hint),
+                       JoinNames(StepNames(role))));
   return false;
 }
 
 void ReadOneTiming(LoadContext& ctx, const Ref& item, TimingSpec& out) {
-  std::optional<Fields> f =
-      ctx.reader.Map(item, {"session", "step", "after", "min_ms", "max_ms", "waited"}, {"session", "step"});
+  std::optional<Fields> f = ctx.reader.Map(
+      item, {"session", "step", "after", "min_ms", "max_ms", "waited"}, {"session", "step"});
   if (!f) return;
   const SessionSpec* role = nullptr;
   if (const Ref* r = f->Get("session")) {
@@ -59,7 +61,8 @@ void ReadOneTiming(LoadContext& ctx, const Ref& item, TimingSpec& out) {
     }
   }
   if (const Ref* r = f->Get("step"); r && role) {
-    if (std::optional<std::string> name = ctx.reader.Name(*r); name && StepAt(ctx, *r, *role, *name)) {
+    if (std::optional<std::string> name = ctx.reader.Name(*r);
+        name && StepAt(ctx, *r, *role, *name)) {
       out.step = *name;
     }
   }
@@ -67,9 +70,10 @@ void ReadOneTiming(LoadContext& ctx, const Ref& item, TimingSpec& out) {
     std::optional<std::string> text = ctx.reader.Text(*r);
     const size_t dot = text ? text->find('.') : std::string::npos;
     if (text && (dot == std::string::npos || dot == 0 || dot + 1 == text->size())) {
-      ctx.reader.Error(*r, fmt::format("'{}' is not SESSION.STEP (e.g. after: a.commit: the step of another "
-                                       "session this one answers after)",
-                                       Clip(*text)));
+      ctx.reader.Error(
+          *r, fmt::format("'{}' is not SESSION.STEP (e.g. after: a.commit: the step of another "
+                          "session this one answers after)",
+                          Clip(*text)));
     } else if (text) {
       const SessionSpec* ref_role = RoleAt(ctx, *r, text->substr(0, dot));
       if (ref_role != nullptr && StepAt(ctx, *r, *ref_role, text->substr(dot + 1))) {
@@ -77,9 +81,10 @@ void ReadOneTiming(LoadContext& ctx, const Ref& item, TimingSpec& out) {
         out.after_step = text->substr(dot + 1);
       }
       if (ref_role != nullptr && ref_role == role) {
-        ctx.reader.Error(*r, fmt::format("after names session '{}' itself: the time between two steps of one "
-                                         "session is the scenario's own, time each step instead",
-                                         role->name));
+        ctx.reader.Error(
+            *r, fmt::format("after names session '{}' itself: the time between two steps of one "
+                            "session is the scenario's own, time each step instead",
+                            role->name));
       }
     }
   }
@@ -87,8 +92,9 @@ void ReadOneTiming(LoadContext& ctx, const Ref& item, TimingSpec& out) {
   if (const Ref* r = f->Get("max_ms")) out.max_ms = ReadExpr(ctx, *r, NumberRule::kAnyMs);
   if (const Ref* r = f->Get("waited")) out.waited = ctx.reader.Bool(*r);
   if (!f->Get("min_ms") && !f->Get("max_ms") && !f->Get("waited") && !f->Get("after")) {
-    ctx.reader.Error(item, "a timing entry checks nothing without min_ms, max_ms, waited or after (e.g. "
-                           "{ session: b, step: claim, max_ms: 5, waited: false })");
+    ctx.reader.Error(item,
+                     "a timing entry checks nothing without min_ms, max_ms, waited or after (e.g. "
+                     "{ session: b, step: claim, max_ms: 5, waited: false })");
   }
 }
 

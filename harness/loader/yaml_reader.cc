@@ -103,7 +103,8 @@ void YamlReader::Error(const YAML::Mark& mark, const std::string& path, std::str
 }
 
 void YamlReader::Error(const SourceLoc& loc, const std::string& path, std::string message) {
-  Problem problem{loc.line, loc.column, Clip(path, kMaxMessageBytes), Clip(message, kMaxMessageBytes)};
+  Problem problem{loc.line, loc.column, Clip(path, kMaxMessageBytes),
+                  Clip(message, kMaxMessageBytes)};
   // The same problem found again (a file read once per engine) is one problem.
   for (const Problem& p : errors_) {
     if (p.line == problem.line && p.column == problem.column && p.path == problem.path &&

@@ -143,13 +143,16 @@ std::optional<WhenCondition> ParseWhen(std::string_view text, std::string* error
     if (c.op.empty()) return Fail(error, "expected == or != after sqlstate(" + c.name + ")");
     s.SkipSpace();
     if (!s.Quoted(&c.literal, error)) {
-      return error->empty() ? Fail(error, "expected a quoted SQLSTATE after " + c.op + ", e.g. '40001'")
-                            : std::nullopt;
+      return error->empty()
+                 ? Fail(error, "expected a quoted SQLSTATE after " + c.op + ", e.g. '40001'")
+                 : std::nullopt;
     }
-    if (c.literal.size() != 5 ||
-        !std::all_of(c.literal.begin(), c.literal.end(), [](char ch) { return std::isupper(static_cast<unsigned char>(ch)) || IsDigit(ch); })) {
-      return Fail(error, "'" + c.literal + "' is not a SQLSTATE (5 characters, digits and capital letters, "
-                         "e.g. '40001', '40P01')");
+    if (c.literal.size() != 5 || !std::all_of(c.literal.begin(), c.literal.end(), [](char ch) {
+          return std::isupper(static_cast<unsigned char>(ch)) || IsDigit(ch);
+        })) {
+      return Fail(error, "'" + c.literal +
+                             "' is not a SQLSTATE (5 characters, digits and capital letters, "
+                             "e.g. '40001', '40P01')");
     }
   } else if (s.TakeCall("rows")) {
     c.kind = WhenCondition::Kind::kRows;
@@ -178,7 +181,9 @@ std::optional<WhenCondition> ParseWhen(std::string_view text, std::string* error
     if (s.Quoted(&c.literal, error)) {
       c.is_text = true;
       if (c.op != "==" && c.op != "!=") {
-        return Fail(error, c.op + " compares numbers: write a number after it, or use == or != with 'text'");
+        return Fail(
+            error,
+            c.op + " compares numbers: write a number after it, or use == or != with 'text'");
       }
     } else if (!error->empty()) {
       return std::nullopt;

@@ -5,8 +5,8 @@
 // std::regex this replaces recursed per character and overflowed the stack).
 // Grammar (docs/scenario-format.md, "when"):
 //   NAME == 'text' | NAME != 'text'                                     a captured value, as text
-//   NAME OP number, OP one of == != < <= > >=                           a captured value, as a number
-//   defined(NAME) | !defined(NAME)                                      was NAME captured?
+//   NAME OP number, OP one of == != < <= > >=                           a captured value, as a
+//   number defined(NAME) | !defined(NAME)                                      was NAME captured?
 //   rows(STEP) OP INTEGER, OP one of == != < <= > >=                    rows of an earlier step
 //   sqlstate(STEP) == 'CODE' | sqlstate(STEP) != 'CODE'                 how an earlier step failed
 //   failed(STEP) | !failed(STEP)                                        did it fail at all?
@@ -25,14 +25,14 @@ namespace racelab {
 
 struct WhenCondition {
   enum class Kind {
-    kCompare,  // NAME op literal
-    kDefined,  // defined(NAME), or !defined(NAME) when `negated`
-    kRows,     // rows(STEP) op integer
-    kSqlstate, // sqlstate(STEP) op 'CODE' (op == or !=); `literal` holds CODE
-    kFailed,   // failed(STEP), or !failed(STEP) when `negated`
+    kCompare,   // NAME op literal
+    kDefined,   // defined(NAME), or !defined(NAME) when `negated`
+    kRows,      // rows(STEP) op integer
+    kSqlstate,  // sqlstate(STEP) op 'CODE' (op == or !=); `literal` holds CODE
+    kFailed,    // failed(STEP), or !failed(STEP) when `negated`
   };
   Kind kind = Kind::kCompare;
-  std::string name;      // kCompare, kDefined: the capture; kRows, kSqlstate, kFailed: the step
+  std::string name;  // kCompare, kDefined: the capture; kRows, kSqlstate, kFailed: the step
   // "==", "!=" (kCompare with text, kSqlstate); any of == != < <= > >= (kCompare with a number,
   // kRows); "" (kDefined, kFailed)
   std::string op;

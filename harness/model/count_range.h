@@ -1,5 +1,5 @@
-// CountRange: a planned count that an expectation checks — exactly n, or within bounds (issue 11 item
-// 4a: outcomes that vary between trials). `winners`, `lock_waits`, each `sqlstates` count,
+// CountRange: a planned count that an expectation checks — exactly n, or within bounds (issue 11
+// item 4a: outcomes that vary between trials). `winners`, `lock_waits`, each `sqlstates` count,
 // `step_rows[].sessions` and `errors[].sessions` are CountRanges (harness/model/plan.h); the file
 // writes one as an expression (`winners: 1`, exactly) or as `{at_least: E, at_most: E}` with one or
 // both bounds (docs/scenario-format.md "Counts that vary between trials").
@@ -38,7 +38,9 @@ struct CountRange {
     return ">= " + std::to_string(min);
   }
 
-  friend bool operator==(const CountRange& a, const CountRange& b) { return a.min == b.min && a.max == b.max; }
+  friend bool operator==(const CountRange& a, const CountRange& b) {
+    return a.min == b.min && a.max == b.max;
+  }
   friend bool operator!=(const CountRange& a, const CountRange& b) { return !(a == b); }
 };
 

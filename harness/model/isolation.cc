@@ -7,10 +7,14 @@ namespace racelab {
 
 std::string_view IsolationName(IsolationLevel level) {
   switch (level) {
-    case IsolationLevel::kReadUncommitted: return "read uncommitted";
-    case IsolationLevel::kReadCommitted: return "read committed";
-    case IsolationLevel::kRepeatableRead: return "repeatable read";
-    case IsolationLevel::kSerializable: return "serializable";
+    case IsolationLevel::kReadUncommitted:
+      return "read uncommitted";
+    case IsolationLevel::kReadCommitted:
+      return "read committed";
+    case IsolationLevel::kRepeatableRead:
+      return "repeatable read";
+    case IsolationLevel::kSerializable:
+      return "serializable";
   }
   return "read committed";
 }
@@ -30,8 +34,8 @@ std::optional<IsolationLevel> ParseIsolation(std::string_view text) {
 
 const std::vector<IsolationLevel>& AllIsolationLevels() {
   static const std::vector<IsolationLevel> kAll = {IsolationLevel::kReadCommitted,
-                                                    IsolationLevel::kRepeatableRead,
-                                                    IsolationLevel::kSerializable};
+                                                   IsolationLevel::kRepeatableRead,
+                                                   IsolationLevel::kSerializable};
   return kAll;
 }
 

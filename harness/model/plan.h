@@ -2,7 +2,8 @@
 // sessions expanded by `count`, expectations merged for the isolation level.
 //
 // Filled by: the planner (harness/loader/planner.h). Read by: the runner, the evaluator, reporters.
-// Thread-safety: plain values; immutable while a run is in progress (workers read them concurrently).
+// Thread-safety: plain values; immutable while a run is in progress (workers read them
+// concurrently).
 #pragma once
 
 #include <map>
@@ -20,14 +21,14 @@ namespace racelab {
 struct PlannedStep {
   StepKind kind = StepKind::kSql;
   std::string name;
-  std::string sql;                   // params substituted; ${capture} references remain for run time
+  std::string sql;  // params substituted; ${capture} references remain for run time
   std::vector<std::string> capture;
   std::string when;
   OnError on_error = OnError::kAbort;
   std::string barrier;
   long sleep_ms = 0;
-  std::string target;                // role name
-  long timeout_ms = 0;               // 0: use RunOptions::statement_timeout_ms
+  std::string target;   // role name
+  long timeout_ms = 0;  // 0: use RunOptions::statement_timeout_ms
   // kProbe: the rows it must read (Step::equals, params substituted); read_rows is one more.
   std::vector<std::string> equals;
   // Rows of its result to keep in StepEvent::read (an `expect.reads` names the step); 0: none.
@@ -36,11 +37,11 @@ struct PlannedStep {
   std::optional<IsolationLevel> isolation;
   bool read_only = false;
   bool deferrable = false;
-  // Ordered items (PlanItem::order_entries, harness/run/order_gate.h): this step is permutation entry
-  // `order_entry`; before it starts, entry `await_entry` (the one before it in the permutation, when
-  // another session's) must have ended or be seen waiting (or only started, when it is marked `(*)`),
-  // and every entry in `await_ended` must have ended (markers `(other)` of its session's previous
-  // entry). -1 / empty: none.
+  // Ordered items (PlanItem::order_entries, harness/run/order_gate.h): this step is permutation
+  // entry `order_entry`; before it starts, entry `await_entry` (the one before it in the
+  // permutation, when another session's) must have ended or be seen waiting (or only started, when
+  // it is marked `(*)`), and every entry in `await_ended` must have ended (markers `(other)` of its
+  // session's previous entry). -1 / empty: none.
   int order_entry = -1;
   int await_entry = -1;
   std::vector<int> await_ended;
@@ -84,8 +85,9 @@ struct PlannedBlocked {
   std::optional<double> min_ms;
   std::optional<double> max_ms;
   std::string by;
-  std::optional<long> instances;  // of the role's instances, exactly this many meet the entry; unset: all
-  std::string wait_event;         // empty: not checked
+  std::optional<long>
+      instances;           // of the role's instances, exactly this many meet the entry; unset: all
+  std::string wait_event;  // empty: not checked
 };
 
 struct PlannedTiming {
@@ -181,8 +183,8 @@ struct PlanItem {
   // An ordered scenario's permutation (harness/loader/order_planner.h; params then hold
   // order=<its steps>): its entries, indexed by PlannedStep::order_entry/await_entry/await_ended.
   std::vector<PlannedOrderEntry> order_entries;
-  // Its 1-based number in the file's `order:` (0: not ordered) and where that permutation is written:
-  // what `--permutation N` selects and its errors point at.
+  // Its 1-based number in the file's `order:` (0: not ordered) and where that permutation is
+  // written: what `--permutation N` selects and its errors point at.
   int permutation = 0;
   SourceLoc permutation_loc;
 };

@@ -1,12 +1,11 @@
-// The step kinds in one table: for each StepKind, its key in a scenario file, its name in the reports
-// (racelab.json "kind", the timeline) and the properties the stages ask of it.
+// The step kinds in one table: for each StepKind, its key in a scenario file, its name in the
+// reports (racelab.json "kind", the timeline) and the properties the stages ask of it.
 //
 // A new kind is one enum value in scenario.h plus one row here; the compiler then points at every
 // switch over StepKind that must handle it (they have no `default`, so -Wswitch names each one).
-// Read by: the loader (file keys and the modifiers each kind takes), the lock-wait attribution (which
-// steps can wait on a lock), the reporters (names, the timeline's wait bars) and `racelab compare`'s
-// report reader.
-// Thread-safety: constant data.
+// Read by: the loader (file keys and the modifiers each kind takes), the lock-wait attribution
+// (which steps can wait on a lock), the reporters (names, the timeline's wait bars) and `racelab
+// compare`'s report reader. Thread-safety: constant data.
 #pragma once
 
 #include <array>
@@ -46,22 +45,23 @@ struct StepKindInfo {
 // In the order the scenario-format docs list them (the loader's "expected one of" follows it).
 inline constexpr std::array<StepKindInfo, 10> kStepKinds = {{
     // kind                   file_key         report_name      value  sql    lock   recorded wait
-    {StepKind::kBegin,        "begin",         "begin",         false, true,  false, true,    false},
-    {StepKind::kSql,          "sql",           "sql",           true,  true,  true,  true,    false},
-    {StepKind::kBarrier,      "barrier",       "barrier",       true,  false, false, false,   true},
-    {StepKind::kSleep,        "sleep_ms",      "sleep",         true,  false, false, false,   true},
-    {StepKind::kAwaitBlocked, "await_blocked", "await_blocked", true,  false, false, false,   true},
-    {StepKind::kAwaitEnded,   "await_ended",   "await_ended",   true,  false, false, false,   true},
-    {StepKind::kTerminate,    "terminate",     "terminate",     true,  false, false, false,   false},
-    {StepKind::kCommit,       "commit",        "commit",        false, true,  true,  true,    false},
-    {StepKind::kRollback,     "rollback",      "rollback",      false, true,  false, false,   false},
-    // A probe runs on racelab's control connection, not the session's: it sends nothing on the session's
+    {StepKind::kBegin, "begin", "begin", false, true, false, true, false},
+    {StepKind::kSql, "sql", "sql", true, true, true, true, false},
+    {StepKind::kBarrier, "barrier", "barrier", true, false, false, false, true},
+    {StepKind::kSleep, "sleep_ms", "sleep", true, false, false, false, true},
+    {StepKind::kAwaitBlocked, "await_blocked", "await_blocked", true, false, false, false, true},
+    {StepKind::kAwaitEnded, "await_ended", "await_ended", true, false, false, false, true},
+    {StepKind::kTerminate, "terminate", "terminate", true, false, false, false, false},
+    {StepKind::kCommit, "commit", "commit", false, true, true, true, false},
+    {StepKind::kRollback, "rollback", "rollback", false, true, false, false, false},
+    // A probe runs on racelab's control connection, not the session's: it sends nothing on the
+    // session's
     // connection, and a wait seen on the session is never its own.
-    {StepKind::kProbe,        "probe",         "probe",         true,  false, false, false,   false},
+    {StepKind::kProbe, "probe", "probe", true, false, false, false, false},
 }};
 
-// The number of rows `kind` has in kStepKinds. The switch has no default on purpose: a new StepKind is a
-// -Wswitch warning here (an error in CI), which leads whoever adds it to this table.
+// The number of rows `kind` has in kStepKinds. The switch has no default on purpose: a new StepKind
+// is a -Wswitch warning here (an error in CI), which leads whoever adds it to this table.
 constexpr int RowsOf(StepKind kind) {
   switch (kind) {
     case StepKind::kBegin:

@@ -28,8 +28,8 @@ bool SleepUntil(std::chrono::steady_clock::time_point deadline, const StopFlag* 
     if (flag != nullptr && flag->stop_requested()) return false;
     auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return true;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(deadline - now,
-                                                                              kStopPollSlice));
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(deadline - now, kStopPollSlice));
   }
 }
 

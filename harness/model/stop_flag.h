@@ -1,8 +1,8 @@
 // StopFlag: a run-wide "stop now" request (SIGINT/SIGTERM, or a fatal error), polled by every wait.
 //
-// Waits in racelab poll in slices of at most kStopPollSlice so that a stop request ends them quickly.
-// Thread-safety: all members are safe from any thread. RequestStop() is async-signal-safe, so it may be
-// called from a signal handler.
+// Waits in racelab poll in slices of at most kStopPollSlice so that a stop request ends them
+// quickly. Thread-safety: all members are safe from any thread. RequestStop() is async-signal-safe,
+// so it may be called from a signal handler.
 #pragma once
 
 #include <atomic>
@@ -27,9 +27,9 @@ class StopFlag {
   std::atomic<int> signal_{0};
 };
 
-// Blocks SIGINT and SIGTERM in the calling thread (call from main before starting any thread, so every
-// thread inherits the mask) and starts a thread that turns either signal into flag->RequestStop(sig).
-// REQUIRES: called once; `flag` outlives the process's use of it.
+// Blocks SIGINT and SIGTERM in the calling thread (call from main before starting any thread, so
+// every thread inherits the mask) and starts a thread that turns either signal into
+// flag->RequestStop(sig). REQUIRES: called once; `flag` outlives the process's use of it.
 void InstallStopSignalHandler(StopFlag* flag);
 
 // Sleeps until `deadline` or until stop is requested; returns false when stopped early.

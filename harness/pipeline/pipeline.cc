@@ -21,8 +21,9 @@ PipelineResult RunItems(const std::vector<PlanItem>& items, const RunOptions& op
     };
     Status s = runner.RunItem(item, nullptr, on_trial);
     if (s.code() == StatusCode::kUsage) out.scenario_error = true;
-    // An item that ended early while a stop was requested was ended by it (the runner says so, and a
-    // statement cancelled by the stop fails as a database error): interrupted, not a database fault.
+    // An item that ended early while a stop was requested was ended by it (the runner says so, and
+    // a statement cancelled by the stop fails as a database error): interrupted, not a database
+    // fault.
     const bool interrupted = s.code() == StatusCode::kDatabase && options.stop != nullptr &&
                              options.stop->stop_requested();
     out.results.push_back(interrupted ? accumulator.FinishInterrupted(s.message())

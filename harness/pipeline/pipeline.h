@@ -5,10 +5,10 @@
 // For each PlanItem in order: the Runner runs its trials on the engine (harness/run/runner.h), each
 // trial is evaluated as it ends (harness/eval/evaluator.h) and folded into one ResultSummary
 // (harness/eval/result_accumulator.h), which keeps only the trials `details` asks for — so memory
-// stays flat with the number of trials. An item the runner could not finish is summarized with what ran and its error;
-// one a stop request (SIGINT/SIGTERM) cut short, with what ran and ResultSummary::interrupted (verdict
-// `interrupted` when every trial that ran passed). A stop request ends the loop before the next item.
-// Thread-safety: one thread; the callbacks run on it.
+// stays flat with the number of trials. An item the runner could not finish is summarized with what
+// ran and its error; one a stop request (SIGINT/SIGTERM) cut short, with what ran and
+// ResultSummary::interrupted (verdict `interrupted` when every trial that ran passed). A stop
+// request ends the loop before the next item. Thread-safety: one thread; the callbacks run on it.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +29,8 @@ struct PipelineHooks {
   // After each trial (progress).
   TrialCallback on_trial;
   // After an item: its summary and the runner's status (not OK: the item could not go on).
-  std::function<void(size_t index, const ResultSummary& summary, const Status& status)> on_item_done;
+  std::function<void(size_t index, const ResultSummary& summary, const Status& status)>
+      on_item_done;
 };
 
 struct PipelineResult {
@@ -46,6 +47,7 @@ PipelineResult RunPlan(const Plan& plan, const RunOptions& options, const Pipeli
 
 // The same for items that are not in a Plan (the tests expand one scenario at a time).
 PipelineResult RunItems(const std::vector<PlanItem>& items, const RunOptions& options,
-                        const PipelineHooks& hooks = {}, DetailsPolicy details = DetailsPolicy::kAll);
+                        const PipelineHooks& hooks = {},
+                        DetailsPolicy details = DetailsPolicy::kAll);
 
 }  // namespace racelab

@@ -8,7 +8,8 @@ namespace racelab::internal {
 
 std::string OutsideFault(const std::vector<StepEvent>& events,
                          const std::map<std::string, int64_t>& label_pids,
-                         const std::vector<OwnTermination>& own, const SessionLostFn& session_lost) {
+                         const std::vector<OwnTermination>& own,
+                         const SessionLostFn& session_lost) {
   for (const StepEvent& ev : events) {
     if (!session_lost(ev)) continue;
     auto pid = label_pids.find(ev.session);

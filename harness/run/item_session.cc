@@ -1,10 +1,10 @@
 #include "harness/run/item_session.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <memory>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "harness/run/workspace_reset.h"
 
@@ -12,8 +12,8 @@ namespace racelab::internal {
 namespace {
 
 constexpr long kDropDeadlineMs = 15000;
-// After a stop request only cleanup runs, and a server that cannot answer it within this never will:
-// the cap on every control-connection deadline then (connect, statement), in ms.
+// After a stop request only cleanup runs, and a server that cannot answer it within this never
+// will: the cap on every control-connection deadline then (connect, statement), in ms.
 constexpr long kAfterStopDeadlineMs = 3000;
 constexpr const char* kControl = "control";
 // racelab's session that reads a workspace's state for `reset:` (workspace_reset.h).
@@ -21,7 +21,8 @@ constexpr const char* kChecker = "racelab:check";
 
 }  // namespace
 
-ItemSession::ItemSession(const RunOptions& options, const PlanItem& item, std::vector<std::string> workspaces)
+ItemSession::ItemSession(const RunOptions& options, const PlanItem& item,
+                         std::vector<std::string> workspaces)
     : options_(options), item_(item), engine_(*options.engine), slots_(workspaces.size()) {
   for (size_t i = 0; i < workspaces.size(); ++i) slots_[i].workspace = std::move(workspaces[i]);
   sessions_.resize(item.sessions.size());
@@ -34,7 +35,8 @@ ItemSession::~ItemSession() {
   sessions_.clear();  // closing worker sessions ends them on the server and releases their locks
   DropSchema();
   for (auto& slot : slots_) slot.checker.reset();
-  for (auto& slot : slots_) slot.control.reset();  // before the engine drops what it made (Engine::Close)
+  for (auto& slot : slots_)
+    slot.control.reset();  // before the engine drops what it made (Engine::Close)
 }
 
 int ItemSession::WorkspaceSlots(const Engine& engine) {
@@ -44,26 +46,29 @@ int ItemSession::WorkspaceSlots(const Engine& engine) {
 SteadyTime ItemSession::Deadline() const { return In(options_.statement_timeout_ms); }
 
 SteadyTime ItemSession::In(long ms) const {
-  if (options_.stop != nullptr && options_.stop->stop_requested()) ms = std::min(ms, kAfterStopDeadlineMs);
+  if (options_.stop != nullptr && options_.stop->stop_requested())
+    ms = std::min(ms, kAfterStopDeadlineMs);
   return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
 }
 
 Result<std::unique_ptr<Session>> ItemSession::Open(const std::string& label) {
   return engine_.OpenSession(label, In(options_.connect_timeout_ms),
-                          // The control connection must finish its cleanup after a stop
-                          // request: only its deadlines bound it.
-                          label == kControl || label == kChecker ? nullptr : options_.stop);
+                             // The control connection must finish its cleanup after a stop
+                             // request: only its deadlines bound it.
+                             label == kControl || label == kChecker ? nullptr : options_.stop);
 }
 
 Status ItemSession::EnsureConnections() {
   if (!monitor_ || !monitor_->healthy()) {
-    auto m = engine_.OpenMonitor(options_.monitor_poll, In(options_.connect_timeout_ms), options_.stop);
+    auto m =
+        engine_.OpenMonitor(options_.monitor_poll, In(options_.connect_timeout_ms), options_.stop);
     if (!m.ok()) return m.status();
     monitor_ = std::move(m.value());
   }
   for (size_t i = 0; i < sessions_.size(); ++i) {
     auto& conn = sessions_[i];
-    if (sent_[i] >= 0) continue;  // its clean start is in flight: FinishSessionsClean sees if it is lost
+    if (sent_[i] >= 0)
+      continue;  // its clean start is in flight: FinishSessionsClean sees if it is lost
     if (conn && conn->healthy()) continue;
     auto c = Open(item_.sessions[i].label);
     if (!c.ok()) return c.status();
@@ -78,7 +83,8 @@ SessionStart ItemSession::StartOf(size_t i, const std::string& workspace) const 
 }
 
 Status ItemSession::StartOne(size_t i, const std::string& workspace, bool* lost) {
-  return engine_.StartClean(sessions_[i].get(), StartOf(i, workspace), Deadline(), item_.file, lost);
+  return engine_.StartClean(sessions_[i].get(), StartOf(i, workspace), Deadline(), item_.file,
+                            lost);
 }
 
 Status ItemSession::ReopenAndStart(size_t i, const std::string& workspace, bool* lost) {
@@ -93,10 +99,12 @@ void ItemSession::SendSessionsClean(int trial) {
   const std::string& workspace = SlotOf(trial).workspace;
   for (size_t i = 0; i < sessions_.size(); ++i) {
     if (sent_[i] >= 0 || !sessions_[i]) continue;
-    if (engine_.SendStartClean(sessions_[i].get(), StartOf(i, workspace), Deadline())) sent_[i] = trial;
+    if (engine_.SendStartClean(sessions_[i].get(), StartOf(i, workspace), Deadline()))
+      sent_[i] = trial;
   }
   // The control of the trial just over: its workspace's next trial is `trial - 1 + slots`, prepared
-  // by the helper (two slots) or by AwaitWorkspace (one). Not when no later trial uses that workspace.
+  // by the helper (two slots) or by AwaitWorkspace (one). Not when no later trial uses that
+  // workspace.
   if (trial == 0 || trial - 1 + static_cast<int>(slots_.size()) >= item_.trials) return;
   Slot& done = SlotOf(trial - 1);
   if (done.control_sent || !done.control || done.helper.joinable()) return;
@@ -106,9 +114,9 @@ void ItemSession::SendSessionsClean(int trial) {
 Status ItemSession::StartSessionsClean(int trial) {
   SendSessionsClean(trial);
   // The sessions that could not be sent a clean start (a transaction still open, or an engine that
-  // sends none ahead): one round trip or more each, all at once (Engine::StartClean may run on several
-  // threads for different sessions), so the trial waits for the slowest, not for their sum; before the
-  // workspace is prepared, since an open transaction may hold its locks.
+  // sends none ahead): one round trip or more each, all at once (Engine::StartClean may run on
+  // several threads for different sessions), so the trial waits for the slowest, not for their sum;
+  // before the workspace is prepared, since an open transaction may hold its locks.
   const std::string& workspace = SlotOf(trial).workspace;
   std::vector<size_t> now;
   for (size_t i = 0; i < sessions_.size(); ++i) {
@@ -141,16 +149,19 @@ Status ItemSession::FinishSessionsClean(int trial) {
     const int sent_for = sent_[i];
     sent_[i] = -1;
     bool lost = false;
-    Status s = engine_.FinishStartClean(sessions_[i].get(), StartOf(i, SlotOf(sent_for).workspace), Deadline(),
-                                        item_.file, &lost);
-    if (s.ok() && sent_for != trial) s = StartOne(i, workspace, &lost);  // sent for another workspace
+    Status s = engine_.FinishStartClean(sessions_[i].get(), StartOf(i, SlotOf(sent_for).workspace),
+                                        Deadline(), item_.file, &lost);
+    if (s.ok() && sent_for != trial)
+      s = StartOne(i, workspace, &lost);  // sent for another workspace
     if (lost) s = ReopenAndStart(i, workspace, &lost);
     if (first.ok() && !s.ok()) first = s;  // every one is collected, the first error reported
   }
   return first;
 }
 
-SessionStart ItemSession::ControlStart(const Slot& slot) { return SessionStart{kControl, slot.workspace, {}}; }
+SessionStart ItemSession::ControlStart(const Slot& slot) {
+  return SessionStart{kControl, slot.workspace, {}};
+}
 
 Status ItemSession::CleanControl(Slot* slot) {
   // The control session runs `setup`, `final` and `teardown`: it starts each trial clean too (a
@@ -158,7 +169,8 @@ Status ItemSession::CleanControl(Slot* slot) {
   bool lost = false;
   if (slot->control_sent) {  // sent when its last trial was over: collected here
     slot->control_sent = false;
-    Status s = engine_.FinishStartClean(slot->control.get(), ControlStart(*slot), Deadline(), item_.file, &lost);
+    Status s = engine_.FinishStartClean(slot->control.get(), ControlStart(*slot), Deadline(),
+                                        item_.file, &lost);
     if (!lost) return s;
   }
   if (!slot->control || !slot->control->healthy()) {
@@ -166,7 +178,8 @@ Status ItemSession::CleanControl(Slot* slot) {
     if (!c.ok()) return c.status();
     slot->control = std::move(c.value());
   }
-  return engine_.StartClean(slot->control.get(), ControlStart(*slot), Deadline(), item_.file, &lost);
+  return engine_.StartClean(slot->control.get(), ControlStart(*slot), Deadline(), item_.file,
+                            &lost);
 }
 
 Status ItemSession::TryReset(Slot* slot, bool* done) {
@@ -175,25 +188,30 @@ Status ItemSession::TryReset(Slot* slot, bool* done) {
   const auto after = [&] { return fmt::format("after trial {}", slot->used_by + 1); };
   QueryResult r = slot->control->Exec(item_.reset, Deadline());
   if (!r.ok()) {
-    if (!engine_.IsScenarioError(r) && !r.refused) return Status::Ok();  // lost, deadline: set up fresh
-    return Status::Usage(fmt::format("{}: reset: {} (SQLSTATE {}), {}", item_.file, r.message, r.sqlstate, after()));
+    if (!engine_.IsScenarioError(r) && !r.refused)
+      return Status::Ok();  // lost, deadline: set up fresh
+    return Status::Usage(
+        fmt::format("{}: reset: {} (SQLSTATE {}), {}", item_.file, r.message, r.sqlstate, after()));
   }
-  auto version = engine_.ReadWorkspaceState(slot->checker.get(), Engine::WorkspaceStateKind::kVersion, Deadline());
+  auto version = engine_.ReadWorkspaceState(slot->checker.get(),
+                                            Engine::WorkspaceStateKind::kVersion, Deadline());
   if (version.ok() && slot->version && StateDifference(*slot->version, *version).empty()) {
     ++slot->resets;
     *done = true;
     return Status::Ok();
   }
-  // The catalogue rows or contents moved, or the version could not be read — DDL dropped or changed a
-  // table it reads (a difference too), or the checker is gone: compare the state itself.
+  // The catalogue rows or contents moved, or the version could not be read — DDL dropped or changed
+  // a table it reads (a difference too), or the checker is gone: compare the state itself.
   if (!slot->checker->healthy()) return Status::Ok();  // set up fresh
-  auto state = engine_.ReadWorkspaceState(slot->checker.get(), Engine::WorkspaceStateKind::kFull, Deadline());
+  auto state = engine_.ReadWorkspaceState(slot->checker.get(), Engine::WorkspaceStateKind::kFull,
+                                          Deadline());
   if (!state.ok()) return Status::Ok();
   if (std::string diff = StateDifference(*slot->baseline, *state); !diff.empty()) {
-    return Status::Usage(fmt::format(
-        "{}: reset: {} the workspace is not as setup left it: {} (a reset must restore every row, sequence "
-        "and object setup made; docs/scenario-format.md \"reset\")",
-        item_.file, after(), diff));
+    return Status::Usage(
+        fmt::format("{}: reset: {} the workspace is not as setup left it: {} (a reset must restore "
+                    "every row, sequence "
+                    "and object setup made; docs/scenario-format.md \"reset\")",
+                    item_.file, after(), diff));
   }
   // The state is setup's: the next reset compares its version with this one (none when it could not
   // be read: then every reset here reads the state).
@@ -215,10 +233,13 @@ void ItemSession::ReadBaseline(Slot* slot) {
     if (!c.ok()) return;
     slot->checker = std::move(c.value());
   }
-  if (!engine_.PrepareWorkspaceChecks(slot->checker.get(), slot->workspace, Deadline()).ok()) return;
-  auto state = engine_.ReadWorkspaceState(slot->checker.get(), Engine::WorkspaceStateKind::kFull, Deadline());
+  if (!engine_.PrepareWorkspaceChecks(slot->checker.get(), slot->workspace, Deadline()).ok())
+    return;
+  auto state = engine_.ReadWorkspaceState(slot->checker.get(), Engine::WorkspaceStateKind::kFull,
+                                          Deadline());
   if (!state.ok()) return;
-  auto version = engine_.ReadWorkspaceState(slot->checker.get(), Engine::WorkspaceStateKind::kVersion, Deadline());
+  auto version = engine_.ReadWorkspaceState(slot->checker.get(),
+                                            Engine::WorkspaceStateKind::kVersion, Deadline());
   if (!version.ok()) return;
   slot->baseline = std::move(state.value());
   slot->version = std::move(version.value());
@@ -246,7 +267,8 @@ Status ItemSession::Prepare(Slot* slot) {
   if (!item_.setup.empty()) {
     QueryResult r = slot->control->Exec(item_.setup, Deadline());
     if (!r.ok()) {
-      std::string msg = fmt::format("{}: setup: {} (SQLSTATE {})", item_.file, r.message, r.sqlstate);
+      std::string msg =
+          fmt::format("{}: setup: {} (SQLSTATE {})", item_.file, r.message, r.sqlstate);
       // A setup that cannot run is a scenario-file error (exit 2), unless the server failed.
       return engine_.IsScenarioError(r) || r.refused ? Status::Usage(msg) : Status::Database(msg);
     }
@@ -264,8 +286,10 @@ void ItemSession::PrepareAhead(int trial) {
   slot.helper = std::thread([this, &slot] {
     try {
       slot.helper_status = Prepare(&slot);
-    } catch (const std::exception& e) {  // a broken invariant: reported when the trial needs the slot
-      slot.helper_status = Status::Internal(fmt::format("preparing workspace {}: {}", slot.workspace, e.what()));
+    } catch (
+        const std::exception& e) {  // a broken invariant: reported when the trial needs the slot
+      slot.helper_status =
+          Status::Internal(fmt::format("preparing workspace {}: {}", slot.workspace, e.what()));
     }
   });
 }

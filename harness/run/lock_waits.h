@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/model/trial_result.h"
 #include "harness/engine/wait_monitor.h"
+#include "harness/model/trial_result.h"
 
 namespace racelab::internal {
 

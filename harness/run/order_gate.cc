@@ -6,8 +6,8 @@ namespace racelab {
 namespace {
 
 // How long one look at the hand-over waits before asking the monitor again, and how long one
-// question to the monitor may wait for a poll that sees the session waiting. The monitor polls every
-// few ms (RunOptions' poll interval), so a blocked step is seen within a poll or two.
+// question to the monitor may wait for a poll that sees the session waiting. The monitor polls
+// every few ms (RunOptions' poll interval), so a blocked step is seen within a poll or two.
 constexpr std::chrono::milliseconds kLatchSlice{5};
 constexpr std::chrono::milliseconds kMonitorSlice{25};
 
@@ -66,16 +66,18 @@ int OrderGates::StillRunningBefore(int i, const std::vector<PlannedOrderEntry>& 
   return -1;
 }
 
-OrderGates::Result OrderGates::AwaitHandover(int i, bool once, int64_t session_id, WaitMonitor* monitor,
-                                             SteadyTime deadline, const StopFlag* stop) {
+OrderGates::Result OrderGates::AwaitHandover(int i, bool once, int64_t session_id,
+                                             WaitMonitor* monitor, SteadyTime deadline,
+                                             const StopFlag* stop) {
   const size_t index = static_cast<size_t>(i);
   for (;;) {
     bool started = false;
     {
       std::unique_lock<std::mutex> lock(mu_);
       // First the cheap case: the step before ends in well under a slice.
-      cv_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() + kLatchSlice),
-                     [&] { return gates_[index].done || abandoned_ || (once && gates_[index].started); });
+      cv_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() + kLatchSlice), [&] {
+        return gates_[index].done || abandoned_ || (once && gates_[index].started);
+      });
       if (abandoned_) return Result::kAbandoned;
       if (gates_[index].done) return Result::kDone;
       started = gates_[index].started;
@@ -86,7 +88,8 @@ OrderGates::Result OrderGates::AwaitHandover(int i, bool once, int64_t session_i
     if (!started || monitor == nullptr) continue;
     // Started and not done: is its session waiting? A poll that began after this call saw it, so
     // the wait is the started step's own (its session runs nothing else meanwhile).
-    if (monitor->AwaitBlocked({session_id}, std::min(deadline, std::chrono::steady_clock::now() + kMonitorSlice),
+    if (monitor->AwaitBlocked({session_id},
+                              std::min(deadline, std::chrono::steady_clock::now() + kMonitorSlice),
                               stop)) {
       std::lock_guard<std::mutex> lock(mu_);
       return gates_[index].done ? Result::kDone : Result::kWaiting;

@@ -12,7 +12,8 @@ void JudgeReleases(std::vector<BarrierRelease>* releases, const std::map<std::st
     auto it = parties.find(r.barrier);
     if (it != parties.end() && it->second > online_cpus) {
       r.simultaneous = false;
-      r.not_simultaneous = fmt::format("{} participants on {} online CPUs", it->second, online_cpus);
+      r.not_simultaneous =
+          fmt::format("{} participants on {} online CPUs", it->second, online_cpus);
     }
     if (r.skew_us > kSimultaneousSkewUs) {
       r.simultaneous = false;

@@ -1,10 +1,12 @@
-// Whether a barrier release could be, and was, simultaneous — so a report never presents as "started
-// together" a race whose participants were not (docs/performance.md "Barrier release skew").
+// Whether a barrier release could be, and was, simultaneous — so a report never presents as
+// "started together" a race whose participants were not (docs/performance.md "Barrier release
+// skew").
 //
 // A release is marked not simultaneous when
 //   - the barrier had more participants than online CPUs: some of them were not running when it
 //     came, and the scheduler, not racelab, decided who went first; or
-//   - its skew (first-to-last send after the release) exceeded kSimultaneousSkewUs: some participant
+//   - its skew (first-to-last send after the release) exceeded kSimultaneousSkewUs: some
+//   participant
 //     was descheduled or woke late (a loaded machine).
 // Thread-safety: pure functions.
 #pragma once

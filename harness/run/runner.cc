@@ -1,13 +1,13 @@
 #include "harness/run/runner.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <boost/thread/thread.hpp>
 #include <map>
 #include <random>
 #include <set>
 #include <tuple>
-
-#include <fmt/format.h>
 
 #include "harness/run/item_session.h"
 #include "harness/run/lock_waits.h"
@@ -46,8 +46,9 @@ std::vector<BarrierRelease> Releases(const std::vector<WorkerOutput>& outs) {
     r.skew_us = s == sends.end() ? 0 : s->second.second - s->second.first;
     out.push_back(r);
   }
-  std::sort(out.begin(), out.end(),
-            [](const BarrierRelease& a, const BarrierRelease& b) { return a.released_us < b.released_us; });
+  std::sort(out.begin(), out.end(), [](const BarrierRelease& a, const BarrierRelease& b) {
+    return a.released_us < b.released_us;
+  });
   return out;
 }
 
@@ -94,7 +95,8 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
     for (const auto& b : listed) ++parties[b];
   }
   for (const auto& [name, n] : parties) ctx.barriers[name] = std::make_unique<Barrier>(n);
-  if (!item.order_entries.empty()) ctx.order = std::make_unique<OrderGates>(item.order_entries.size());
+  if (!item.order_entries.empty())
+    ctx.order = std::make_unique<OrderGates>(item.order_entries.size());
 
   ctx.origin = std::chrono::steady_clock::now();
   const int64_t origin_wall_us = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -129,9 +131,10 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   // barriers, cancel every statement, and wait for the workers to notice.
   const auto join_deadline =
       boost::chrono::steady_clock::now() +
-      boost::chrono::microseconds(std::chrono::duration_cast<std::chrono::microseconds>(
-                                      ctx.deadline + std::chrono::seconds(6) - std::chrono::steady_clock::now())
-                                      .count());
+      boost::chrono::microseconds(
+          std::chrono::duration_cast<std::chrono::microseconds>(
+              ctx.deadline + std::chrono::seconds(6) - std::chrono::steady_clock::now())
+              .count());
   bool joined = std::all_of(handles.begin(), handles.end(),
                             [&](boost::thread* h) { return h->try_join_until(join_deadline); });
   if (!joined) {
@@ -166,14 +169,17 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
                    [](const StepEvent& a, const StepEvent& b) { return a.sent_us < b.sent_us; });
   std::vector<internal::OwnTermination> own;
   for (const auto& o : outs) own.insert(own.end(), o.terminated.begin(), o.terminated.end());
-  // A session lost to something outside the scenario: the root cause, named before its consequences.
+  // A session lost to something outside the scenario: the root cause, named before its
+  // consequences.
   auto lost = [&engine](const StepEvent& ev) {
     return engine.IsSessionLost(RecordedError(ev.sqlstate, ev.error_code));
   };
-  if (std::string fault = internal::OutsideFault(result.events, label_pids, own, lost); !fault.empty()) {
+  if (std::string fault = internal::OutsideFault(result.events, label_pids, own, lost);
+      !fault.empty()) {
     result.error = result.error.empty() ? fault : fault + "; then: " + result.error;
   }
-  // A disk that filled, an I/O error: the machine's fault, not the race's (Engine::IsInfrastructureFault).
+  // A disk that filled, an I/O error: the machine's fault, not the race's
+  // (Engine::IsInfrastructureFault).
   auto machine = [&engine](const StepEvent& ev) {
     return engine.IsInfrastructureFault(RecordedError(ev.sqlstate, ev.error_code));
   };
@@ -184,7 +190,8 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   names.pid_labels[conns.control()->session_id()] = "racelab:control";
   names.pid_labels[ctx.monitor->session_id()] = "racelab:monitor";
   if (server_log != nullptr) {
-    auto batch = server_log->Collect(conns.control(), std::chrono::steady_clock::now() + kServerLogDeadline);
+    auto batch =
+        server_log->Collect(conns.control(), std::chrono::steady_clock::now() + kServerLogDeadline);
     if (batch.ok()) {
       names.backend_types = batch->session_kinds;
       internal::AttributeServerLockWaits(batch->waits, origin_wall_us, names, &result.events);
@@ -194,12 +201,14 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   }
   internal::AttributeLockWaits(observations, names, &result.events);
   result.barriers = Releases(outs);
-  JudgeReleases(&result.barriers, parties, Barrier::OnlineCpus());  // says when it could not be simultaneous
+  JudgeReleases(&result.barriers, parties,
+                Barrier::OnlineCpus());  // says when it could not be simultaneous
   // A trial cut short by a stop request is not evaluated: its final checks would only wait.
   if (options.stop == nullptr || !options.stop->stop_requested()) result.finals = conns.RunFinals();
   for (const auto& f : result.finals) {
     // A final check that cannot run says nothing about the race: the trial is an error, not a fail.
-    if (!f.error.empty() && result.error.empty()) result.error = "final check '" + f.sql + "' failed: " + f.error;
+    if (!f.error.empty() && result.error.empty())
+      result.error = "final check '" + f.sql + "' failed: " + f.error;
     if (engine.IsScenarioError(RecordedError(f.error.substr(0, 5)))) result.scenario_error = true;
   }
   std::string teardown = conns.RunTeardown(&result.scenario_error);
@@ -214,7 +223,8 @@ Runner::~Runner() = default;
 
 Status Runner::RunItem(const PlanItem& item, std::vector<TrialResult>* trials,
                        const TrialCallback& on_trial) {
-  if (server_lost_) return Status::Database("not run: the server stopped answering during an earlier scenario");
+  if (server_lost_)
+    return Status::Database("not run: the server stopped answering during an earlier scenario");
   Status s = RunItemOnce(item, trials, on_trial);
   const bool stopped = options_.stop != nullptr && options_.stop->stop_requested();
   if (s.code() == StatusCode::kDatabase && !stopped &&
@@ -240,9 +250,9 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
     wait_log_opened_ = true;
   }
   const auto now = std::chrono::steady_clock::now();
-  Status locked = options_.engine->HoldRunLock(now + std::chrono::milliseconds(options_.connect_timeout_ms),
-                                               now + std::chrono::milliseconds(options_.statement_timeout_ms),
-                                               options_.stop);
+  Status locked = options_.engine->HoldRunLock(
+      now + std::chrono::milliseconds(options_.connect_timeout_ms),
+      now + std::chrono::milliseconds(options_.statement_timeout_ms), options_.stop);
   if (!locked.ok()) return stopped() ? Interrupted(0, item) : locked;
   std::vector<std::string> workspaces;
   for (int i = internal::ItemSession::WorkspaceSlots(*options_.engine); i > 0; --i) {
@@ -259,30 +269,36 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
       conns.DropSchema();
       // A connection or setup the stop request cancelled: the interrupt, not a fault.
       if (s.code() == StatusCode::kDatabase && stopped()) return Interrupted(t, item);
-      // A server that went away between trials: which trial it stopped, as a failure in a trial says.
+      // A server that went away between trials: which trial it stopped, as a failure in a trial
+      // says.
       if (s.code() == StatusCode::kDatabase) {
-        return Status::Database(fmt::format("before trial {} of {}: {}", t + 1, item.trials, s.message()));
+        return Status::Database(
+            fmt::format("before trial {} of {}: {}", t + 1, item.trials, s.message()));
       }
       return s;
     }
     TrialResult trial = RunTrial(options_, item, conns, wait_log_.get(), t);
-    // What the trial left outside its sessions (prepared transactions) goes before the next one starts.
-    // Cleanup, so it runs after a stop request too, then within 3 s (a server that cannot answer it by
-    // then never will).
-    const long end_ms = stopped() ? std::min(3000L, options_.statement_timeout_ms) : options_.statement_timeout_ms;
-    if (Status ended = options_.engine->EndTrial(std::chrono::steady_clock::now() + std::chrono::milliseconds(end_ms));
+    // What the trial left outside its sessions (prepared transactions) goes before the next one
+    // starts. Cleanup, so it runs after a stop request too, then within 3 s (a server that cannot
+    // answer it by then never will).
+    const long end_ms =
+        stopped() ? std::min(3000L, options_.statement_timeout_ms) : options_.statement_timeout_ms;
+    if (Status ended = options_.engine->EndTrial(std::chrono::steady_clock::now() +
+                                                 std::chrono::milliseconds(end_ms));
         !ended.ok() && trial.error.empty()) {
       trial.error = ended.message();
     }
     // Trial t is over on every session, final checks and teardown included: the next trial's clean
-    // starts go out now and are collected after its workspace is ready (ItemSession::SendSessionsClean).
+    // starts go out now and are collected after its workspace is ready
+    // (ItemSession::SendSessionsClean).
     if (t + 1 < item.trials && !stopped()) conns.SendSessionsClean(t + 1);
-    conns.TrialEnded(t, trial.error.empty() && !trial.deadline_exceeded);  // an error: set up fresh after it
+    conns.TrialEnded(
+        t, trial.error.empty() && !trial.deadline_exceeded);  // an error: set up fresh after it
     if (options_.stop != nullptr && options_.stop->stop_requested()) {
       // Cut short by the stop request: its events say nothing about the race; not evaluated.
       conns.DropSchema();
-      return Status::Database(
-          fmt::format("interrupted during trial {} of {}; that trial is not evaluated", t + 1, item.trials));
+      return Status::Database(fmt::format(
+          "interrupted during trial {} of {}; that trial is not evaluated", t + 1, item.trials));
     }
     if (trials == nullptr) {
       if (on_trial) on_trial(item, trial);

@@ -8,15 +8,14 @@
 // Capabilities::workspace_reset_in_background it has two workspaces and two control sessions, used
 // in turn: the next trial's is emptied and set up while this trial's final checks run
 // (item_session.h).
-// Per trial: every session starts clean (Engine::StartClean, all at once; on PostgreSQL sent once the
-// trial before is over, final checks and teardown included, and collected after the workspace is
-// ready: item_session.h), the workspace is emptied, `setup` runs,
-// one thread per session (Boost.Thread) starts in an order permuted by the seed, they meet at barriers
-// and are joined with the trial deadline, then the `final` queries and `teardown` run on the control
-// session. A session lost to something outside the scenario makes the trial an error (faults.h). A
-// lost worker session is reopened for the next trial. Everything waits with a deadline (RunOptions),
-// then cancels, then reports.
-// Thread-safety: a Runner runs one PlanItem at a time, from one thread.
+// Per trial: every session starts clean (Engine::StartClean, all at once; on PostgreSQL sent once
+// the trial before is over, final checks and teardown included, and collected after the workspace
+// is ready: item_session.h), the workspace is emptied, `setup` runs, one thread per session
+// (Boost.Thread) starts in an order permuted by the seed, they meet at barriers and are joined with
+// the trial deadline, then the `final` queries and `teardown` run on the control session. A session
+// lost to something outside the scenario makes the trial an error (faults.h). A lost worker session
+// is reopened for the next trial. Everything waits with a deadline (RunOptions), then cancels, then
+// reports. Thread-safety: a Runner runs one PlanItem at a time, from one thread.
 #pragma once
 
 #include <chrono>
@@ -27,22 +26,22 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/engine.h"
 #include "harness/model/plan.h"
 #include "harness/model/status.h"
-#include "harness/model/trial_result.h"
-#include "harness/engine/engine.h"
 #include "harness/model/stop_flag.h"
+#include "harness/model/trial_result.h"
 
 namespace racelab {
 
 struct RunOptions {
-  Engine* engine = nullptr;             // where the trials run; outlives the Runner
-  long statement_timeout_ms = 30000;    // deadline of one statement or wait (then it is cancelled)
-  long trial_timeout_ms = 120000;       // deadline of one whole trial
-  long connect_timeout_ms = 10000;      // deadline of one connection attempt
+  Engine* engine = nullptr;           // where the trials run; outlives the Runner
+  long statement_timeout_ms = 30000;  // deadline of one statement or wait (then it is cancelled)
+  long trial_timeout_ms = 120000;     // deadline of one whole trial
+  long connect_timeout_ms = 10000;    // deadline of one connection attempt
   std::chrono::microseconds monitor_poll{2000};  // the monitor's poll interval
-  uint64_t seed = 0;                    // permutes the order in which worker threads are started
-  const StopFlag* stop = nullptr;       // may be null
+  uint64_t seed = 0;               // permutes the order in which worker threads are started
+  const StopFlag* stop = nullptr;  // may be null
 };
 
 // Called after each trial, from the runner's thread (the CLI prints progress with it).
@@ -53,21 +52,23 @@ class Runner {
   explicit Runner(RunOptions options);
   ~Runner();
 
-  // Runs every trial of `item`, appending to *trials (nullptr: each trial is only given to `on_trial`,
-  // and not kept). Returns non-OK (kDatabase) when the item could
-  // not go on — the server cannot be reached, setup failed, or a stop was requested — with the trials
-  // run so far kept in *trials. A stop request's status says where it cut the item: "interrupted
-  // before trial 4 of 20" or "interrupted during trial 4 of 20; that trial is not evaluated". A failed trial (lost connection, deadline) is recorded in its
-  // TrialResult::error and the item goes on. Once the server has stopped answering (an item failed
-  // and the run-lock session gets no answer within the connect deadline), later items fail at once
-  // without waiting for the server again.
+  // Runs every trial of `item`, appending to *trials (nullptr: each trial is only given to
+  // `on_trial`, and not kept). Returns non-OK (kDatabase) when the item could not go on — the
+  // server cannot be reached, setup failed, or a stop was requested — with the trials run so far
+  // kept in *trials. A stop request's status says where it cut the item: "interrupted before trial
+  // 4 of 20" or "interrupted during trial 4 of 20; that trial is not evaluated". A failed trial
+  // (lost connection, deadline) is recorded in its TrialResult::error and the item goes on. Once
+  // the server has stopped answering (an item failed and the run-lock session gets no answer within
+  // the connect deadline), later items fail at once without waiting for the server again.
   Status RunItem(const PlanItem& item, std::vector<TrialResult>* trials,
                  const TrialCallback& on_trial = nullptr);
 
  private:
-  Status RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trials, const TrialCallback& on_trial);
+  Status RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trials,
+                     const TrialCallback& on_trial);
   bool stopped() const;  // a stop was requested
-  static Status Interrupted(int trial, const PlanItem& item);  // "interrupted before trial trial+1 of N"
+  static Status Interrupted(int trial,
+                            const PlanItem& item);  // "interrupted before trial trial+1 of N"
 
   RunOptions options_;
   bool server_lost_ = false;

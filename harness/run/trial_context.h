@@ -14,38 +14,40 @@
 #include <string>
 #include <vector>
 
-#include "harness/model/plan.h"
-#include "harness/model/trial_result.h"
 #include "harness/engine/engine.h"
+#include "harness/model/plan.h"
+#include "harness/model/stop_flag.h"
+#include "harness/model/trial_result.h"
 #include "harness/run/barrier.h"
 #include "harness/run/faults.h"
 #include "harness/run/order_gate.h"
-#include "harness/model/stop_flag.h"
 
 namespace racelab {
 
 struct TrialContext {
   const PlanItem* item = nullptr;
-  int trial = 0;                     // 0-based index of the trial in its PlanItem
-  SteadyTime origin;                 // trial start: t = 0 µs
-  SteadyTime deadline;               // the whole trial must end by then
-  long statement_timeout_ms = 30000; // default deadline of one statement/wait
-  long trial_timeout_ms = 120000;    // origin + this = deadline
+  int trial = 0;                      // 0-based index of the trial in its PlanItem
+  SteadyTime origin;                  // trial start: t = 0 µs
+  SteadyTime deadline;                // the whole trial must end by then
+  long statement_timeout_ms = 30000;  // default deadline of one statement/wait
+  long trial_timeout_ms = 120000;     // origin + this = deadline
   const StopFlag* stop = nullptr;
-  WaitMonitor* monitor = nullptr;    // thread-safe
-  const Engine* engine = nullptr;    // only its const classification methods (thread-safe)
+  WaitMonitor* monitor = nullptr;  // thread-safe
+  const Engine* engine = nullptr;  // only its const classification methods (thread-safe)
   std::map<std::string, std::unique_ptr<Barrier>> barriers;  // by name; Barrier is thread-safe
   std::map<std::string, std::vector<int64_t>> role_pids;     // role -> session ids of its instances
-  std::unique_ptr<OrderGates> order;  // an ordered item's entries (PlanItem::order_entries), else null
+  std::unique_ptr<OrderGates>
+      order;  // an ordered item's entries (PlanItem::order_entries), else null
   // racelab's control connection (ItemSession::control) for `probe` steps. It belongs to the runner
-  // thread, which does not use it between starting the workers and joining them; in that time workers
-  // use it only while holding `control_mutex` (one probe at a time, each with its deadline).
+  // thread, which does not use it between starting the workers and joining them; in that time
+  // workers use it only while holding `control_mutex` (one probe at a time, each with its
+  // deadline).
   Session* control = nullptr;
   std::timed_mutex control_mutex;
   // Every session's connection, to cancel what they run when a worker ends the trial early
   // (Session::Cancel is safe from any thread; nothing else may be called on another's connection).
   std::vector<Session*> sessions;
-  std::atomic<bool> abort{false};    // set by the runner when the trial is abandoned; workers stop
+  std::atomic<bool> abort{false};  // set by the runner when the trial is abandoned; workers stop
 
   // Stops the trial: workers see `abort`, every barrier wakes its waiters. Safe from any thread.
   void Abandon() {
@@ -81,10 +83,11 @@ struct WorkerOutput {
   std::vector<StepEvent> events;
   SessionResult session;
   std::vector<BarrierMeeting> meetings;
-  std::string error;               // harness error (a wait that never ended, a missing capture, …)
+  std::string error;  // harness error (a wait that never ended, a missing capture, …)
   bool deadline_exceeded = false;
-  bool scenario_error = false;     // a step's SQL can never run (Engine::IsScenarioError; see TrialResult)
-  bool ended_trial = false;        // this worker abandoned the trial: its error is the trial's
+  bool scenario_error =
+      false;  // a step's SQL can never run (Engine::IsScenarioError; see TrialResult)
+  bool ended_trial = false;  // this worker abandoned the trial: its error is the trial's
   // Sessions this session's terminate steps ended, or its await_ended steps saw the server end.
   std::vector<internal::OwnTermination> terminated;
 };

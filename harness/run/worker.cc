@@ -1,11 +1,11 @@
 #include "harness/run/worker.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "harness/model/condition.h"
 
@@ -57,7 +57,8 @@ void Worker::AwaitOrder(const PlannedStep& step) {
   if (r == OrderGates::Result::kDone && step.await_entry >= 0) {
     late = &ctx_->item->order_entries.at(static_cast<size_t>(step.await_entry));
     const int64_t waiter = ctx_->role_pids.at(late->session).at(0);
-    r = ctx_->order->AwaitHandover(step.await_entry, late->once, waiter, ctx_->monitor, deadline, ctx_->stop);
+    r = ctx_->order->AwaitHandover(step.await_entry, late->once, waiter, ctx_->monitor, deadline,
+                                   ctx_->stop);
     why = "neither ended nor was seen waiting {}";
   }
   if (r == OrderGates::Result::kDone || r == OrderGates::Result::kWaiting) return;
@@ -67,31 +68,37 @@ void Worker::AwaitOrder(const PlannedStep& step) {
   const bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
   const std::string who = late != nullptr ? late->session + "/" + late->step : "?";
   const std::string when =
-      trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms) : fmt::format("within {} ms", ms);
+      trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
+            : fmt::format("within {} ms", ms);
   // The step waited for may never have started: its session is still in an earlier step, blocked on
   // something no entry before it in the order released (an order that cannot go on).
   const auto& entries = ctx_->item->order_entries;
-  const int running =
-      late != nullptr ? ctx_->order->StillRunningBefore(static_cast<int>(late - entries.data()), entries) : -1;
+  const int running = late != nullptr ? ctx_->order->StillRunningBefore(
+                                            static_cast<int>(late - entries.data()), entries)
+                                      : -1;
   ev.message = fmt::format("order: {} ", who) + fmt::format(fmt::runtime(why), when);
   if (r == OrderGates::Result::kMonitorFailed) {
-    ev.message = fmt::format("order: the wait monitor failed before {} ended or was seen waiting ({})", who,
-                             ctx_->monitor->error());
+    ev.message =
+        fmt::format("order: the wait monitor failed before {} ended or was seen waiting ({})", who,
+                    ctx_->monitor->error());
   } else if (running >= 0) {
     const PlannedOrderEntry& blocked = entries.at(static_cast<size_t>(running));
     const SteadyTime look = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
-    const bool waiting = ctx_->monitor != nullptr &&
-                         ctx_->monitor->AwaitBlocked({ctx_->role_pids.at(blocked.session).at(0)}, look, nullptr);
-    ev.message = fmt::format("order: {} never started {}: {}/{} before it in session {} {}, so the order could "
-                             "not go on",
-                             who, when, blocked.session, blocked.step, blocked.session,
-                             waiting ? fmt::format("is still waiting (seen waiting on a lock) — no step before {} "
-                                                   "in the order ended that wait",
-                                                   who)
-                                     : std::string("is still running (not seen waiting on a lock)"));
+    const bool waiting =
+        ctx_->monitor != nullptr &&
+        ctx_->monitor->AwaitBlocked({ctx_->role_pids.at(blocked.session).at(0)}, look, nullptr);
+    ev.message = fmt::format(
+        "order: {} never started {}: {}/{} before it in session {} {}, so the order could "
+        "not go on",
+        who, when, blocked.session, blocked.step, blocked.session,
+        waiting ? fmt::format("is still waiting (seen waiting on a lock) — no step before {} "
+                              "in the order ended that wait",
+                              who)
+                : std::string("is still running (not seen waiting on a lock)"));
   }
   out_.deadline_exceeded = r == OrderGates::Result::kTimedOut;
-  if (out_.error.empty()) out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);
+  if (out_.error.empty())
+    out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);
   Fail(ev);
   // The order cannot go on: end the trial now, not at the late step's own deadline (the statement
   // it waits for may run for as long as the run's --statement-timeout-ms): every other session's
@@ -121,7 +128,8 @@ void Worker::NoteNextSend(int64_t sent_us) {
 }
 
 void Worker::RunStep(size_t index, const PlannedStep& step) {
-  const bool stopping = ctx_->abort.load() || (ctx_->stop != nullptr && ctx_->stop->stop_requested());
+  const bool stopping =
+      ctx_->abort.load() || (ctx_->stop != nullptr && ctx_->stop->stop_requested());
   if (step.kind == StepKind::kBarrier) {
     if (barrier_met_[index]) return;  // met on an earlier attempt
     barrier_met_[index] = true;
@@ -133,13 +141,15 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
     ev.completed_us = ctx_->NowUs();
     if (r == Barrier::WaitResult::kReleased) {
       meeting.released_us = ctx_->ToUs(released);
-      ev.late_us = std::max<int64_t>(0, ev.completed_us - meeting.released_us);  // woke after the release
+      ev.late_us =
+          std::max<int64_t>(0, ev.completed_us - meeting.released_us);  // woke after the release
       out_.meetings.push_back(meeting);  // a failed session never sends again: it adds no skew
     } else if (!failed_) {
-      ev.message = r == Barrier::WaitResult::kTimedOut ? "barrier deadline passed" : "trial aborted";
+      ev.message =
+          r == Barrier::WaitResult::kTimedOut ? "barrier deadline passed" : "trial aborted";
       if (r == Barrier::WaitResult::kTimedOut) out_.deadline_exceeded = true;
-      if (out_.error.empty()) out_.error = fmt::format("{}: barrier '{}': {}", session_->label,
-                                                      step.barrier, ev.message);
+      if (out_.error.empty())
+        out_.error = fmt::format("{}: barrier '{}': {}", session_->label, step.barrier, ev.message);
       Fail(ev);
     }
     out_.events.push_back(std::move(ev));
@@ -160,8 +170,8 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
     ev.message = "not started: the trial deadline had passed";
     out_.deadline_exceeded = true;
     if (out_.error.empty()) {
-      out_.error = fmt::format("{}: the trial passed its deadline ({} ms) before step '{}'", session_->label,
-                               ctx_->trial_timeout_ms, step.name);
+      out_.error = fmt::format("{}: the trial passed its deadline ({} ms) before step '{}'",
+                               session_->label, ctx_->trial_timeout_ms, step.name);
     }
     Fail(ev);
     out_.events.push_back(std::move(ev));
@@ -170,17 +180,21 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
   switch (step.kind) {
     case StepKind::kBegin: {
       begin_index_ = index;
-      // Its own level and modes (a `begin` with isolation/read_only/deferrable), else the trial's level.
-      std::string begin = ctx_->engine->BeginSqlWith(step.isolation.value_or(ctx_->item->isolation),
-                                                     TransactionModes{step.read_only, step.deferrable});
+      // Its own level and modes (a `begin` with isolation/read_only/deferrable), else the trial's
+      // level.
+      std::string begin =
+          ctx_->engine->BeginSqlWith(step.isolation.value_or(ctx_->item->isolation),
+                                     TransactionModes{step.read_only, step.deferrable});
       if (begin.empty()) {
         ev.completed_us = ev.sent_us;
-        ev.message = fmt::format("{} cannot begin a transaction{}{}{}: it has no such transaction mode",
-                                 ctx_->engine->name(),
-                                 step.isolation ? " at " + std::string(IsolationName(*step.isolation)) : "",
-                                 step.read_only ? " READ ONLY" : "", step.deferrable ? " DEFERRABLE" : "");
+        ev.message =
+            fmt::format("{} cannot begin a transaction{}{}{}: it has no such transaction mode",
+                        ctx_->engine->name(),
+                        step.isolation ? " at " + std::string(IsolationName(*step.isolation)) : "",
+                        step.read_only ? " READ ONLY" : "", step.deferrable ? " DEFERRABLE" : "");
         out_.scenario_error = true;
-        if (out_.error.empty()) out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);
+        if (out_.error.empty())
+          out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);
         Fail(ev);
         break;
       }
@@ -190,8 +204,8 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
     }
     case StepKind::kCommit: {
       QueryResult r = ExecSql(step, &ev, "COMMIT");
-      // A COMMIT that fails may leave the transaction open (SQLite: SQLITE_BUSY, lang_transaction.html):
-      // then the session still rolls it back.
+      // A COMMIT that fails may leave the transaction open (SQLite: SQLITE_BUSY,
+      // lang_transaction.html): then the session still rolls it back.
       in_txn_ = !r.ok() && conn_->in_transaction();
       const bool committed = r.ok() && ctx_->engine->Committed(r);
       out_.session.committed = committed;
@@ -223,16 +237,19 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       break;
     }
     case StepKind::kSleep: {
-      SteadyTime until = std::chrono::steady_clock::now() + std::chrono::milliseconds(step.sleep_ms);
+      SteadyTime until =
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(step.sleep_ms);
       if (!SleepUntil(std::min(until, ctx_->deadline), ctx_->stop)) ev.message = "interrupted";
       ev.completed_us = ctx_->NowUs();
-      ev.late_us = std::max<int64_t>(0, ev.completed_us - ev.sent_us - step.sleep_ms * 1000);  // woke late
+      ev.late_us =
+          std::max<int64_t>(0, ev.completed_us - ev.sent_us - step.sleep_ms * 1000);  // woke late
       if (until > ctx_->deadline && ev.message.empty()) {
         ev.message = "cut short by the trial deadline";
         out_.deadline_exceeded = true;
         if (out_.error.empty()) {
-          out_.error = fmt::format("{}: sleep '{}' ({} ms) reached the trial deadline ({} ms)", session_->label,
-                                   step.name, step.sleep_ms, ctx_->trial_timeout_ms);
+          out_.error =
+              fmt::format("{}: sleep '{}' ({} ms) reached the trial deadline ({} ms)",
+                          session_->label, step.name, step.sleep_ms, ctx_->trial_timeout_ms);
         }
         Fail(ev);
       }
@@ -246,12 +263,14 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       if (!seen) {
         std::string why = ctx_->monitor->error();
         bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
-        ev.message = fmt::format("'{}' was not seen in a lock wait {}{}", step.target,
-                                 trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
-                                       : fmt::format("within {} ms", ms),
-                                 why.empty() ? "" : " (" + why + ")");
+        ev.message = fmt::format(
+            "'{}' was not seen in a lock wait {}{}", step.target,
+            trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
+                  : fmt::format("within {} ms", ms),
+            why.empty() ? "" : " (" + why + ")");
         out_.deadline_exceeded = why.empty();
-        if (out_.error.empty()) out_.error = fmt::format("{}: await_blocked: {}", session_->label, ev.message);
+        if (out_.error.empty())
+          out_.error = fmt::format("{}: await_blocked: {}", session_->label, ev.message);
         Fail(ev);
       }
       break;
@@ -263,11 +282,13 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       const std::vector<int64_t>& pids = ctx_->role_pids.at(step.target);
       // Recorded before the call: the target's next statement may fail before the call returns.
       for (int64_t pid : pids) out_.terminated.push_back({pid, ev.sent_us});
-      std::string err = ctx_->monitor->Terminate(pids, ctx_->DeadlineIn(ctx_->statement_timeout_ms));
+      std::string err =
+          ctx_->monitor->Terminate(pids, ctx_->DeadlineIn(ctx_->statement_timeout_ms));
       ev.completed_us = ctx_->NowUs();
       if (!err.empty()) {
         ev.message = err;
-        if (out_.error.empty()) out_.error = fmt::format("{}: terminate '{}': {}", session_->label, step.target, err);
+        if (out_.error.empty())
+          out_.error = fmt::format("{}: terminate '{}': {}", session_->label, step.target, err);
       }
       break;
     }
@@ -289,32 +310,36 @@ void Worker::AwaitEnded(const PlannedStep& step, StepEvent* ev) {
   if (r.result == EndWait::Result::kEnded) {
     // Woke late by at most the time since the last look that still saw the target: the end itself
     // came when the server chose (the scenario's timeout setting), not racelab.
-    ev->late_us = r.last_seen_connected ? std::max<int64_t>(0, ev->completed_us - ctx_->ToUs(*r.last_seen_connected))
-                                        : 0;
+    ev->late_us = r.last_seen_connected
+                      ? std::max<int64_t>(0, ev->completed_us - ctx_->ToUs(*r.last_seen_connected))
+                      : 0;
     // The target's lost connection is the behaviour this step awaited, not a fault (faults.h), from
     // the moment the step started waiting for it.
     for (int64_t pid : pids) out_.terminated.push_back({pid, ev->sent_us});
     return;
   }
   const bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
-  const std::string within = trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
-                                   : fmt::format("within {} ms", ms);
+  const std::string within =
+      trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
+            : fmt::format("within {} ms", ms);
   switch (r.result) {
     case EndWait::Result::kTimedOut:
-      ev->message = fmt::format("the server did not end '{}' {} ({} of {} still connected)", step.target, within,
-                                r.still_connected, pids.size());
+      ev->message = fmt::format("the server did not end '{}' {} ({} of {} still connected)",
+                                step.target, within, r.still_connected, pids.size());
       out_.deadline_exceeded = true;
       break;
     case EndWait::Result::kStopped:
       ev->message = "interrupted";
       break;
     case EndWait::Result::kFailed:
-      ev->message = fmt::format("cannot see whether the server ended '{}': {}", step.target, r.error);
+      ev->message =
+          fmt::format("cannot see whether the server ended '{}': {}", step.target, r.error);
       break;
     case EndWait::Result::kEnded:
       break;
   }
-  if (out_.error.empty()) out_.error = fmt::format("{}: await_ended: {}", session_->label, ev->message);
+  if (out_.error.empty())
+    out_.error = fmt::format("{}: await_ended: {}", session_->label, ev->message);
   Fail(*ev);
 }
 
@@ -326,12 +351,15 @@ QueryResult Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::s
   const int64_t thread_at_send = ThreadRunDelayUs();
   const int64_t backend_before = backend_delay_.ReadUs();
   // A step an expect.reads names keeps that many rows (PlannedStep::read_rows), others the first.
-  QueryResult r = conn_->Exec(sql, ctx_->DeadlineIn(ms), step.read_rows > 0 ? static_cast<size_t>(step.read_rows) : 1);
+  QueryResult r = conn_->Exec(sql, ctx_->DeadlineIn(ms),
+                              step.read_rows > 0 ? static_cast<size_t>(step.read_rows) : 1);
   ev->completed_us = ctx_->NowUs();
   const int64_t backend_after = backend_before < 0 ? -1 : backend_delay_.ReadUs();
   const int64_t before_send = thread_at_send >= step_thread_delay_ && step_thread_delay_ >= 0
-                                  ? thread_at_send - step_thread_delay_ : 0;
-  const int64_t backend = backend_after >= backend_before && backend_before >= 0 ? backend_after - backend_before : 0;
+                                  ? thread_at_send - step_thread_delay_
+                                  : 0;
+  const int64_t backend =
+      backend_after >= backend_before && backend_before >= 0 ? backend_after - backend_before : 0;
   ev->late_us = before_send + std::max<int64_t>(0, r.client_late_us) + backend;
   ev->rows = r.rows;
   ev->sqlstate = r.sqlstate;
@@ -353,8 +381,9 @@ QueryResult Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::s
   if (ctx_->engine->IsScenarioError(r) || r.refused) {
     out_.scenario_error = true;
     if (out_.error.empty()) {
-      out_.error = fmt::format("{}: step '{}' cannot run: {} {} (a bug in the scenario's SQL, not a race outcome)",
-                               session_->label, step.name, r.sqlstate, r.message);
+      out_.error = fmt::format(
+          "{}: step '{}' cannot run: {} {} (a bug in the scenario's SQL, not a race outcome)",
+          session_->label, step.name, r.sqlstate, r.message);
     }
   }
   if (r.cancelled_by_deadline) {
@@ -364,10 +393,11 @@ QueryResult Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::s
     if (out_.error.empty()) {
       out_.error = stopped ? fmt::format("{}: step '{}' was cancelled: racelab was interrupted",
                                          session_->label, step.name)
-                   : trial ? fmt::format("{}: step '{}' was cancelled at the trial deadline ({} ms)",
-                                         session_->label, step.name, ctx_->trial_timeout_ms)
-                           : fmt::format("{}: step '{}' passed its deadline ({} ms) and was cancelled",
-                                         session_->label, step.name, ms);
+                   : trial
+                       ? fmt::format("{}: step '{}' was cancelled at the trial deadline ({} ms)",
+                                     session_->label, step.name, ctx_->trial_timeout_ms)
+                       : fmt::format("{}: step '{}' passed its deadline ({} ms) and was cancelled",
+                                     session_->label, step.name, ms);
     }
   }
   rows_[step.name] = r.ok() ? std::max(0L, r.rows) : 0;
@@ -380,10 +410,11 @@ QueryResult Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::s
     if (std::find(r.columns.begin(), r.columns.end(), col) != r.columns.end()) continue;
     out_.scenario_error = true;  // the step can never capture it: the scenario's fault
     if (out_.error.empty()) {
-      out_.error = fmt::format("{}: step '{}' captures '{}' but its result has no such column (columns: {}); "
-                               "alias one with AS",
-                               session_->label, step.name, col,
-                               r.columns.empty() ? "none" : fmt::format("{}", fmt::join(r.columns, ", ")));
+      out_.error = fmt::format(
+          "{}: step '{}' captures '{}' but its result has no such column (columns: {}); "
+          "alias one with AS",
+          session_->label, step.name, col,
+          r.columns.empty() ? "none" : fmt::format("{}", fmt::join(r.columns, ", ")));
     }
     Unset(step, fmt::format("returned no column '{}'", col));
     return r;
@@ -393,7 +424,8 @@ QueryResult Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::s
     return r;
   }
   for (const auto& col : step.capture) {
-    const auto& v = r.values[0][std::find(r.columns.begin(), r.columns.end(), col) - r.columns.begin()];
+    const auto& v =
+        r.values[0][std::find(r.columns.begin(), r.columns.end(), col) - r.columns.begin()];
     vars_[col] = v.value_or("NULL");
     unset_.erase(col);
     ev->captured[col] = v.value_or("NULL");
@@ -411,18 +443,21 @@ void Worker::Unset(const PlannedStep& step, const std::string& why) {
 
 void Worker::UnsetUsed(const PlannedStep& step, StepEvent* ev, const std::string& name) {
   auto it = unset_.find(name);
-  std::string why = it == unset_.end() ? "no earlier step captured it"
-                                       : fmt::format("step '{}' {}", it->second.step, it->second.why);
-  std::string guard = it == unset_.end()
-                          ? fmt::format("when: \"defined({})\"", name)
-                          : fmt::format("when: \"defined({})\" or when: \"rows({}) > 0\"", name, it->second.step);
+  std::string why = it == unset_.end()
+                        ? "no earlier step captured it"
+                        : fmt::format("step '{}' {}", it->second.step, it->second.why);
+  std::string guard =
+      it == unset_.end()
+          ? fmt::format("when: \"defined({})\"", name)
+          : fmt::format("when: \"defined({})\" or when: \"rows({}) > 0\"", name, it->second.step);
   ev->completed_us = ctx_->NowUs();
   ev->message = fmt::format("${{{}}} is unset: {}", name, why);
   out_.scenario_error = true;
   if (out_.error.empty()) {
-    out_.error = fmt::format("{}: step '{}' in trial {} uses ${{{}}}, which is unset: {} (a scenario error: "
-                             "guard the step with {})",
-                             session_->label, step.name, ctx_->trial + 1, name, why, guard);
+    out_.error = fmt::format(
+        "{}: step '{}' in trial {} uses ${{{}}}, which is unset: {} (a scenario error: "
+        "guard the step with {})",
+        session_->label, step.name, ctx_->trial + 1, name, why, guard);
   }
   Fail(*ev);
 }
@@ -435,7 +470,8 @@ void Worker::HandleError(const PlannedStep& step, const StepEvent& ev) {
   };
   if (retry && attempt_ < retry->attempts && !ev.cancelled_by_deadline && !ev.sqlstate.empty() &&
       (listed(ev.sqlstate) || listed(ev.error_code))) {
-    if (conn_->in_transaction()) conn_->Exec("ROLLBACK", ctx_->DeadlineIn(ctx_->statement_timeout_ms));
+    if (conn_->in_transaction())
+      conn_->Exec("ROLLBACK", ctx_->DeadlineIn(ctx_->statement_timeout_ms));
     in_txn_ = false;
     double backoff = retry->initial_ms * std::pow(retry->factor, attempt_ - 1);
     long ms = static_cast<long>(std::min<double>(backoff, static_cast<double>(retry->cap_ms)));
@@ -466,14 +502,16 @@ std::optional<bool> Worker::EvalWhen(const PlannedStep& step, StepEvent* ev) {
   std::string problem;
   std::optional<WhenCondition> c = ParseWhen(step.when, &problem);
   if (!c) {  // the loader checked the syntax: a broken invariant
-    throw std::logic_error(fmt::format("step '{}': bad condition '{}': {}", step.name, step.when, problem));
+    throw std::logic_error(
+        fmt::format("step '{}': bad condition '{}': {}", step.name, step.when, problem));
   }
   switch (c->kind) {
     case WhenCondition::Kind::kDefined:
       return (vars_.count(c->name) > 0) != c->negated;
     case WhenCondition::Kind::kRows: {
       auto it = rows_.find(c->name);
-      return CompareNumbers(it == rows_.end() ? 0.0 : static_cast<double>(it->second), c->op, c->number);
+      return CompareNumbers(it == rows_.end() ? 0.0 : static_cast<double>(it->second), c->op,
+                            c->number);
     }
     case WhenCondition::Kind::kSqlstate: {
       auto it = errors_.find(c->name);

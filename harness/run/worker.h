@@ -4,12 +4,15 @@
 // - `begin` opens a transaction at the trial's isolation level, or the step's own, with its modes
 //   (Engine::BeginSqlWith); `commit`'s result
 //   tells whether it committed (Engine::Committed).
-// - A failed statement (SQLSTATE) with on_error=abort rolls back and skips the remaining steps, but the
-//   worker still meets its remaining barriers, so nobody is stranded. With a retry policy that lists
-//   the SQLSTATE, the transaction restarts at its `begin` after a backoff; barriers already met are not
-//   met again.
-// - Every wait has a deadline (step timeout_ms or the run's statement deadline, never past the trial
-//   deadline); a statement past it is cancelled (Session::Exec) and the trial is marked deadline_exceeded.
+// - A failed statement (SQLSTATE) with on_error=abort rolls back and skips the remaining steps, but
+// the
+//   worker still meets its remaining barriers, so nobody is stranded. With a retry policy that
+//   lists the SQLSTATE, the transaction restarts at its `begin` after a backoff; barriers already
+//   met are not met again.
+// - Every wait has a deadline (step timeout_ms or the run's statement deadline, never past the
+// trial
+//   deadline); a statement past it is cancelled (Session::Exec) and the trial is marked
+//   deadline_exceeded.
 // Thread-safety: a Worker is used by one thread; it reads the shared TrialContext (see its rules).
 #pragma once
 
@@ -18,10 +21,10 @@
 #include <optional>
 #include <string>
 
-#include "harness/model/plan.h"
-#include "harness/model/trial_result.h"
 #include "harness/engine/run_queue_delay.h"
 #include "harness/engine/session.h"
+#include "harness/model/plan.h"
+#include "harness/model/trial_result.h"
 #include "harness/run/trial_context.h"
 
 namespace racelab {
@@ -36,21 +39,21 @@ class Worker {
 
  private:
   void RunStep(size_t index, const PlannedStep& step);
-  // An ordered item: waits until the markers of this session's previous entry allow `step`, then until
-  // the step before it in the permutation ended or is seen waiting (harness/run/order_gate.h); a wait
-  // past its deadline fails the session.
+  // An ordered item: waits until the markers of this session's previous entry allow `step`, then
+  // until the step before it in the permutation ended or is seen waiting
+  // (harness/run/order_gate.h); a wait past its deadline fails the session.
   void AwaitOrder(const PlannedStep& step);
   QueryResult ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql);
   // An `await_ended` step: waits (until its timeout_ms) for the server to end every instance of the
   // target role; past the deadline, or when the monitor cannot look, the session fails.
   void AwaitEnded(const PlannedStep& step, StepEvent* ev);
-  // A `probe` step on the control connection (worker_probe.cc): its rows into ev->read; a failure is
-  // in ev->message (not a SQLSTATE of the session); past its deadline, the trial is an error.
+  // A `probe` step on the control connection (worker_probe.cc): its rows into ev->read; a failure
+  // is in ev->message (not a SQLSTATE of the session); past its deadline, the trial is an error.
   void RunProbe(const PlannedStep& step, StepEvent* ev);
   void Fail(const StepEvent& ev);
   void HandleError(const PlannedStep& step, const StepEvent& ev);
-  // The step's `when`: true/false, or nullopt when it used an unset ${capture} (recorded as a scenario
-  // error; the session has failed).
+  // The step's `when`: true/false, or nullopt when it used an unset ${capture} (recorded as a
+  // scenario error; the session has failed).
   std::optional<bool> EvalWhen(const PlannedStep& step, StepEvent* ev);
   // Replaces ${capture}s with their values; false (with *missing) at the first unset one.
   bool Substitute(const std::string& sql, std::string* out, std::string* missing) const;
@@ -65,7 +68,8 @@ class Worker {
   const PlannedSession* session_;
   Session* conn_;
   ProcessRunDelay backend_delay_;  // its backend's run-queue delay (local server only)
-  std::unique_ptr<ProcessRunDelay> control_delay_;  // the control connection's backend's, at the first probe
+  std::unique_ptr<ProcessRunDelay>
+      control_delay_;               // the control connection's backend's, at the first probe
   int64_t step_thread_delay_ = -1;  // this thread's run-queue delay when the current step started
   WorkerOutput out_;
   std::map<std::string, std::string> vars_;  // captured values
@@ -77,9 +81,9 @@ class Worker {
   // SQLSTATE of each statement step's last run: "" when it succeeded or was skipped, "?" when it
   // failed without one (when: sqlstate(STEP), failed(STEP)).
   std::map<std::string, std::string> errors_;
-  std::map<std::string, long> rows_;           // rows of each sql step's last run (0: skipped/failed)
+  std::map<std::string, long> rows_;  // rows of each sql step's last run (0: skipped/failed)
   std::map<std::string, int> barrier_counts_;  // occurrences met, by barrier name
-  std::map<size_t, bool> barrier_met_;        // step index -> met (for retries)
+  std::map<size_t, bool> barrier_met_;         // step index -> met (for retries)
   bool failed_ = false;
   bool in_txn_ = false;
   size_t begin_index_ = 0;

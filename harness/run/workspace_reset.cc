@@ -1,9 +1,9 @@
 #include "harness/run/workspace_reset.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace racelab::internal {
 namespace {

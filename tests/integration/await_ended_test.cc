@@ -1,8 +1,9 @@
 // `await_ended` on a real PostgreSQL (the embedded cluster): the server ends an idle-in-transaction
-// holder (idle_in_transaction_session_timeout) and the waiter goes on at that end — after the holder
-// went idle for the timeout, before the holder's own "call" is over, so not after a fixed sleep; the
-// holder's next statement fails with 25P03 and that is behaviour, not an infrastructure fault. A holder
-// that nothing ends makes the await fail at its timeout_ms with a message that says so.
+// holder (idle_in_transaction_session_timeout) and the waiter goes on at that end — after the
+// holder went idle for the timeout, before the holder's own "call" is over, so not after a fixed
+// sleep; the holder's next statement fails with 25P03 and that is behaviour, not an infrastructure
+// fault. A holder that nothing ends makes the await fail at its timeout_ms with a message that says
+// so.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -40,15 +41,20 @@ TEST(AwaitEnded, ReturnsWhenTheServerEndsTheIdleHolder) {
     if (!claim || !call || !release || !gone) continue;
     EXPECT_EQ(gone->kind, StepKind::kAwaitEnded);
     // The server ended the holder idle_ms after its last statement (which ended after it was sent:
-    // the answer may reach racelab late, so not measured from that): the await cannot return earlier…
-    EXPECT_GE(gone->completed_us - claim->sent_us, idle_ms * 1000) << "trial " << t.result.index + 1;
-    // …and returned while the holder was still in its call (a fixed sleep would be call_ms or more).
+    // the answer may reach racelab late, so not measured from that): the await cannot return
+    // earlier…
+    EXPECT_GE(gone->completed_us - claim->sent_us, idle_ms * 1000)
+        << "trial " << t.result.index + 1;
+    // …and returned while the holder was still in its call (a fixed sleep would be call_ms or
+    // more).
     EXPECT_LT(gone->completed_us, call->completed_us) << "trial " << t.result.index + 1;
-    EXPECT_LT(gone->completed_us - claim->sent_us, call_ms * 1000) << "trial " << t.result.index + 1;
+    EXPECT_LT(gone->completed_us - claim->sent_us, call_ms * 1000)
+        << "trial " << t.result.index + 1;
     // What the ended session sees at its next statement: PostgreSQL's FATAL, sent when it ended.
     EXPECT_EQ(release->sqlstate, "25P03");
     EXPECT_EQ(release->message, "terminating connection due to idle-in-transaction timeout");
-    EXPECT_TRUE(t.result.error.empty()) << t.result.error;  // behaviour, not an infrastructure fault
+    EXPECT_TRUE(t.result.error.empty())
+        << t.result.error;  // behaviour, not an infrastructure fault
   }
 }
 
@@ -62,10 +68,11 @@ TEST(AwaitEnded, FailsAtItsTimeoutWhenNothingEndsTheTarget) {
   ASSERT_EQ(r.trial_details.size(), 2u);
   for (const TrialVerdict& t : r.trial_details) {
     EXPECT_EQ(t.verdict, Verdict::kError);
-    EXPECT_EQ(t.result.error.rfind("waiter: await_ended: the server did not end 'holder' within 300 ms "
-                                   "(1 of 1 still connected)",
-                                   0),
-              0u)
+    EXPECT_EQ(
+        t.result.error.rfind("waiter: await_ended: the server did not end 'holder' within 300 ms "
+                             "(1 of 1 still connected)",
+                             0),
+        0u)
         << t.result.error;
     const StepEvent* gone = Find(t.result, "waiter", "holder_gone");
     const StepEvent* after = Find(t.result, "waiter", "after");

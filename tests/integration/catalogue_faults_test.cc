@@ -1,8 +1,8 @@
-// Issue 3, faults part: create-or-reject (broken + three fixes), crash windows, retry with backoff — on
-// a real PostgreSQL (the embedded cluster). Every expectation of every scenario holds in every one of
-// 20 trials at each of its isolation levels, and each test asserts again, in C++, the numbers the
-// issue states (winners, SQLSTATE counts, retries, lock waits, each session's final outcome), so that
-// a weakened YAML file cannot pass unnoticed.
+// Issue 3, faults part: create-or-reject (broken + three fixes), crash windows, retry with backoff
+// — on a real PostgreSQL (the embedded cluster). Every expectation of every scenario holds in every
+// one of 20 trials at each of its isolation levels, and each test asserts again, in C++, the
+// numbers the issue states (winners, SQLSTATE counts, retries, lock waits, each session's final
+// outcome), so that a weakened YAML file cannot pass unnoticed.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -23,8 +23,8 @@ int Trials(const std::map<int, int>& winners, int n) {
 }
 
 // The session `label` of every trial: ended with `sqlstate` ("" = cleanly), committed or not.
-void ExpectEverySession(const ResultSummary& r, const std::string& label, const std::string& sqlstate,
-                        bool committed) {
+void ExpectEverySession(const ResultSummary& r, const std::string& label,
+                        const std::string& sqlstate, bool committed) {
   for (const auto& t : r.trial_details) {
     bool found = false;
     for (const auto& s : t.result.sessions) {
@@ -58,7 +58,8 @@ TEST(CatalogueFaults, CreateOrRejectUniqueIndexLoserGets23505Or40001AtSerializab
   ScenarioRun run = RunScenario("create-or-reject-unique-index", kTrials);
   ExpectAllPass(run, kTrials, 3);
   if (run.results.size() != 3) return;
-  for (const auto& r : run.results) EXPECT_EQ(Trials(r.winners, 1), kTrials) << IsolationName(r.item->isolation);
+  for (const auto& r : run.results)
+    EXPECT_EQ(Trials(r.winners, 1), kTrials) << IsolationName(r.item->isolation);
   for (auto level : {kRc, kRr}) {
     const auto& r = At(run, level);
     EXPECT_EQ(Count(r.sqlstates, "23505"), kTrials) << IsolationName(level);
@@ -123,7 +124,8 @@ TEST(CatalogueFaults, CrashAfterCommitTwoReapersRequeueExactlyOnce) {
   ExpectAllPass(run, kTrials, 3);
   if (run.results.size() != 3) return;
   for (const auto& r : run.results) {
-    EXPECT_EQ(Trials(r.winners, 1), kTrials) << "one reaper requeues: " << IsolationName(r.item->isolation);
+    EXPECT_EQ(Trials(r.winners, 1), kTrials)
+        << "one reaper requeues: " << IsolationName(r.item->isolation);
     EXPECT_EQ(Count(r.sqlstates, "57P01"), kTrials);
     ExpectEverySession(r, "worker", "57P01", false);
   }
@@ -162,8 +164,8 @@ TEST(CatalogueFaults, CrashAfterSideEffectWithoutAKeyDoublesTheEffect) {
 
 // --- retry with backoff -------------------------------------------------------------------------
 
-// Every worker ends cleanly (last attempt committed, no SQLSTATE left), exactly one executes, and the
-// report counts one retry per loser.
+// Every worker ends cleanly (last attempt committed, no SQLSTATE left), exactly one executes, and
+// the report counts one retry per loser.
 void ExpectRetriedCleanly(const ResultSummary& r, int workers) {
   EXPECT_EQ(Trials(r.winners, 1), kTrials);
   EXPECT_EQ(r.retries, kTrials * (workers - 1));
@@ -188,7 +190,8 @@ TEST(CatalogueFaults, NaiveSelectThenUpdateRetryAtRepeatableReadEndsCleanly) {
 }
 
 TEST(CatalogueFaults, NaiveSelectThenUpdateRetryWithThreeWorkers) {
-  ScenarioRun run = RunScenario("naive-select-then-update-retry", kTrials, {{"workers", "3"}}, {kRr});
+  ScenarioRun run =
+      RunScenario("naive-select-then-update-retry", kTrials, {{"workers", "3"}}, {kRr});
   ExpectAllPass(run, kTrials, 1);
   if (run.results.size() != 1) return;
   const auto& r = run.results[0];

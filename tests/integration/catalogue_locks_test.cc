@@ -1,7 +1,8 @@
 // The lock scenarios of the catalogue (issue 3: lock-lease, deadlock-vs-lock-wait fingerprints,
 // advisory-seq) on a real PostgreSQL: every expectation holds in every one of 20 trials at each
-// isolation level, and each test asserts again, in C++ and from the raw events, the numbers the issue
-// states — SQLSTATE counts, who blocked whom, blocked times — so that a weakened YAML cannot pass.
+// isolation level, and each test asserts again, in C++ and from the raw events, the numbers the
+// issue states — SQLSTATE counts, who blocked whom, blocked times — so that a weakened YAML cannot
+// pass.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -49,12 +50,14 @@ TEST(CatalogueLocks, LockLeaseThreeSessionsWaitTheWholeCallOut) {
   if (run.results.size() != 3) return;
   for (const auto& r : run.results) {
     const std::string level(IsolationName(r.item->isolation));
-    EXPECT_EQ(r.blocked_ms.count, static_cast<size_t>(3 * kTrials)) << level << ": three waiters per trial";
+    EXPECT_EQ(r.blocked_ms.count, static_cast<size_t>(3 * kTrials))
+        << level << ": three waiters per trial";
     EXPECT_GE(r.blocked_ms.p50, hold_ms) << level;
     EXPECT_LE(MaxBlockedMsLessLateness(r), hold_ms + 1000) << level;
     for (const auto& tv : r.trial_details) {
       const auto& t = tv.result;
-      EXPECT_EQ(Waiters(t), (std::vector<std::string>{"approver/touch", "canceller/touch", "expirer/touch"}))
+      EXPECT_EQ(Waiters(t),
+                (std::vector<std::string>{"approver/touch", "canceller/touch", "expirer/touch"}))
           << level << " trial " << t.index;
       for (const auto& who : kLeaseWaiters) {
         const StepEvent* ev = Find(t, who, "touch");
@@ -70,8 +73,8 @@ TEST(CatalogueLocks, LockLeaseThreeSessionsWaitTheWholeCallOut) {
   EXPECT_EQ(Count(At(run, kSer), "40001"), 3 * kTrials);
 }
 
-void ExpectTimeoutVariant(const std::string& scenario, const std::string& param, const std::string& code,
-                          const std::string& message) {
+void ExpectTimeoutVariant(const std::string& scenario, const std::string& param,
+                          const std::string& code, const std::string& message) {
   const double timeout_ms = 100;
   ScenarioRun run = RunScenario(scenario, kTrials, {{param, "100"}});
   ExpectAllPass(run, kTrials);
@@ -126,7 +129,8 @@ TEST(CatalogueLocks, LockLeaseFixedNobodyWaits) {
         const StepEvent* ev = Find(tv.result, who, "touch");
         ASSERT_NE(ev, nullptr);
         EXPECT_GE(ev->sent_us, commit->completed_us) << who << " runs after the short transaction";
-        EXPECT_LE(ev->completed_us, call->completed_us) << who << " is done before the call-out ends";
+        EXPECT_LE(ev->completed_us, call->completed_us)
+            << who << " is done before the call-out ends";
         EXPECT_FALSE(ev->lock_wait) << level << " " << who;
       }
     }
@@ -152,10 +156,14 @@ TEST(CatalogueLocks, LockLeaseIdleTimeoutServerEndsTheHolder) {
       const StepEvent* taken = Find(tv.result, "waiter", "claim");
       ASSERT_TRUE(claim && call && finish && gone && taken) << level;
       EXPECT_EQ(finish->sqlstate, "25P03") << level;
-      EXPECT_EQ(finish->message, "terminating connection due to idle-in-transaction timeout") << level;
-      EXPECT_EQ(Find(tv.result, "holder", "release"), nullptr) << "the ended session runs nothing more";
-      EXPECT_GE(gone->completed_us - claim->sent_us, idle_ms * 1000) << level;  // idle since after the send
-      EXPECT_LT(gone->completed_us, call->completed_us) << level << ": on at the end, not after the call";
+      EXPECT_EQ(finish->message, "terminating connection due to idle-in-transaction timeout")
+          << level;
+      EXPECT_EQ(Find(tv.result, "holder", "release"), nullptr)
+          << "the ended session runs nothing more";
+      EXPECT_GE(gone->completed_us - claim->sent_us, idle_ms * 1000)
+          << level;  // idle since after the send
+      EXPECT_LT(gone->completed_us, call->completed_us)
+          << level << ": on at the end, not after the call";
       EXPECT_EQ(taken->rows, 1) << level;
       EXPECT_EQ(taken->sqlstate, "") << level;
       EXPECT_FALSE(taken->lock_wait) << level;
@@ -163,8 +171,8 @@ TEST(CatalogueLocks, LockLeaseIdleTimeoutServerEndsTheHolder) {
   }
 }
 
-// fingerprint-deadlock: b closes the cycle and is the victim (40P01) after ≈ deadlock_timeout; the two
-// waits block each other (a cycle); a commits.
+// fingerprint-deadlock: b closes the cycle and is the victim (40P01) after ≈ deadlock_timeout; the
+// two waits block each other (a cycle); a commits.
 TEST(CatalogueLocks, FingerprintDeadlock) {
   const double deadlock_timeout_ms = 100;
   ScenarioRun run = RunScenario("fingerprint-deadlock", kTrials, {{"deadlock_timeout_ms", "100"}});
@@ -178,7 +186,8 @@ TEST(CatalogueLocks, FingerprintDeadlock) {
       const StepEvent* a = Find(tv.result, "a", "second");
       const StepEvent* b = Find(tv.result, "b", "second");
       ASSERT_TRUE(a != nullptr && b != nullptr);
-      EXPECT_EQ(b->sqlstate, "40P01") << level << ": the session that closes the cycle is the victim";
+      EXPECT_EQ(b->sqlstate, "40P01")
+          << level << ": the session that closes the cycle is the victim";
       EXPECT_NE(b->message.find("deadlock detected"), std::string::npos) << b->message;
       EXPECT_TRUE(a->sqlstate.empty()) << level;
       EXPECT_EQ(a->blocked_by, std::vector<std::string>{"b"});
@@ -203,7 +212,8 @@ TEST(CatalogueLocks, FingerprintLockTimeout) {
     EXPECT_GE(r.blocked_ms.p50, lock_timeout_ms * 0.9) << level;
     EXPECT_LE(MaxBlockedMsLessLateness(r), lock_timeout_ms + 100) << level;
     for (const auto& tv : r.trial_details) {
-      EXPECT_EQ(Waiters(tv.result), std::vector<std::string>{"waiter/second"}) << "a tree with one leaf";
+      EXPECT_EQ(Waiters(tv.result), std::vector<std::string>{"waiter/second"})
+          << "a tree with one leaf";
       const StepEvent* w = Find(tv.result, "waiter", "second");
       ASSERT_NE(w, nullptr);
       EXPECT_EQ(w->blocked_by, std::vector<std::string>{"holder"});
@@ -231,7 +241,8 @@ TEST(CatalogueLocks, FingerprintSlowQuery) {
   }
 }
 
-// advisory-seq: both read the same max; one insert commits; the other 23505 (40001 at serializable).
+// advisory-seq: both read the same max; one insert commits; the other 23505 (40001 at
+// serializable).
 TEST(CatalogueLocks, AdvisorySeqDuplicateNumber) {
   ScenarioRun run = RunScenario("advisory-seq", kTrials);
   ExpectAllPass(run, kTrials);
@@ -252,8 +263,8 @@ TEST(CatalogueLocks, AdvisorySeqDuplicateNumber) {
   EXPECT_EQ(Count(At(run, kSer), "23505"), 0);
 }
 
-// advisory-seq-fixed: gap-free at read committed; at repeatable read / serializable the snapshot was
-// taken before the advisory-lock wait, so b still reads the old max.
+// advisory-seq-fixed: gap-free at read committed; at repeatable read / serializable the snapshot
+// was taken before the advisory-lock wait, so b still reads the old max.
 TEST(CatalogueLocks, AdvisorySeqFixedGapFreeAtReadCommittedOnly) {
   ScenarioRun run = RunScenario("advisory-seq-fixed", kTrials);
   ExpectAllPass(run, kTrials);

@@ -1,8 +1,8 @@
-// The state-machine part of the catalogue (issue 3: run-state-machine, versioned-cas, execution-token)
-// on a real PostgreSQL (the embedded cluster). Every expectation of every scenario holds in every one
-// of 20 trials at each isolation level, and each test also asserts, from the trial events and the final
-// values rather than from the YAML's own checks, the outcome the issue states — so that a weakened
-// scenario file cannot pass unnoticed.
+// The state-machine part of the catalogue (issue 3: run-state-machine, versioned-cas,
+// execution-token) on a real PostgreSQL (the embedded cluster). Every expectation of every scenario
+// holds in every one of 20 trials at each isolation level, and each test also asserts, from the
+// trial events and the final values rather than from the YAML's own checks, the outcome the issue
+// states — so that a weakened scenario file cannot pass unnoticed.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -14,7 +14,9 @@ namespace racelab::testing {
 namespace {
 
 int Count(const std::map<int, int>& m, int key) { return m.count(key) ? m.at(key) : 0; }
-int Count(const std::map<std::string, int>& m, const std::string& key) { return m.count(key) ? m.at(key) : 0; }
+int Count(const std::map<std::string, int>& m, const std::string& key) {
+  return m.count(key) ? m.at(key) : 0;
+}
 
 // Events of one trial that ran (not skipped), succeeded and match `pred`.
 int RanOk(const TrialResult& t, const std::function<bool(const StepEvent&)>& pred) {
@@ -35,8 +37,11 @@ void ExpectOnlyWinnerRan(const ResultSummary& r, const std::string& effect_step)
     }
     EXPECT_EQ(RanOk(t, [&](const StepEvent& e) { return e.step == effect_step; }), 1)
         << IsolationName(r.item->isolation) << " trial " << t.index << ": " << effect_step;
-    EXPECT_EQ(RanOk(t, [&](const StepEvent& e) { return e.step == effect_step && e.session == winner; }), 1)
-        << IsolationName(r.item->isolation) << " trial " << t.index << ": " << effect_step << " by " << winner;
+    EXPECT_EQ(
+        RanOk(t, [&](const StepEvent& e) { return e.step == effect_step && e.session == winner; }),
+        1)
+        << IsolationName(r.item->isolation) << " trial " << t.index << ": " << effect_step << " by "
+        << winner;
   }
 }
 
@@ -45,16 +50,19 @@ void ExpectFinal(const ResultSummary& r, size_t i, const std::string& want) {
   for (const auto& tv : r.trial_details) {
     ASSERT_GT(tv.result.finals.size(), i);
     EXPECT_EQ(tv.result.finals[i].value.value_or("NULL"), want)
-        << IsolationName(r.item->isolation) << " trial " << tv.result.index << ": " << tv.result.finals[i].sql;
+        << IsolationName(r.item->isolation) << " trial " << tv.result.index << ": "
+        << tv.result.finals[i].sql;
   }
 }
 
-// Read committed: losers see 0 rows, no error. Repeatable read / serializable: each loser gets 40001.
+// Read committed: losers see 0 rows, no error. Repeatable read / serializable: each loser gets
+// 40001.
 void ExpectLosers(const ScenarioRun& run, const std::string& step, int losers) {
   const auto& rc = At(run, kRc);
   EXPECT_TRUE(rc.sqlstates.empty());
   for (const auto& tv : rc.trial_details) {
-    EXPECT_EQ(RanOk(tv.result, [&](const StepEvent& e) { return e.step == step && e.rows == 0; }), losers)
+    EXPECT_EQ(RanOk(tv.result, [&](const StepEvent& e) { return e.step == step && e.rows == 0; }),
+              losers)
         << "read committed trial " << tv.result.index;
   }
   for (auto level : {kRr, kSer}) {
@@ -85,7 +93,8 @@ TEST(CatalogueState, RunStateTerminalNothingMovesASucceededRun) {
     EXPECT_EQ(r.blocked_ms.count, 0u);
     for (const auto& tv : r.trial_details) {
       for (const char* step : {"succeed_again", "fail_late", "cancel_late", "claim_late"}) {
-        EXPECT_EQ(RanOk(tv.result, [&](const StepEvent& e) { return e.step == step && e.rows == 0; }), 1)
+        EXPECT_EQ(
+            RanOk(tv.result, [&](const StepEvent& e) { return e.step == step && e.rows == 0; }), 1)
             << IsolationName(r.item->isolation) << " trial " << tv.result.index << ": " << step;
       }
     }
@@ -194,7 +203,9 @@ TEST(CatalogueState, ExecutionTokenConsumeOneExecutionAndReplayDoesNothing) {
     EXPECT_EQ(Count(r.winners, 1), kTrials) << IsolationName(r.item->isolation);
     ExpectOnlyWinnerRan(r, "settle");  // the loser never settles
     for (const auto& tv : r.trial_details) {
-      EXPECT_EQ(RanOk(tv.result, [](const StepEvent& e) { return e.step == "replay" && e.rows == 0; }), 1);
+      EXPECT_EQ(
+          RanOk(tv.result, [](const StepEvent& e) { return e.step == "replay" && e.rows == 0; }),
+          1);
       EXPECT_EQ(RanOk(tv.result, [](const StepEvent& e) { return e.step == "replay_settle"; }), 0);
     }
     ExpectFinal(r, 1, "1");  // one token_usage row
@@ -203,7 +214,8 @@ TEST(CatalogueState, ExecutionTokenConsumeOneExecutionAndReplayDoesNothing) {
 }
 
 TEST(CatalogueState, ExecutionTokenApproveWithThreeApprovers) {
-  ScenarioRun run = RunScenario("execution-token-approve", kTrials, {{"approvers", "3"}}, {kRc, kSer});
+  ScenarioRun run =
+      RunScenario("execution-token-approve", kTrials, {{"approvers", "3"}}, {kRc, kSer});
   ExpectAllPass(run, kTrials, 2);
   if (run.results.size() != 2) return;
   for (const auto& r : run.results) ExpectOnlyWinnerRan(r, "issue");

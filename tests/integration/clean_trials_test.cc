@@ -89,15 +89,17 @@ TEST(SessionReset, TempTablePreparedStatementAndHeldCursorDoNotOutliveTheTrial) 
 
 TEST(SessionReset, LastStepsStateIsGoneNextTrialButSeenByTheFinalCheck) {
   // The clean start is sent after a trial's final checks and collected before the next trial
-  // (ItemSession::SendSessionsClean): a LISTEN, SET, temporary table, prepared statement and session
-  // advisory lock made by a session's last step are gone in the next trial, and still there for the
-  // final check of their own. Seen failing against two mutants: the clean start sent right after the
-  // workers were joined (the final check answered 0), and sent ahead without DISCARD ALL's parts
+  // (ItemSession::SendSessionsClean): a LISTEN, SET, temporary table, prepared statement and
+  // session advisory lock made by a session's last step are gone in the next trial, and still there
+  // for the final check of their own. Seen failing against two mutants: the clean start sent right
+  // after the workers were joined (the final check answered 0), and sent ahead without DISCARD
+  // ALL's parts
   // (`fresh` returned no row from trial 2 on; the three tests above failed too).
   ScenarioRun run = RunScenario(Fixture("leak_last_step.yaml"), kLeakTrials, {}, {kRc});
   ExpectAllPass(run, kLeakTrials, 1);
   if (run.results.size() != 1) return;
-  for (const StepEvent* e : EveryTrial(run.results[0], "a", "fresh")) EXPECT_EQ(e->rows, 1) << e->sql;
+  for (const StepEvent* e : EveryTrial(run.results[0], "a", "fresh"))
+    EXPECT_EQ(e->rows, 1) << e->sql;
   for (const auto& t : run.results[0].trial_details) {
     EXPECT_TRUE(t.result.error.empty()) << "trial " << t.result.index + 1 << ": " << t.result.error;
     ASSERT_EQ(t.result.finals.size(), 1u);
@@ -111,7 +113,8 @@ TEST(SessionReset, ControlConnectionStartsCleanForSetup) {
 }
 
 TEST(SessionReset, WorkspaceRowsSequencesAndTablesDoNotOutliveTheTrial) {
-  // Enough trials that each of the item's workspaces is used, emptied and set up again more than once.
+  // Enough trials that each of the item's workspaces is used, emptied and set up again more than
+  // once.
   ScenarioRun run = RunScenario(Fixture("leak_workspace.yaml"), kLeakTrials + 1, {}, {kRc});
   ExpectAllPass(run, kLeakTrials + 1, 1);
   if (run.results.size() != 1) return;

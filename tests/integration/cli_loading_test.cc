@@ -26,7 +26,6 @@ using std::chrono::seconds;
 const std::string kBin = RACELAB_BINARY;
 const std::string kSrc = RACELAB_SOURCE_DIR;
 
-
 std::string Rep(const std::string& s, size_t n) {
   std::string out;
   for (size_t i = 0; i < n; ++i) out += s;
@@ -110,15 +109,17 @@ TEST(CliLoading, HostileSetValuesAreUsageErrorsNamingTheFile) {
 // let a vector option swallow every following word: 'racelab run --set workers=2 guarded-cas-claim'
 // was "--set 'guarded-cas-claim': expected NAME=VALUE").
 TEST(CliLoading, ScenarioNamesAfterSetTagAndDsnArePositionals) {
-  for (const std::vector<std::string>& option :
-       {std::vector<std::string>{"--set", "workers=2"}, {"--tag", "claims"}, {"--dsn", "host=/nonexistent"}}) {
+  for (const std::vector<std::string>& option : {std::vector<std::string>{"--set", "workers=2"},
+                                                 {"--tag", "claims"},
+                                                 {"--dsn", "host=/nonexistent"}}) {
     std::vector<std::string> argv = {kBin, "run"};
     argv.insert(argv.end(), option.begin(), option.end());
     argv.push_back("no-such-scenario");
     argv.push_back("-q");
     ProcessResult r = RunProcess(argv, seconds(20));
     EXPECT_EQ(r.exit_code, 2) << option[0] << ": " << r.err;
-    EXPECT_NE(r.err.find("unknown scenario 'no-such-scenario'"), std::string::npos) << option[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("unknown scenario 'no-such-scenario'"), std::string::npos)
+        << option[0] << ": " << r.err;
   }
 }
 
@@ -145,15 +146,17 @@ TEST(CliLoading, EveryMalformedFileOfAFolderIsReportedAndNothingRuns) {
   TempDir out;
   for (const std::vector<std::string>& how :
        {std::vector<std::string>{dir}, std::vector<std::string>{"--scenarios", dir}}) {
-    std::vector<std::string> argv = {kBin, "run", "--dsn", "host=/nonexistent", "--out", out.path.string(),
-                                     "--format", "junit"};
+    std::vector<std::string> argv = {
+        kBin, "run", "--dsn", "host=/nonexistent", "--out", out.path.string(), "--format", "junit"};
     argv.insert(argv.end(), how.begin(), how.end());
     ProcessResult r = RunProcess(argv, seconds(30));
     EXPECT_EQ(r.exit_code, 2) << how.back() << ": " << r.err;
     for (const std::string& file : files) {
-      EXPECT_NE(r.err.find(dir + "/" + file + ":"), std::string::npos) << file << " not reported: " << r.err;
+      EXPECT_NE(r.err.find(dir + "/" + file + ":"), std::string::npos)
+          << file << " not reported: " << r.err;
     }
-    EXPECT_NE(r.err.find("tests/fixtures/bad/unknown_key.yaml:11:5: sessions[0].cont: unknown key 'cont'"),
+    EXPECT_NE(r.err.find(
+                  "tests/fixtures/bad/unknown_key.yaml:11:5: sessions[0].cont: unknown key 'cont'"),
               std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find(std::to_string(files.size()) + " of " + std::to_string(files.size()) +
@@ -161,28 +164,36 @@ TEST(CliLoading, EveryMalformedFileOfAFolderIsReportedAndNothingRuns) {
               std::string::npos)
         << r.err;
     const std::string junit = Slurp(out.path / "racelab.junit.xml");
-    EXPECT_NE(junit.find("unknown_step.yaml:14:9"), std::string::npos) << "the last file's error, in the JUnit too";
+    EXPECT_NE(junit.find("unknown_step.yaml:14:9"), std::string::npos)
+        << "the last file's error, in the JUnit too";
   }
 }
 
-// --permutation over several ordered scenarios: stderr says what runs and what is skipped in each (a
-// scenario without a match is skipped whole, said so), before any server is asked; no match anywhere
-// is exit 2 listing every ordered scenario's permutations.
+// --permutation over several ordered scenarios: stderr says what runs and what is skipped in each
+// (a scenario without a match is skipped whole, said so), before any server is asked; no match
+// anywhere is exit 2 listing every ordered scenario's permutations.
 TEST(CliLoading, PermutationSaysWhatItSelectsAndSkipsInEachOrderedScenario) {
   const std::string two = kSrc + "/tests/fixtures/order/lost-update-two-orders.yaml";
   const std::string four = kSrc + "/tests/fixtures/order/markers.yaml";
-  ProcessResult r = RunProcess({kBin, "run", two, four, "--permutation", "4", "--dsn", "host=/nonexistent", "-q"},
-                               seconds(30));
+  ProcessResult r =
+      RunProcess({kBin, "run", two, four, "--permutation", "4", "--dsn", "host=/nonexistent", "-q"},
+                 seconds(30));
   EXPECT_EQ(r.exit_code, 3) << "planned, then the server cannot be reached: " << r.err;
-  EXPECT_NE(r.err.find("racelab: --permutation 4: scenario lost-update-two-orders skipped: none of its 2 "
-                       "permutations matches:\n  " + two + ":25:5: order[0]: "),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("racelab: --permutation 4: scenario lost-update-two-orders skipped: none of its 2 "
+                 "permutations matches:\n  " +
+                 two + ":25:5: order[0]: "),
+      std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("racelab: --permutation 4: scenario order-markers runs 1 of its 4 permutations:\n  " + four +
-                       ":30:5: order[3]: a.one b.slow a.one (--permutation 4)\nskipped:\n  " + four + ":21:5: "),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find(
+          "racelab: --permutation 4: scenario order-markers runs 1 of its 4 permutations:\n  " +
+          four + ":30:5: order[3]: a.one b.slow a.one (--permutation 4)\nskipped:\n  " + four +
+          ":21:5: "),
+      std::string::npos)
       << r.err;
-  r = RunProcess({kBin, "run", two, four, "--permutation", "9", "--dsn", "host=/nonexistent", "-q"}, seconds(30));
+  r = RunProcess({kBin, "run", two, four, "--permutation", "9", "--dsn", "host=/nonexistent", "-q"},
+                 seconds(30));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("scenario lost-update-two-orders's are:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("scenario order-markers's are:"), std::string::npos) << r.err;

@@ -1,8 +1,8 @@
 // The racelab binary as a user runs it: exit codes (README), error messages, reports,
 // and that nothing is left behind — no schema, no postgres process, no cluster folder — after a run
-// and after SIGINT mid-run. Runs against the test server (--dsn) or racelab's own embedded cluster. The
-// test server's role is a superuser: runs against it pass --allow-superuser (confinement_test.cc covers
-// the refusal and a CREATEROLE role).
+// and after SIGINT mid-run. Runs against the test server (--dsn) or racelab's own embedded cluster.
+// The test server's role is a superuser: runs against it pass --allow-superuser
+// (confinement_test.cc covers the refusal and a CREATEROLE role).
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 #include <signal.h>
@@ -32,8 +32,6 @@ using std::chrono::seconds;
 const std::string kBin = RACELAB_BINARY;
 const std::string kSrc = RACELAB_SOURCE_DIR;
 
-
-
 int CountRows(const std::string& sql) {
   PGconn* c = PQconnectdb(TestConninfo().c_str());
   PGresult* r = PQexec(c, sql.c_str());
@@ -43,7 +41,9 @@ int CountRows(const std::string& sql) {
   return n;
 }
 
-int RacelabSchemas() { return CountRows("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'racelab\\_%'"); }
+int RacelabSchemas() {
+  return CountRows("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'racelab\\_%'");
+}
 
 // Postgres processes whose command line mentions `dir`.
 int PostgresUnder(const fs::path& dir) {
@@ -51,7 +51,8 @@ int PostgresUnder(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator("/proc")) {
     std::string cmd = Slurp(e.path() / "cmdline");
     for (auto& ch : cmd) ch = ch == '\0' ? ' ' : ch;
-    if (cmd.find("postgres") != std::string::npos && cmd.find(dir.string()) != std::string::npos) ++n;
+    if (cmd.find("postgres") != std::string::npos && cmd.find(dir.string()) != std::string::npos)
+      ++n;
   }
   return n;
 }
@@ -78,7 +79,8 @@ TEST(Cli, HelpTeachesAndExitsZero) {
 TEST(Cli, ListAndExplainNeedNoDatabase) {
   ProcessResult r = RunProcess({kBin, "list"}, seconds(10), {{"PGHOST", "/nonexistent"}});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  for (const char* name : {"naive-select-then-update", "guarded-cas-claim", "lock-hold-wait", "skip-locked-pull"}) {
+  for (const char* name :
+       {"naive-select-then-update", "guarded-cas-claim", "lock-hold-wait", "skip-locked-pull"}) {
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
   }
   r = RunProcess({kBin, "explain", "lock-hold-wait"}, seconds(10));
@@ -88,27 +90,38 @@ TEST(Cli, ListAndExplainNeedNoDatabase) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
-// A folder's PostgreSQL isolation spec files are listed beside its scenarios (racelab run takes them by
-// path): file name, engine, and how many permutations a run of each runs (its permutation lines, else
-// every interleaving); a folder of spec files only is listed too. --tag leaves them out (no tags), and a
-// spec file that does not parse is exit 2 naming file, line and column.
+// A folder's PostgreSQL isolation spec files are listed beside its scenarios (racelab run takes
+// them by path): file name, engine, and how many permutations a run of each runs (its permutation
+// lines, else every interleaving); a folder of spec files only is listed too. --tag leaves them out
+// (no tags), and a spec file that does not parse is exit 2 naming file, line and column.
 TEST(Cli, ListShowsSpecFilesWithTheirPermutations) {
   TempDir dir;
   fs::copy_file(kSrc + "/scenarios/guarded-cas-claim.yaml", dir.path / "guarded-cas-claim.yaml");
-  fs::copy_file(kSrc + "/tests/fixtures/spec/diff/locks.spec", dir.path / "locks.spec");  // 4 permutation lines
-  fs::copy_file(kSrc + "/tests/fixtures/spec/interleavings.spec", dir.path / "interleavings.spec");  // none: 3
+  fs::copy_file(kSrc + "/tests/fixtures/spec/diff/locks.spec",
+                dir.path / "locks.spec");  // 4 permutation lines
+  fs::copy_file(kSrc + "/tests/fixtures/spec/interleavings.spec",
+                dir.path / "interleavings.spec");  // none: 3
   const std::string folder = dir.path.string();
-  ProcessResult r = RunProcess({kBin, "list", "--scenarios", folder}, seconds(10), {{"PGHOST", "/nonexistent"}});
+  ProcessResult r =
+      RunProcess({kBin, "list", "--scenarios", folder}, seconds(10), {{"PGHOST", "/nonexistent"}});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("guarded-cas-claim "), std::string::npos) << r.out;
   std::smatch m;
-  EXPECT_TRUE(std::regex_search(r.out, m, std::regex(
-      R"(\ninterleavings\.spec +- +postgresql +PostgreSQL isolation spec file, 3 permutation\(s\)\n)"))) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, m, std::regex(
-      R"(\nlocks\.spec +- +postgresql +PostgreSQL isolation spec file, 4 permutation\(s\)\n)"))) << r.out;
-  EXPECT_NE(r.out.find("1 scenario(s) in " + folder + "\n2 spec file(s): run one by its path (racelab run " + folder +
+  EXPECT_TRUE(std::regex_search(
+      r.out, m,
+      std::regex(
+          R"(\ninterleavings\.spec +- +postgresql +PostgreSQL isolation spec file, 3 permutation\(s\)\n)")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, m,
+      std::regex(
+          R"(\nlocks\.spec +- +postgresql +PostgreSQL isolation spec file, 4 permutation\(s\)\n)")))
+      << r.out;
+  EXPECT_NE(r.out.find("1 scenario(s) in " + folder +
+                       "\n2 spec file(s): run one by its path (racelab run " + folder +
                        "/interleavings.spec)\n"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   r = RunProcess({kBin, "list", "--scenarios", folder, "--tag", "claim"}, seconds(10));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("guarded-cas-claim "), std::string::npos) << r.out;
@@ -123,10 +136,11 @@ TEST(Cli, ListShowsSpecFilesWithTheirPermutations) {
   EXPECT_NE(r.err.find(folder + "/broken.spec:3:"), std::string::npos) << r.err;
 }
 
-// Per level exactly the checks that run there: a list cleared at one level is not shown there, and a
-// level left with nothing to check is a load error with file and line.
+// Per level exactly the checks that run there: a list cleared at one level is not shown there, and
+// a level left with nothing to check is a load error with file and line.
 TEST(Cli, ExplainShowsTheChecksOfEachLevel) {
-  ProcessResult r = RunProcess({kBin, "explain", kSrc + "/tests/fixtures/explain_override.yaml"}, seconds(10));
+  ProcessResult r =
+      RunProcess({kBin, "explain", kSrc + "/tests/fixtures/explain_override.yaml"}, seconds(10));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Checked in every trial (with workers = 2):\n"
                        "  at read committed:\n"
@@ -142,16 +156,18 @@ TEST(Cli, ExplainShowsTheChecksOfEachLevel) {
   std::string bad = kSrc + "/tests/fixtures/bad/level_without_check.yaml";
   r = RunProcess({kBin, "explain", bad}, seconds(10));
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.err.find(bad + ":21:5: expect.at.serializable: leaves nothing to check at serializable"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find(bad + ":21:5: expect.at.serializable: leaves nothing to check at serializable"),
+      std::string::npos)
       << r.err;
 }
 
 TEST(Cli, WrongExpectationExitsOneWithJUnitFailure) {
   TempDir out;
-  ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/wrong_expectation.yaml", "--trials", "5",
-                                "--dsn", TestConninfo(), "--allow-superuser", "--out", out.path.string(), "-q"},
-                               seconds(120));
+  ProcessResult r =
+      RunProcess({kBin, "run", kSrc + "/tests/fixtures/wrong_expectation.yaml", "--trials", "5",
+                  "--dsn", TestConninfo(), "--allow-superuser", "--out", out.path.string(), "-q"},
+                 seconds(120));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   std::string junit = Slurp(out.path / "racelab.junit.xml");
   EXPECT_NE(junit.find("<failure"), std::string::npos) << junit;
@@ -171,29 +187,31 @@ class MalformedScenario : public ::testing::TestWithParam<BadFile> {};
 
 TEST_P(MalformedScenario, ExitsTwoNamingFileLineAndField) {
   std::string path = kSrc + "/tests/fixtures/bad/" + GetParam().file;
-  ProcessResult r = RunProcess({kBin, "run", path, "--dsn", "host=/nonexistent", "-q"}, seconds(10));
+  ProcessResult r =
+      RunProcess({kBin, "run", path, "--dsn", "host=/nonexistent", "-q"}, seconds(10));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(path + ":"), std::string::npos) << "names the file and line: " << r.err;
   EXPECT_NE(r.err.find(GetParam().needle), std::string::npos) << r.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, MalformedScenario,
-                         ::testing::Values(BadFile{"bad_yaml.yaml", "invalid YAML"}, BadFile{"unknown_key.yaml", "cont"},
-                                           BadFile{"unknown_step.yaml", "steps["},
-                                           BadFile{"missing_barrier_partner.yaml", "barrier"},
-                                           BadFile{"bad_param.yaml", "run_id"},
-                                           BadFile{"level_without_check.yaml", "expect.at.serializable"}),
-                         [](const ::testing::TestParamInfo<BadFile>& info) {
-                           std::string name = fs::path(info.param.file).stem().string();
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, MalformedScenario,
+    ::testing::Values(BadFile{"bad_yaml.yaml", "invalid YAML"}, BadFile{"unknown_key.yaml", "cont"},
+                      BadFile{"unknown_step.yaml", "steps["},
+                      BadFile{"missing_barrier_partner.yaml", "barrier"},
+                      BadFile{"bad_param.yaml", "run_id"},
+                      BadFile{"level_without_check.yaml", "expect.at.serializable"}),
+    [](const ::testing::TestParamInfo<BadFile>& info) {
+      std::string name = fs::path(info.param.file).stem().string();
+      return name;
+    });
 
 TEST(Cli, ScenarioSqlErrorExitsTwoWithTheServerMessage) {
   TempDir out;
-  ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/bad_sql.yaml", "--trials", "2", "--dsn",
-                                TestConninfo(),
-                                    "--allow-superuser", "--out", out.path.string(), "--format", "console,junit"},
-                               seconds(60));
+  ProcessResult r = RunProcess(
+      {kBin, "run", kSrc + "/tests/fixtures/bad_sql.yaml", "--trials", "2", "--dsn", TestConninfo(),
+       "--allow-superuser", "--out", out.path.string(), "--format", "console,junit"},
+      seconds(60));
   EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
   EXPECT_NE(r.out.find("syntax error at or near \"SELEC\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("error"), std::string::npos) << "verdict error, not fail: " << r.out;
@@ -203,26 +221,30 @@ TEST(Cli, ScenarioSqlErrorExitsTwoWithTheServerMessage) {
 // SQLSTATE class 25 where the scenario put a statement in the wrong place (25001: VACUUM inside
 // setup's transaction block) is the scenario's fault: exit 2 with the server's message, not 3.
 TEST(Cli, TransactionStateErrorInSetupExitsTwo) {
-  ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/setup_outside_transaction.yaml", "--trials",
-                                "1", "--format", "console", "-q"},
-                               seconds(60));
+  ProcessResult r =
+      RunProcess({kBin, "run", kSrc + "/tests/fixtures/setup_outside_transaction.yaml", "--trials",
+                  "1", "--format", "console", "-q"},
+                 seconds(60));
   EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
-  EXPECT_NE((r.out + r.err).find("VACUUM cannot run inside a transaction block (SQLSTATE 25001)"), std::string::npos)
+  EXPECT_NE((r.out + r.err).find("VACUUM cannot run inside a transaction block (SQLSTATE 25001)"),
+            std::string::npos)
       << r.out << r.err;
 }
 
 TEST(Cli, UnwritableOutOrNoFormatIsAUsageErrorBeforeAnyTrial) {
-  ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--out", "/proc/racelab-forbidden", "--dsn",
-                                "host=/nonexistent"},
+  ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--out",
+                                "/proc/racelab-forbidden", "--dsn", "host=/nonexistent"},
                                seconds(10));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
-  r = RunProcess({kBin, "run", "guarded-cas-claim", "--format", "", "--dsn", "host=/nonexistent"}, seconds(10));
+  r = RunProcess({kBin, "run", "guarded-cas-claim", "--format", "", "--dsn", "host=/nonexistent"},
+                 seconds(10));
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
 TEST(Cli, BadParameterOverrideExitsTwo) {
-  ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--set", "workers=abc", "-q"}, seconds(10));
+  ProcessResult r =
+      RunProcess({kBin, "run", "guarded-cas-claim", "--set", "workers=abc", "-q"}, seconds(10));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   r = RunProcess({kBin, "run", "guarded-cas-claim", "--set", "nosuch=1", "-q"}, seconds(10));
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -238,7 +260,8 @@ TEST(Cli, BadParameterOverrideExitsTwo) {
 
 TEST(Cli, OutOfRangeSeedOrEmptyIsolationIsAUsageError) {
   for (const char* seed : {"-1", "18446744073709551616", "12abc", ""}) {
-    ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--seed", seed, "-q"}, seconds(10));
+    ProcessResult r =
+        RunProcess({kBin, "run", "guarded-cas-claim", "--seed", seed, "-q"}, seconds(10));
     EXPECT_EQ(r.exit_code, 2) << seed << ": " << r.err;
     EXPECT_NE(r.err.find("--seed"), std::string::npos) << r.err;
   }
@@ -269,7 +292,8 @@ TEST(Cli, UnreachableDsnExitsThreeQuicklyWithoutThePassword) {
   EXPECT_EQ(r.err.find("s3cr3t-pw"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("s3cr3t-pw"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("127.0.0.1"), std::string::npos) << "says what failed: " << r.err;
-  r = RunProcess({kBin, "run", "guarded-cas-claim", "--dsn", "host=localhost password=s3cr3t-pw bogus=1", "-q"},
+  r = RunProcess({kBin, "run", "guarded-cas-claim", "--dsn",
+                  "host=localhost password=s3cr3t-pw bogus=1", "-q"},
                  seconds(30));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.err.find("s3cr3t-pw"), std::string::npos) << r.err;
@@ -333,8 +357,9 @@ TEST(Cli, PgVariablesWithoutDsnAreNamedAndDsnPostgresqlUsesThem) {
 
 TEST(Cli, EmbeddedRunPassesAndLeavesNothingBehind) {
   TempDir base, out;
-  ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--trials", "3", "--out", out.path.string()},
-                               seconds(240), {{"RACELAB_TMPDIR", base.path.string()}});
+  ProcessResult r =
+      RunProcess({kBin, "run", "guarded-cas-claim", "--trials", "3", "--out", out.path.string()},
+                 seconds(240), {{"RACELAB_TMPDIR", base.path.string()}});
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("guarded-cas-claim"), std::string::npos) << "console summary: " << r.out;
   EXPECT_TRUE(fs::exists(out.path / "racelab.md"));
@@ -347,7 +372,8 @@ TEST(Cli, SigintMidRunStopsCleanly) {
   Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--out",
                 out.path.string()},
                {{"RACELAB_TMPDIR", base.path.string()}});
-  ASSERT_TRUE(p.WaitForStderr("lock-hold-wait @ read committed: 20 trials", seconds(120))) << "the run never started";
+  ASSERT_TRUE(p.WaitForStderr("lock-hold-wait @ read committed: 20 trials", seconds(120)))
+      << "the run never started";
   EXPECT_GE(PostgresUnder(base.path), 1) << "the embedded cluster runs during the trial";
   p.Signal(SIGINT);
   ProcessResult r = p.Wait(seconds(60));
@@ -372,33 +398,42 @@ TEST(Cli, OrphanOfAKilledRunIsCleanedByTheNextRun) {
   EXPECT_EQ(PostgresUnder(base.path), 0);
   EXPECT_EQ(RunDirsUnder(base.path), 1) << "the killed run's folder is the orphan";
   // clean --dry-run names it and keeps it.
-  ProcessResult dry = RunProcess({kBin, "clean", "--dry-run"}, seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
+  ProcessResult dry = RunProcess({kBin, "clean", "--dry-run"}, seconds(60),
+                                 {{"RACELAB_TMPDIR", base.path.string()}});
   EXPECT_EQ(dry.exit_code, 0) << dry.err;
-  EXPECT_NE(dry.out.find("would remove PostgreSQL cluster " + base.path.string()), std::string::npos) << dry.out;
-  EXPECT_NE(dry.out.find("1 run folder(s) of dead embedded-server runs found"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("would remove PostgreSQL cluster " + base.path.string()),
+            std::string::npos)
+      << dry.out;
+  EXPECT_NE(dry.out.find("1 run folder(s) of dead embedded-server runs found"), std::string::npos)
+      << dry.out;
   EXPECT_EQ(RunDirsUnder(base.path), 1) << "--dry-run removes nothing";
-  ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--isolation", "rc", "--trials", "2", "-q",
-                                "--format", "console"},
+  ProcessResult r = RunProcess({kBin, "run", "guarded-cas-claim", "--isolation", "rc", "--trials",
+                                "2", "-q", "--format", "console"},
                                seconds(120), {{"RACELAB_TMPDIR", base.path.string()}});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(RunDirsUnder(base.path), 0) << "the next run removed the orphan";
 }
 
-// The initdb template of an earlier racelab (template-<major>, 16 MB WAL segments) is never used again:
-// clean --dry-run names it, clean removes it and keeps this version's (template-<major>-wal1).
+// The initdb template of an earlier racelab (template-<major>, 16 MB WAL segments) is never used
+// again: clean --dry-run names it, clean removes it and keeps this version's
+// (template-<major>-wal1).
 TEST(Cli, CleanRemovesTheTemplatesOfEarlierVersionsOnly) {
   TempDir base;
   const fs::path dir = base.path / ("racelab-" + std::to_string(getuid()));
   fs::create_directories(dir / "template-15");
   fs::create_directories(dir / "template-15-wal1");
   std::ofstream(dir / "template-15" / "PG_VERSION") << "15\n";
-  ProcessResult dry = RunProcess({kBin, "clean", "--dry-run"}, seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
+  ProcessResult dry = RunProcess({kBin, "clean", "--dry-run"}, seconds(60),
+                                 {{"RACELAB_TMPDIR", base.path.string()}});
   EXPECT_EQ(dry.exit_code, 0) << dry.err;
-  EXPECT_NE(dry.out.find("would remove PostgreSQL template of an earlier racelab " + (dir / "template-15").string() + "\n"),
-            std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("would remove PostgreSQL template of an earlier racelab " +
+                         (dir / "template-15").string() + "\n"),
+            std::string::npos)
+      << dry.out;
   EXPECT_NE(dry.out.find("1 unused template(s) found"), std::string::npos) << dry.out;
   EXPECT_TRUE(fs::exists(dir / "template-15")) << "--dry-run removes nothing";
-  ProcessResult r = RunProcess({kBin, "clean"}, seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
+  ProcessResult r =
+      RunProcess({kBin, "clean"}, seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("removed 1 unused template(s)"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir / "template-15"));
@@ -408,9 +443,8 @@ TEST(Cli, CleanRemovesTheTemplatesOfEarlierVersionsOnly) {
 TEST(Cli, CleanDropsTheSchemaOfARunKilledWithSigkill) {
   TempDir out;
   {
-    Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn", TestConninfo(),
-                  "--allow-superuser",
-                  "--out", out.path.string(), "-q"});
+    Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn",
+                  TestConninfo(), "--allow-superuser", "--out", out.path.string(), "-q"});
     for (int i = 0; i < 300 && RacelabSchemas() < 1; ++i) usleep(100 * 1000);
     ASSERT_EQ(RacelabSchemas(), 1) << "the run never created its schema";
     p.Signal(SIGKILL);  // no chance to drop it
@@ -428,9 +462,8 @@ TEST(Cli, CleanDropsTheSchemaOfARunKilledWithSigkill) {
 
 TEST(Cli, SigintMidRunAgainstDsnDropsItsSchema) {
   TempDir out;
-  Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn", TestConninfo(),
-                "--allow-superuser",
-                "--out", out.path.string()});
+  Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=2000", "--trials", "20", "--dsn",
+                TestConninfo(), "--allow-superuser", "--out", out.path.string()});
   ASSERT_TRUE(p.WaitForStderr("@ read committed: 20 trials", seconds(60)));
   // Wait until the trial's schema exists, so the signal lands mid-trial.
   for (int i = 0; i < 300 && RacelabSchemas() < 1; ++i) usleep(100 * 1000);
@@ -444,15 +477,16 @@ TEST(Cli, SigintMidRunAgainstDsnDropsItsSchema) {
 TEST(Cli, HungStatementIsCancelledAtItsDeadlineAndReported) {
   TempDir out;
   // b waits on a's lock for hold_ms = 5000, but a statement may wait only 300 ms.
-  ProcessResult r = RunProcess({kBin, "run", "lock-hold-wait", "--set", "hold_ms=5000", "--isolation", "rc",
-                                "--trials", "1", "--statement-timeout-ms", "300", "--dsn", TestConninfo(),
-                                    "--allow-superuser", "--out",
-                                out.path.string(), "--format", "console,json"},
-                               seconds(60));
+  ProcessResult r =
+      RunProcess({kBin, "run", "lock-hold-wait", "--set", "hold_ms=5000", "--isolation", "rc",
+                  "--trials", "1", "--statement-timeout-ms", "300", "--dsn", TestConninfo(),
+                  "--allow-superuser", "--out", out.path.string(), "--format", "console,json"},
+                 seconds(60));
   EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
   EXPECT_NE(r.out.find("error"), std::string::npos) << r.out;
   std::string json = Slurp(out.path / "racelab.json");
-  EXPECT_NE(json.find("\"cancelled_by_deadline\": true"), std::string::npos) << json.substr(0, 4000);
+  EXPECT_NE(json.find("\"cancelled_by_deadline\": true"), std::string::npos)
+      << json.substr(0, 4000);
   EXPECT_NE(json.find("passed its deadline"), std::string::npos);
   EXPECT_EQ(RacelabSchemas(), 0);
 }
@@ -460,25 +494,29 @@ TEST(Cli, HungStatementIsCancelledAtItsDeadlineAndReported) {
 // --isolation chooses among a scenario's own levels: naive-select-then-update-retry lists only
 // repeatable read, so `--isolation rc` skips it with a note instead of reporting a false `fail`.
 TEST(Cli, IsolationSkipsAScenarioThatDoesNotListTheLevel) {
-  ProcessResult r = RunProcess({kBin, "run", "naive-select-then-update-retry", "guarded-cas-claim", "--isolation", "rc",
-                                "--trials", "1", "--format", "console"},
+  ProcessResult r = RunProcess({kBin, "run", "naive-select-then-update-retry", "guarded-cas-claim",
+                                "--isolation", "rc", "--trials", "1", "--format", "console"},
                                seconds(120));
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_NE(r.err.find("naive-select-then-update-retry skipped: it runs only at repeatable read"), std::string::npos)
+  EXPECT_NE(r.err.find("naive-select-then-update-retry skipped: it runs only at repeatable read"),
+            std::string::npos)
       << r.err;
   EXPECT_EQ(r.out.find("naive-select-then-update-retry"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 result: 1 pass"), std::string::npos) << r.out;
   ProcessResult alone = RunProcess(
-      {kBin, "run", "naive-select-then-update-retry", "--isolation", "rc", "--trials", "1"}, seconds(60));
+      {kBin, "run", "naive-select-then-update-retry", "--isolation", "rc", "--trials", "1"},
+      seconds(60));
   EXPECT_EQ(alone.exit_code, 2) << alone.err;
-  EXPECT_NE(alone.err.find("no selected scenario runs on postgresql at the levels --isolation asks for"), std::string::npos)
+  EXPECT_NE(
+      alone.err.find("no selected scenario runs on postgresql at the levels --isolation asks for"),
+      std::string::npos)
       << alone.err;
 }
 
 TEST(Cli, TrialPastItsDeadlineIsAnErrorNotAHang) {
-  ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/trial_past_deadline.yaml", "--trials", "2",
-                                "--trial-timeout-ms", "1000", "--dsn", TestConninfo(), "--allow-superuser", "-q",
-                                "--format", "console"},
+  ProcessResult r = RunProcess({kBin, "run", kSrc + "/tests/fixtures/trial_past_deadline.yaml",
+                                "--trials", "2", "--trial-timeout-ms", "1000", "--dsn",
+                                TestConninfo(), "--allow-superuser", "-q", "--format", "console"},
                                seconds(60));
   EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
   EXPECT_LT(r.elapsed_ms, 30000) << "the trial deadline ends the hold early";
@@ -493,7 +531,8 @@ TEST(Cli, ServerGoneMidRunIsRecordedAndTheRunEnds) {
   auto cluster = EmbeddedCluster::Start(co);
   ASSERT_TRUE(cluster.ok()) << cluster.status().message();
   Subprocess p({kBin, "run", "lock-hold-wait", "--set", "hold_ms=500", "--trials", "20", "--dsn",
-                (*cluster)->conninfo(), "--allow-superuser", "--out", out.path.string(), "--format", "console,json"});
+                (*cluster)->conninfo(), "--allow-superuser", "--out", out.path.string(), "--format",
+                "console,json"});
   ASSERT_TRUE(p.WaitForStderr("@ read committed: 20 trials", seconds(60)));
   ASSERT_TRUE((*cluster)->Stop().ok());
   ProcessResult r = p.Wait(seconds(60));

@@ -249,14 +249,14 @@ TEST(Confinement, CleanDropsTheRoleOfAKilledRunOnly) {
   EXPECT_EQ(RacelabSchemas(), 0) << r.out;
 }
 
-
 // A run killed with SIGKILL while a step runs pg_sleep(3600): its backend outlives it (holding its
 // schema's locks). One `racelab clean` ends that backend, then drops the schema and the role — and
 // says so; --dry-run says what it would do and does nothing; a live run's are untouched.
 TEST(Confinement, OneCleanEndsTheBackendsOfAKilledRunThenDropsItsSchemaAndRole) {
   const std::string dsn = AdminDsn();
   const std::string sleeping =
-      "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3600)' AND usename LIKE "
+      "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3600)' AND usename "
+      "LIKE "
       "'racelab\\_role\\_%'";
   Subprocess p({kBin, "run", kFixtures + "sleep_forever.yaml", "--trials", "1", "--dsn", dsn, "-q",
                 "--format", "console"});
@@ -265,9 +265,12 @@ TEST(Confinement, OneCleanEndsTheBackendsOfAKilledRunThenDropsItsSchemaAndRole) 
   ASSERT_EQ(Query(sleeping), "1") << "the run never reached its pg_sleep step";
   ProcessResult live = RunProcess({kBin, "clean", "--dsn", dsn, "--dry-run"}, seconds(30));
   EXPECT_EQ(live.exit_code, 0) << live.err;
-  EXPECT_EQ(live.out.find("would end"), std::string::npos) << "a live run's backends are kept: " << live.out;
-  EXPECT_EQ(live.out.find("would drop schema"), std::string::npos) << "a live run's schema is kept: " << live.out;
-  EXPECT_EQ(live.out.find("would drop role"), std::string::npos) << "a live run's role is kept: " << live.out;
+  EXPECT_EQ(live.out.find("would end"), std::string::npos)
+      << "a live run's backends are kept: " << live.out;
+  EXPECT_EQ(live.out.find("would drop schema"), std::string::npos)
+      << "a live run's schema is kept: " << live.out;
+  EXPECT_EQ(live.out.find("would drop role"), std::string::npos)
+      << "a live run's role is kept: " << live.out;
   EXPECT_NE(live.out.find("kept 1 schema(s) of live runs"), std::string::npos) << live.out;
   p.Signal(SIGKILL);
   p.Wait(seconds(10));
@@ -280,7 +283,8 @@ TEST(Confinement, OneCleanEndsTheBackendsOfAKilledRunThenDropsItsSchemaAndRole) 
   EXPECT_NE(dry.out.find(" of role racelab_role_"), std::string::npos) << dry.out;
   EXPECT_NE(dry.out.find("would drop schema racelab_"), std::string::npos) << dry.out;
   EXPECT_NE(dry.out.find("would drop role racelab_role_"), std::string::npos) << dry.out;
-  EXPECT_NE(dry.out.find("would drop 1 schema(s) and 1 role(s) of dead runs, after ending "), std::string::npos)
+  EXPECT_NE(dry.out.find("would drop 1 schema(s) and 1 role(s) of dead runs, after ending "),
+            std::string::npos)
       << dry.out;
   EXPECT_EQ(Query(sleeping), "1") << "--dry-run ends nothing";
   EXPECT_EQ(GeneratedRoles(), 1) << "--dry-run drops nothing";
@@ -289,7 +293,9 @@ TEST(Confinement, OneCleanEndsTheBackendsOfAKilledRunThenDropsItsSchemaAndRole) 
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("ended backend "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("dropped role racelab_role_"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("dropped 1 schema(s) and 1 role(s) of dead runs, after ending "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dropped 1 schema(s) and 1 role(s) of dead runs, after ending "),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(Query(sleeping), "0") << r.out;
   EXPECT_EQ(GeneratedRoles(), 0) << r.out << r.err;
   EXPECT_EQ(RacelabSchemas(), 0) << r.out;

@@ -1,8 +1,8 @@
 // The differential test, extended to `order:` and its markers: the team's spec files
 // (tests/fixtures/spec/diff, whose transcripts spec_transcript_test checks against isolationtester
-// itself) converted by `racelab convert`'s core into one scenario with `order:` — markers and all — and
-// run through the normal runner. Every permutation runs without an order or deadline error, and each
-// spec step fails exactly when, and with the error that, isolationtester's transcript shows.
+// itself) converted by `racelab convert`'s core into one scenario with `order:` — markers and all —
+// and run through the normal runner. Every permutation runs without an order or deadline error, and
+// each spec step fails exactly when, and with the error that, isolationtester's transcript shows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,8 +22,9 @@ namespace {
 
 std::string DiffDir() { return std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/spec/diff/"; }
 
-// Per permutation of an isolationtester transcript: "step: primary message" of every failed step, in
-// the order the transcript reports them. An ERROR line belongs to the step reported complete last (a
+// Per permutation of an isolationtester transcript: "step: primary message" of every failed step,
+// in the order the transcript reports them. An ERROR line belongs to the step reported complete
+// last (a
 // "<waiting ...>" step is not complete).
 std::vector<std::vector<std::string>> ErrorsOfTranscript(const std::string& text) {
   std::vector<std::vector<std::string>> out;
@@ -36,8 +37,10 @@ std::vector<std::vector<std::string>> ErrorsOfTranscript(const std::string& text
     } else if (line.rfind("step ", 0) == 0 && line.find(':') != std::string::npos) {
       current = line.substr(5, line.find(':') - 5);
     }
-    if (line.size() >= 13 && line.compare(line.size() - 13, 13, "<waiting ...>") == 0) current.clear();
-    if (line.rfind("ERROR:  ", 0) == 0 && !out.empty()) out.back().push_back(current + ": " + line.substr(8));
+    if (line.size() >= 13 && line.compare(line.size() - 13, 13, "<waiting ...>") == 0)
+      current.clear();
+    if (line.rfind("ERROR:  ", 0) == 0 && !out.empty())
+      out.back().push_back(current + ": " + line.substr(8));
   }
   return out;
 }
@@ -48,8 +51,9 @@ std::vector<std::string> ErrorsOfTrial(const TrialResult& trial) {
   for (const StepEvent& ev : trial.events) {
     if (!ev.sqlstate.empty() && ev.step != "setup" && ev.step != "teardown") failed.push_back(&ev);
   }
-  std::sort(failed.begin(), failed.end(),
-            [](const StepEvent* a, const StepEvent* b) { return a->completed_us < b->completed_us; });
+  std::sort(failed.begin(), failed.end(), [](const StepEvent* a, const StepEvent* b) {
+    return a->completed_us < b->completed_us;
+  });
   std::vector<std::string> out;
   for (const StepEvent* ev : failed) out.push_back(ev->step + ": " + ev->message);
   return out;
@@ -67,21 +71,24 @@ TEST_P(ConvertedSpecTest, EachPermutationFailsWhereIsolationtestersDoes) {
   TempDir dir;
   const std::string path = (dir.path / (GetParam() + ".yaml")).string();
   std::ofstream(path) << ConvertSpec(*spec, all).yaml;
-  ScenarioRun run = RunScenario(path, 1, {}, {kRc});  // the file's one level (the spec's SQL sets its own)
+  ScenarioRun run =
+      RunScenario(path, 1, {}, {kRc});  // the file's one level (the spec's SQL sets its own)
   ASSERT_TRUE(run.error.empty()) << run.error;
   const auto expected = ErrorsOfTranscript(Slurp(DiffDir() + GetParam() + ".out"));
   ASSERT_EQ(run.results.size(), orders->size());
   ASSERT_EQ(expected.size(), orders->size());
   for (size_t i = 0; i < run.results.size(); ++i) {
     const ResultSummary& r = run.results[i];
-    EXPECT_EQ(r.verdict, Verdict::kPass) << "permutation " << i + 1 << ": " << r.error << Failures(r);
+    EXPECT_EQ(r.verdict, Verdict::kPass)
+        << "permutation " << i + 1 << ": " << r.error << Failures(r);
     ASSERT_EQ(r.trial_details.size(), 1u);
-    EXPECT_EQ(ErrorsOfTrial(r.trial_details[0].result), expected[i]) << "permutation " << i + 1 << ": "
-                                                                     << (*orders)[i].name;
+    EXPECT_EQ(ErrorsOfTrial(r.trial_details[0].result), expected[i])
+        << "permutation " << i + 1 << ": " << (*orders)[i].name;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(OwnSpecs, ConvertedSpecTest, ::testing::Values("locks", "deadlock", "results", "notices"));
+INSTANTIATE_TEST_SUITE_P(OwnSpecs, ConvertedSpecTest,
+                         ::testing::Values("locks", "deadlock", "results", "notices"));
 
 }  // namespace
 }  // namespace racelab::testing

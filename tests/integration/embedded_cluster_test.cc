@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/engines/postgresql/cluster.h"
 #include "harness/engines/embedded/process.h"
+#include "harness/engines/postgresql/cluster.h"
 #include "tests/integration/pg_test_env.h"
 
 namespace racelab::pg {
@@ -241,14 +241,16 @@ TEST_F(EmbeddedClusterTest, StopOfAStoppedServerKillsItWithoutWaiting) {
   ASSERT_EQ(PQstatus(client), CONNECTION_OK);
   const long long shm_id = ShmIdOf(data_dir);
   ASSERT_GE(shm_id, 0);
-  const std::string record = fs::path(run_dir).parent_path() / ("ipc-" + fs::path(run_dir).filename().string());
+  const std::string record =
+      fs::path(run_dir).parent_path() / ("ipc-" + fs::path(run_dir).filename().string());
   EXPECT_TRUE(fs::exists(record));
   const std::vector<pid_t> server = embedded::ProcessesIn(data_dir);
   ASSERT_GE(server.size(), 3u) << "postmaster, helpers and the client's backend";
   for (pid_t p : server) kill(p, SIGSTOP);
   const auto start = std::chrono::steady_clock::now();
   Status stopped = (*c)->Stop();
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::printf("Stop() of a stopped server: %.0f ms\n", ms);
   EXPECT_TRUE(stopped.ok()) << stopped.message();
   EXPECT_LT(ms, 5000) << "no fast-shutdown wait for a server that cannot act on it";

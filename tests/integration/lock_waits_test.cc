@@ -1,6 +1,6 @@
-// Lock waits as the server records them (docs/lock-waits.md), on the embedded cluster: a short wait is
-// recorded with its source, the server's duration and its blocker, and no wait is ever pinned on a
-// statement before it was sent.
+// Lock waits as the server records them (docs/lock-waits.md), on the embedded cluster: a short wait
+// is recorded with its source, the server's duration and its blocker, and no wait is ever pinned on
+// a statement before it was sent.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -17,15 +17,15 @@ const StepEvent* Find(const TrialResult& t, const std::string& session, const st
   return nullptr;
 }
 
-// b's UPDATE waits a few ms in every trial (the fixture forces it inside the server). The server logs a
-// wait only if the waiting backend gets the CPU between deadlock_timeout and the grant (its deadlock
-// check runs then): on a starved 2-core machine a 4 ms wait went unlogged in ~1 of 160 trials, and the
-// poll saw it. So: every trial's wait is recorded; most by the server, and those carry the server's
-// duration, mode and blocker.
+// b's UPDATE waits a few ms in every trial (the fixture forces it inside the server). The server
+// logs a wait only if the waiting backend gets the CPU between deadlock_timeout and the grant (its
+// deadlock check runs then): on a starved 2-core machine a 4 ms wait went unlogged in ~1 of 160
+// trials, and the poll saw it. So: every trial's wait is recorded; most by the server, and those
+// carry the server's duration, mode and blocker.
 TEST(LockWaits, AShortWaitIsRecordedWithSourceDurationAndBlocker) {
   if (TestServerLog().empty()) GTEST_SKIP() << "RACELAB_TEST_DSN: no server log to read";
-  ScenarioRun run = RunScenario(std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/short_lock_wait.yaml", kTrials,
-                                {}, {kRc});
+  ScenarioRun run = RunScenario(
+      std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/short_lock_wait.yaml", kTrials, {}, {kRc});
   ExpectAllPass(run, kTrials, 1);
   if (run.results.size() != 1) return;
   int by_server = 0, polled = 0;
@@ -50,13 +50,15 @@ TEST(LockWaits, AShortWaitIsRecordedWithSourceDurationAndBlocker) {
     EXPECT_EQ(b->lock_mode, "ShareLock");
     EXPECT_GE(b->blocked_ms(), 4.0) << "a held 4 ms after b queued";
   }
-  EXPECT_GE(by_server, kTrials / 2) << "the server's record is the main source on the embedded cluster";
+  EXPECT_GE(by_server, kTrials / 2)
+      << "the server's record is the main source on the embedded cluster";
   RecordProperty("trials_recorded_by_the_server", by_server);
   RecordProperty("trials_the_poll_also_saw", polled);
 }
 
-// naive-select-then-update at read committed: whichever statement is marked waiting, by either source,
-// the wait lies inside it — never before its sent time nor after its completion — and it is an UPDATE.
+// naive-select-then-update at read committed: whichever statement is marked waiting, by either
+// source, the wait lies inside it — never before its sent time nor after its completion — and it is
+// an UPDATE.
 TEST(LockWaits, NoWaitIsPinnedOutsideItsStatement) {
   ScenarioRun run = RunScenario("naive-select-then-update", 50, {}, {kRc});
   ExpectAllPass(run, 50, 1);

@@ -23,8 +23,8 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using testing::ProcessResult;
-using testing::Subprocess;
 using testing::RunProcess;
+using testing::Subprocess;
 
 constexpr const char* kUser = "rl_app";
 constexpr const char* kPassword = "Pw-7qZ!secret";  // '!' must be %-escaped in the URL
@@ -46,9 +46,9 @@ class MariaDbDsnTest : public ::testing::Test {
     root_.socket = server_->socket_path();
     root_.user = "root";
     // The application's user: a password, its own database, the racelab_* databases with the GRANT
-    // OPTION and CREATE USER (racelab creates a user for the run's scenario SQL that may use only the
-    // run's databases: docs/mariadb.md "Scenario SQL is confined"), and PROCESS (the wait monitor
-    // reads information_schema.INNODB_TRX, which needs it).
+    // OPTION and CREATE USER (racelab creates a user for the run's scenario SQL that may use only
+    // the run's databases: docs/mariadb.md "Scenario SQL is confined"), and PROCESS (the wait
+    // monitor reads information_schema.INNODB_TRX, which needs it).
     Exec(std::string("CREATE USER ") + kUser + "@localhost IDENTIFIED BY '" + kPassword + "'");
     Exec("CREATE DATABASE appdb");
     Exec("CREATE TABLE appdb.t (id int PRIMARY KEY) ENGINE=InnoDB");
@@ -73,8 +73,8 @@ class MariaDbDsnTest : public ::testing::Test {
   }
 
   std::string Dsn() const {
-    return std::string("mariadb://") + kUser + ":" + kPasswordInUrl + "@localhost/appdb?socket=" +
-           server_->socket_path();
+    return std::string("mariadb://") + kUser + ":" + kPasswordInUrl +
+           "@localhost/appdb?socket=" + server_->socket_path();
   }
 
   std::unique_ptr<mariadb::EmbeddedMariaDb> server_;
@@ -119,7 +119,8 @@ TEST_F(MariaDbDsnTest, RunsOnAServerItDidNotStartShowsNoPasswordAndLeavesNothing
   EXPECT_EQ(Exec(std::string("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = '") +
                  kUser + "'"),
             "0");
-  EXPECT_EQ(Exec("SELECT COUNT(*) FROM mysql.user WHERE User LIKE 'racelab%'"), "0") << "the run's user is dropped";
+  EXPECT_EQ(Exec("SELECT COUNT(*) FROM mysql.user WHERE User LIKE 'racelab%'"), "0")
+      << "the run's user is dropped";
   EXPECT_EQ(Exec("SELECT COUNT(*) FROM appdb.t"), "2");
   EXPECT_EQ(Exec("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'appdb'"),
             "1");
@@ -131,7 +132,8 @@ TEST_F(MariaDbDsnTest, RunsOnAServerItDidNotStartShowsNoPasswordAndLeavesNothing
 // that cannot create that user gets an error that names what it needs and --no-confine, which then
 // runs.
 TEST_F(MariaDbDsnTest, ScenarioSqlIsConfinedToTheRunsDatabases) {
-  const fs::path dir = fs::temp_directory_path() / ("racelab-mariadb-hostile-" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("racelab-mariadb-hostile-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path file = dir / "hostile.yaml";
@@ -147,8 +149,8 @@ TEST_F(MariaDbDsnTest, ScenarioSqlIsConfinedToTheRunsDatabases) {
                          "      - sql: DROP TABLE appdb.t\n"
                          "expect:\n"
                          "  sqlstates: {}\n";
-  ProcessResult r = RunProcess({RACELAB_BINARY, "run", "--dsn", Dsn(), file.string(), "--trials", "1", "-q",
-                                "--format", "console", "--out", (dir / "out").string()},
+  ProcessResult r = RunProcess({RACELAB_BINARY, "run", "--dsn", Dsn(), file.string(), "--trials",
+                                "1", "-q", "--format", "console", "--out", (dir / "out").string()},
                                std::chrono::seconds(120));
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("--no-confine"), std::string::npos) << r.err;
@@ -158,25 +160,27 @@ TEST_F(MariaDbDsnTest, ScenarioSqlIsConfinedToTheRunsDatabases) {
   Exec("CREATE USER plain@localhost IDENTIFIED BY 'Plain-pw-1'");
   Exec("GRANT ALL ON `racelab\\_%`.* TO plain@localhost");
   Exec("GRANT PROCESS ON *.* TO plain@localhost");
-  const std::string plain = "mariadb://plain:Plain-pw-1@localhost/?socket=" + server_->socket_path();
-  r = RunProcess({RACELAB_BINARY, "run", "--dsn", plain, "guarded-cas-claim", "--isolation", "rc", "--trials", "1",
-                  "-q", "--format", "console", "--out", (dir / "out").string()},
+  const std::string plain =
+      "mariadb://plain:Plain-pw-1@localhost/?socket=" + server_->socket_path();
+  r = RunProcess({RACELAB_BINARY, "run", "--dsn", plain, "guarded-cas-claim", "--isolation", "rc",
+                  "--trials", "1", "-q", "--format", "console", "--out", (dir / "out").string()},
                  std::chrono::seconds(120));
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("needs CREATE USER"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--no-confine"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("Plain-pw-1"), std::string::npos) << r.err;
-  r = RunProcess({RACELAB_BINARY, "run", "--dsn", plain, "--no-confine", "guarded-cas-claim", "--isolation", "rc",
-                  "--trials", "1", "-q", "--format", "console", "--out", (dir / "out").string()},
-                 std::chrono::seconds(120));
+  r = RunProcess(
+      {RACELAB_BINARY, "run", "--dsn", plain, "--no-confine", "guarded-cas-claim", "--isolation",
+       "rc", "--trials", "1", "-q", "--format", "console", "--out", (dir / "out").string()},
+      std::chrono::seconds(120));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(Exec("SELECT COUNT(*) FROM mysql.user WHERE User LIKE 'racelab%'"), "0");
   fs::remove_all(dir);
 }
 
 // A password with '?' and '/' (the characters a careless URL parser splits on), given in the user
-// info (the '/' as %2F) and as ?password=: both log in, and neither the password nor a piece of it is
-// in any output or report; the same password with a raw '/' is refused whole (exit 2), unshown.
+// info (the '/' as %2F) and as ?password=: both log in, and neither the password nor a piece of it
+// is in any output or report; the same password with a raw '/' is refused whole (exit 2), unshown.
 TEST_F(MariaDbDsnTest, EveryFormOfPasswordLogsInOrIsRefusedWithoutAPiece) {
   Exec("CREATE USER rl_q@localhost IDENTIFIED BY 'Qm?ark/Sl4sh'");
   Exec("GRANT ALL ON `racelab\\_%`.* TO rl_q@localhost WITH GRANT OPTION");
@@ -191,18 +195,25 @@ TEST_F(MariaDbDsnTest, EveryFormOfPasswordLogsInOrIsRefusedWithoutAPiece) {
       {"mariadb://rl_q:Qm?ark/Sl4sh@localhost/?socket=" + socket, 2},
   };
   for (const auto& f : forms) {
-    const fs::path out = fs::temp_directory_path() / ("racelab-mariadb-forms-" + std::to_string(getpid()));
+    const fs::path out =
+        fs::temp_directory_path() / ("racelab-mariadb-forms-" + std::to_string(getpid()));
     fs::remove_all(out);
-    ProcessResult r = RunProcess({RACELAB_BINARY, "run", "--dsn", f.dsn, "guarded-cas-claim", "--isolation", "rc",
-                                  "--trials", "1", "--format", "console,json,md,junit,html", "--out", out.string()},
-                                 std::chrono::seconds(120));
+    ProcessResult r = RunProcess(
+        {RACELAB_BINARY, "run", "--dsn", f.dsn, "guarded-cas-claim", "--isolation", "rc",
+         "--trials", "1", "--format", "console,json,md,junit,html", "--out", out.string()},
+        std::chrono::seconds(120));
     EXPECT_EQ(r.exit_code, f.exit_code) << f.dsn << "\n" << r.out << r.err;
-    std::vector<std::pair<std::string, std::string>> outputs = {{"stdout", r.out}, {"stderr", r.err}};
-    for (const auto& e : fs::directory_iterator(out)) outputs.emplace_back(e.path().string(), ReadFile(e.path()));
-    if (f.exit_code == 0) EXPECT_EQ(outputs.size(), 6u) << "stdout, stderr and the four report files";
+    std::vector<std::pair<std::string, std::string>> outputs = {{"stdout", r.out},
+                                                                {"stderr", r.err}};
+    for (const auto& e : fs::directory_iterator(out))
+      outputs.emplace_back(e.path().string(), ReadFile(e.path()));
+    if (f.exit_code == 0)
+      EXPECT_EQ(outputs.size(), 6u) << "stdout, stderr and the four report files";
     for (const auto& [name, text] : outputs) {
       for (const char* piece : {"Qm?ark", "Qm%3F", "Sl4sh", "ark%2F"}) {
-        EXPECT_EQ(text.find(piece), std::string::npos) << f.dsn << ": '" << piece << "' in " << name << ":\n" << text;
+        EXPECT_EQ(text.find(piece), std::string::npos)
+            << f.dsn << ": '" << piece << "' in " << name << ":\n"
+            << text;
       }
     }
     fs::remove_all(out);
@@ -212,8 +223,8 @@ TEST_F(MariaDbDsnTest, EveryFormOfPasswordLogsInOrIsRefusedWithoutAPiece) {
 
 // A wrong password is a connection error (exit 3) that does not echo the password either.
 TEST_F(MariaDbDsnTest, AWrongPasswordIsExit3WithoutThePassword) {
-  const std::string dsn = std::string("mariadb://") + kUser + ":Wrong-pw-55@localhost/?socket=" +
-                          server_->socket_path();
+  const std::string dsn = std::string("mariadb://") + kUser +
+                          ":Wrong-pw-55@localhost/?socket=" + server_->socket_path();
   Subprocess p({RACELAB_BINARY, "run", "--dsn", dsn, "guarded-cas-claim", "--trials", "1",
                 "--format", "console"});
   ProcessResult r = p.Wait(milliseconds(60000));

@@ -1,5 +1,5 @@
-// The MariaDB engine against a real embedded MariaDB server (never mocks): deadlines, cancel, errors
-// with both codes, lock waits with their blockers, terminate, workspaces, leftovers, stop.
+// The MariaDB engine against a real embedded MariaDB server (never mocks): deadlines, cancel,
+// errors with both codes, lock waits with their blockers, terminate, workspaces, leftovers, stop.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -75,7 +75,8 @@ int MariaDbEngineTest::n_ = 0;
 
 TEST_F(MariaDbEngineTest, ExecReturnsRowsAffectedRowsAndTheVerb) {
   auto s = Open("a");
-  ASSERT_TRUE(Run(s.get(), "CREATE TABLE t (id int PRIMARY KEY, v varchar(10)) ENGINE=InnoDB").ok());
+  ASSERT_TRUE(
+      Run(s.get(), "CREATE TABLE t (id int PRIMARY KEY, v varchar(10)) ENGINE=InnoDB").ok());
   QueryResult r = Run(s.get(), "INSERT INTO t VALUES (1, 'x'), (2, NULL)");
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(r.rows, 2);
@@ -113,10 +114,10 @@ TEST_F(MariaDbEngineTest, ErrorsKeepTheEngineNumberAndTheSqlstate) {
   EXPECT_FALSE(engine_->IsSessionLost(r));
 }
 
-// A transaction-state error is the scenario's SQL in the wrong place, never the race's outcome nor a
-// fault of the server (exit 2, issue 20 item 22); a READ ONLY transaction refusing a write (1792,
-// 25006) stays an outcome. (The XA-order codes are classified the same way: sql_errors.h, unit-tested
-// in tests/unit/scenario_sql_errors_test.cc.)
+// A transaction-state error is the scenario's SQL in the wrong place, never the race's outcome nor
+// a fault of the server (exit 2, issue 20 item 22); a READ ONLY transaction refusing a write (1792,
+// 25006) stays an outcome. (The XA-order codes are classified the same way: sql_errors.h,
+// unit-tested in tests/unit/scenario_sql_errors_test.cc.)
 TEST_F(MariaDbEngineTest, TransactionStateErrorsAreScenarioErrors) {
   auto s = Open("a");
   QueryResult r;
@@ -135,9 +136,9 @@ TEST_F(MariaDbEngineTest, TransactionStateErrorsAreScenarioErrors) {
   ASSERT_TRUE(Run(s.get(), "ROLLBACK").ok());
 }
 
-// `begin` with its own level and READ ONLY (Engine::BeginSqlWith): the level holds for that transaction
-// only, seen by what a second read sees after another session's commit; a write in a READ ONLY
-// transaction fails with 1792 / 25006; DEFERRABLE does not exist on MariaDB.
+// `begin` with its own level and READ ONLY (Engine::BeginSqlWith): the level holds for that
+// transaction only, seen by what a second read sees after another session's commit; a write in a
+// READ ONLY transaction fails with 1792 / 25006; DEFERRABLE does not exist on MariaDB.
 TEST_F(MariaDbEngineTest, BeginTakesItsOwnLevelForOneTransactionAndReadOnly) {
   auto a = Open("a"), b = Open("b");
   ASSERT_TRUE(Run(a.get(), "CREATE TABLE t (id int PRIMARY KEY, v int) ENGINE=InnoDB").ok());
@@ -198,7 +199,8 @@ TEST_F(MariaDbEngineTest, ADeadlockIs1213With40001AndItsCommitSaysRollback) {
   EXPECT_EQ(loser.error_code, "1213");
   EXPECT_EQ(loser.sqlstate, "40001");
   EXPECT_TRUE(ra.ok() || rb.ok()) << ra.message << " / " << rb.message;
-  if (loser_session == a.get()) {  // InnoDB rolled the victim's transaction back: COMMIT commits nothing
+  if (loser_session ==
+      a.get()) {  // InnoDB rolled the victim's transaction back: COMMIT commits nothing
     QueryResult c = Run(a.get(), "COMMIT");
     EXPECT_EQ(c.command_tag, "ROLLBACK");
     EXPECT_FALSE(engine_->Committed(c));
@@ -206,8 +208,8 @@ TEST_F(MariaDbEngineTest, ADeadlockIs1213With40001AndItsCommitSaysRollback) {
   Run(a.get(), "COMMIT");
   Run(b.get(), "COMMIT");
   // The victim's next transaction (a retry) commits, whatever the level its BeginSql names: the
-  // victim's rolled-back state ends at that BEGIN. It did not at read uncommitted, read committed and
-  // repeatable read, whose BeginSql put START TRANSACTION past the 64th character (found by
+  // victim's rolled-back state ends at that BEGIN. It did not at read uncommitted, read committed
+  // and repeatable read, whose BeginSql put START TRANSACTION past the 64th character (found by
   // racelab-mariadb-bench: every claim after a deadlock counted as rolled back).
   for (IsolationLevel level : {IsolationLevel::kReadUncommitted, IsolationLevel::kReadCommitted,
                                IsolationLevel::kRepeatableRead, IsolationLevel::kSerializable}) {
@@ -237,7 +239,8 @@ TEST_F(MariaDbEngineTest, TheDeadlineCancelsALockWaitWith1317) {
   ASSERT_TRUE(Run(a.get(), "INSERT INTO t VALUES (1)").ok());
   ASSERT_TRUE(Run(a.get(), "START TRANSACTION; SELECT id FROM t WHERE id = 1 FOR UPDATE").ok());
   Clock::time_point t0 = Clock::now();
-  QueryResult r = b->Exec("SELECT id FROM t WHERE id = 1 FOR UPDATE", In(300), 1, milliseconds(5000));
+  QueryResult r =
+      b->Exec("SELECT id FROM t WHERE id = 1 FOR UPDATE", In(300), 1, milliseconds(5000));
   double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   EXPECT_TRUE(r.cancelled_by_deadline);
   EXPECT_EQ(r.error_code, "1317");  // ER_QUERY_INTERRUPTED
@@ -316,7 +319,8 @@ TEST_F(MariaDbEngineTest, LeftoversOfDeadRunsAreListedAndDroppedLiveOnesKept) {
   ASSERT_TRUE(engine_->HoldRunLock(In(10000), In(10000), nullptr).ok());
   auto a = Open("a");
   const std::string dead = "racelab_1_dead00_1";  // pid 1's run lock is never held
-  ASSERT_TRUE(engine_->ResetWorkspace(dead, In(10000), nullptr).ok());  // as the admin: a session may not
+  ASSERT_TRUE(
+      engine_->ResetWorkspace(dead, In(10000), nullptr).ok());  // as the admin: a session may not
   Result<std::vector<Leftover>> left = engine_->ListLeftovers(In(10000));
   ASSERT_TRUE(left.ok()) << left.status().message();
   bool saw_dead = false, saw_mine = false;
@@ -327,8 +331,9 @@ TEST_F(MariaDbEngineTest, LeftoversOfDeadRunsAreListedAndDroppedLiveOnesKept) {
   EXPECT_TRUE(saw_dead);
   EXPECT_TRUE(saw_mine) << "this run's workspace is live: its run lock is held";
   ASSERT_TRUE(engine_->DropLeftovers(*left, In(10000)).ok());
-  QueryResult r = Run(a.get(), "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN ('" +
-                                   dead + "', '" + ws_ + "')");
+  QueryResult r =
+      Run(a.get(), "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN ('" +
+                       dead + "', '" + ws_ + "')");
   EXPECT_EQ(r.values[0][0], "1");  // the dead one is gone, mine is kept
 }
 
@@ -340,7 +345,8 @@ TEST_F(MariaDbEngineTest, SessionsAreConfinedToTheRunsDatabases) {
   ASSERT_TRUE(Run(a.get(), "CREATE TABLE mine (id int PRIMARY KEY) ENGINE=InnoDB").ok());
   QueryResult who = Run(a.get(), "SELECT CURRENT_USER()");
   ASSERT_TRUE(who.ok() && !who.values.empty()) << who.message;
-  EXPECT_EQ(who.values[0][0].value_or("").rfind("racelab_u_", 0), 0u) << who.values[0][0].value_or("");
+  EXPECT_EQ(who.values[0][0].value_or("").rfind("racelab_u_", 0), 0u)
+      << who.values[0][0].value_or("");
   for (const std::string& sql : {std::string("CREATE DATABASE appdb_of_someone_else"),
                                  std::string("CREATE DATABASE racelab_1_other0_1"),
                                  std::string("SELECT User FROM mysql.user")}) {
@@ -352,7 +358,8 @@ TEST_F(MariaDbEngineTest, SessionsAreConfinedToTheRunsDatabases) {
 }
 
 TEST(MariaDbDsnTest, ParsesUrlsAndRedactsPasswords) {
-  Result<mariadb::ConnectTarget> t = mariadb::ParseMariaDbDsn("mysql://u:p%40ss@db.example:3307/app");
+  Result<mariadb::ConnectTarget> t =
+      mariadb::ParseMariaDbDsn("mysql://u:p%40ss@db.example:3307/app");
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->user, "u");
   EXPECT_EQ(t->password, "p@ss");

@@ -82,12 +82,12 @@ class ClusterKeeper {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  bool started_ = false;  // GUARDED_BY(mu_)
-  bool stop_ = false;     // GUARDED_BY(mu_)
-  std::string conninfo_;  // GUARDED_BY(mu_); constant once started_
+  bool started_ = false;    // GUARDED_BY(mu_)
+  bool stop_ = false;       // GUARDED_BY(mu_)
+  std::string conninfo_;    // GUARDED_BY(mu_); constant once started_
   std::string server_log_;  // GUARDED_BY(mu_); constant once started_
-  std::string error_;     // GUARDED_BY(mu_); constant once started_
-  std::thread thread_;    // last: starts after the members above exist
+  std::string error_;       // GUARDED_BY(mu_); constant once started_
+  std::thread thread_;      // last: starts after the members above exist
 };
 
 std::mutex keeper_mu;

@@ -15,8 +15,9 @@
 //
 // Thread-safety: safe to call from any thread, including test worker threads: the cluster is
 // started and stopped by a keeper thread of its own (the postmaster's parent-death signal is tied
-// to the thread that started it, see harness/engines/postgresql/cluster.h), so the thread that first calls it
-// may end. The first call blocks until the server is ready (at most ~3 minutes, initdb included).
+// to the thread that started it, see harness/engines/postgresql/cluster.h), so the thread that
+// first calls it may end. The first call blocks until the server is ready (at most ~3 minutes,
+// initdb included).
 #pragma once
 
 #include <memory>
@@ -34,8 +35,8 @@ const std::string& TestConninfo();
 const std::string& TestServerLog();
 
 // The PostgreSQL engine on TestConninfo() as the tests run it: no confinement (the test server's
-// superuser), with the server's jsonlog when `server_log` and TestServerLog() has one. nullptr (with
-// a test failure recorded) when it cannot be opened.
+// superuser), with the server's jsonlog when `server_log` and TestServerLog() has one. nullptr
+// (with a test failure recorded) when it cannot be opened.
 std::unique_ptr<Engine> TestEngine(bool server_log = true);
 
 }  // namespace racelab::testing

@@ -1,12 +1,11 @@
 #include "tests/integration/scenario_runner.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "harness/eval/lateness.h"
 #include "harness/loader/planner.h"
@@ -75,15 +74,17 @@ void ExpectAllPass(const ScenarioRun& run, int trials, size_t levels) {
   for (const auto& r : run.results) {
     EXPECT_EQ(r.trials, trials) << r.item->scenario;
     EXPECT_FALSE(r.expectations.empty()) << "a scenario without expectations checks nothing";
-    EXPECT_EQ(r.verdict, Verdict::kPass) << r.item->scenario << " @ " << IsolationName(r.item->isolation)
-                                         << ": " << Failures(r);
+    EXPECT_EQ(r.verdict, Verdict::kPass)
+        << r.item->scenario << " @ " << IsolationName(r.item->isolation) << ": " << Failures(r);
   }
 }
 
 std::string Failures(const ResultSummary& summary) {
   std::string out = summary.error.empty() ? "" : "error: " + summary.error + "; ";
   for (const auto& e : summary.expectations) {
-    if (e.Failing()) out += fmt::format("[{}] failed in {} trial(s), first {}; ", e.text, e.failed, e.first_failure);
+    if (e.Failing())
+      out +=
+          fmt::format("[{}] failed in {} trial(s), first {}; ", e.text, e.failed, e.first_failure);
   }
   return out;
 }

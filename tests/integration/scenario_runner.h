@@ -1,5 +1,6 @@
-// Test helper: runs a scenario file through the real pipeline (load → plan → run → evaluate) against
-// the test server (pg_test_env.h). No mocks: this is what `racelab run` does, minus the reporters.
+// Test helper: runs a scenario file through the real pipeline (load → plan → run → evaluate)
+// against the test server (pg_test_env.h). No mocks: this is what `racelab run` does, minus the
+// reporters.
 #pragma once
 
 #include <map>
@@ -34,9 +35,9 @@ const ResultSummary& At(const ScenarioRun& run, IsolationLevel level);
 // every expectation in all `trials` trials — and has expectations at all.
 void ExpectAllPass(const ScenarioRun& run, int trials, size_t levels = 3);
 
-// The longest blocked time of any statement seen in a lock wait, less the lateness the machine added
-// to that wait (harness/eval/lateness.h), in ms: what an upper time bound is judged on, so that the
-// tests' own bounds, like the scenarios', cannot be broken by load.
+// The longest blocked time of any statement seen in a lock wait, less the lateness the machine
+// added to that wait (harness/eval/lateness.h), in ms: what an upper time bound is judged on, so
+// that the tests' own bounds, like the scenarios', cannot be broken by load.
 double MaxBlockedMsLessLateness(const ResultSummary& summary);
 
 // "trial 3: winners = 2; …" for every failed check of every non-passing trial (for assertion text).

@@ -1,10 +1,11 @@
-// The seed scenarios on a real PostgreSQL (the embedded cluster): every expectation of every scenario
-// holds in every one of 20 trials at each isolation level. Each test also asserts, independently of
-// the YAML, the outcome the issue states, so that a weakened scenario file cannot pass unnoticed.
-#include <algorithm>
-
+// The seed scenarios on a real PostgreSQL (the embedded cluster): every expectation of every
+// scenario holds in every one of 20 trials at each isolation level. Each test also asserts,
+// independently of the YAML, the outcome the issue states, so that a weakened scenario file cannot
+// pass unnoticed.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "tests/integration/scenario_runner.h"
 
@@ -24,7 +25,8 @@ TEST(Scenarios, NaiveSelectThenUpdateDoubleExecutesAtReadCommittedOnly) {
     for (const auto& t : r.trial_details) {
       for (const auto& e : t.result.events) {
         if (e.session != "second" || e.step != "execute") continue;
-        if (e.lock_wait && std::find(e.blocked_by.begin(), e.blocked_by.end(), "first") != e.blocked_by.end()) {
+        if (e.lock_wait &&
+            std::find(e.blocked_by.begin(), e.blocked_by.end(), "first") != e.blocked_by.end()) {
           ++waited;
         }
       }
@@ -50,7 +52,8 @@ TEST(Scenarios, NaiveSelectThenUpdateWithFourWorkers) {
 TEST(Scenarios, GuardedCasClaimHasExactlyOneWinner) {
   ScenarioRun run = RunScenario("guarded-cas-claim", kTrials);
   ExpectAllPass(run, kTrials);
-  for (const auto& r : run.results) EXPECT_EQ(r.winners.at(1), kTrials) << IsolationName(r.item->isolation);
+  for (const auto& r : run.results)
+    EXPECT_EQ(r.winners.at(1), kTrials) << IsolationName(r.item->isolation);
   if (run.results.size() != 3) return;
   EXPECT_EQ(At(run, IsolationLevel::kReadCommitted).sqlstates.count("40001"), 0u);
   EXPECT_EQ(At(run, IsolationLevel::kRepeatableRead).sqlstates.at("40001"), kTrials);
@@ -66,12 +69,14 @@ TEST(Scenarios, LockHoldWaitBlocksForTheHold) {
     for (const auto& t : r.trial_details) {
       for (const auto& e : t.result.events) {
         if (e.lock_wait) {
-          waits += fmt::format("trial {} {}/{} [{}..{}] seen [{}..{}]; ", t.result.index + 1, e.session, e.step,
-                               e.sent_us, e.completed_us, e.lock_wait_first_seen_us, e.lock_wait_last_seen_us);
+          waits += fmt::format("trial {} {}/{} [{}..{}] seen [{}..{}]; ", t.result.index + 1,
+                               e.session, e.step, e.sent_us, e.completed_us,
+                               e.lock_wait_first_seen_us, e.lock_wait_last_seen_us);
         }
       }
     }
-    EXPECT_EQ(r.blocked_ms.count, static_cast<size_t>(kTrials)) << "one lock wait per trial: " << waits;
+    EXPECT_EQ(r.blocked_ms.count, static_cast<size_t>(kTrials))
+        << "one lock wait per trial: " << waits;
     EXPECT_GE(r.blocked_ms.p50, hold_ms) << "b waits at least as long as a holds";
     EXPECT_LE(MaxBlockedMsLessLateness(r), hold_ms + 1000);
   }

@@ -1,7 +1,8 @@
-// `racelab run X.spec`'s engine (harness/engines/postgresql/spec/transcript_runner.h) on the real server: the team's own
-// spec files (tests/fixtures/spec/diff) give, byte for byte, the transcript PostgreSQL's isolationtester
-// gives — the one recorded next to each spec, and, when the isolationtester binary is installed
-// (Debian: postgresql-client-15), one it produces now on the same server (the differential test).
+// `racelab run X.spec`'s engine (harness/engines/postgresql/spec/transcript_runner.h) on the real
+// server: the team's own spec files (tests/fixtures/spec/diff) give, byte for byte, the transcript
+// PostgreSQL's isolationtester gives — the one recorded next to each spec, and, when the
+// isolationtester binary is installed (Debian: postgresql-client-15), one it produces now on the
+// same server (the differential test).
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 #include <stdio.h>
@@ -9,10 +10,10 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/loader/spec_parser.h"
-#include "harness/loader/spec_permutations.h"
 #include "harness/engines/postgresql/spec/spec_database.h"
 #include "harness/engines/postgresql/spec/transcript_runner.h"
+#include "harness/loader/spec_parser.h"
+#include "harness/loader/spec_permutations.h"
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_files.h"
@@ -20,7 +21,8 @@
 namespace racelab {
 namespace {
 
-constexpr const char* kIsolationtester = "/usr/lib/postgresql/15/lib/pgxs/src/test/isolation/isolationtester";
+constexpr const char* kIsolationtester =
+    "/usr/lib/postgresql/15/lib/pgxs/src/test/isolation/isolationtester";
 
 std::string DiffDir() { return std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/spec/diff/"; }
 
@@ -48,7 +50,8 @@ std::string RacelabTranscript(const IsolationSpec& spec, SpecRunOptions options,
 
 int CountSpecDatabases() {
   PGconn* c = PQconnectdb(testing::TestConninfo().c_str());
-  PGresult* r = PQexec(c, "SELECT count(*) FROM pg_database WHERE datname LIKE 'racelab\\_spec\\_%'");
+  PGresult* r =
+      PQexec(c, "SELECT count(*) FROM pg_database WHERE datname LIKE 'racelab\\_spec\\_%'");
   int n = PQresultStatus(r) == PGRES_TUPLES_OK ? std::stoi(PQgetvalue(r, 0, 0)) : -1;
   PQclear(r);
   PQfinish(c);
@@ -65,25 +68,30 @@ TEST_P(SpecTranscriptTest, MatchesIsolationtestersTranscript) {
   Status status;
   std::string ours = RacelabTranscript(*spec, SpecRunOptions{}, &status);
   ASSERT_TRUE(status.ok()) << status.message() << "\n" << ours;
-  EXPECT_EQ(ours, testing::Slurp(DiffDir() + GetParam() + ".out")) << "racelab's transcript:\n" << ours;
+  EXPECT_EQ(ours, testing::Slurp(DiffDir() + GetParam() + ".out")) << "racelab's transcript:\n"
+                                                                   << ours;
   EXPECT_EQ(CountSpecDatabases(), databases_before) << "the run's database was not dropped";
 
-  // The differential part: isolationtester itself, now, on the same server, in a database made alike.
+  // The differential part: isolationtester itself, now, on the same server, in a database made
+  // alike.
   std::string conninfo = testing::TestConninfo();
   if (!std::filesystem::exists(kIsolationtester) || conninfo.rfind("postgres", 0) == 0) {
-    GTEST_SKIP() << "no isolationtester binary (postgresql-client-15), or a URI DSN: compared with the recorded "
+    GTEST_SKIP() << "no isolationtester binary (postgresql-client-15), or a URI DSN: compared with "
+                    "the recorded "
                     "output only";
   }
   auto db = SpecDatabase::Create(conninfo, 5000);
   ASSERT_TRUE(db.ok()) << db.status().message();
-  auto theirs = testing::RunProcess({"/bin/sh", "-c", "exec \"$0\" \"$1\" < \"$2\" 2>&1", kIsolationtester,
-                                     conninfo + " dbname=" + (*db)->name(), spec_path},
-                                    std::chrono::seconds(120));
+  auto theirs =
+      testing::RunProcess({"/bin/sh", "-c", "exec \"$0\" \"$1\" < \"$2\" 2>&1", kIsolationtester,
+                           conninfo + " dbname=" + (*db)->name(), spec_path},
+                          std::chrono::seconds(120));
   ASSERT_EQ(theirs.exit_code, 0) << theirs.out << theirs.err;
   EXPECT_EQ(ours, theirs.out) << "isolationtester's transcript:\n" << theirs.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(OwnSpecs, SpecTranscriptTest, ::testing::Values("locks", "deadlock", "results", "notices"));
+INSTANTIATE_TEST_SUITE_P(OwnSpecs, SpecTranscriptTest,
+                         ::testing::Values("locks", "deadlock", "results", "notices"));
 
 TEST(SpecTranscriptRunTest, RunsOnlyTheSelectedPermutations) {
   auto spec = LoadSpecFile(DiffDir() + "locks.spec");
@@ -108,30 +116,36 @@ TEST(SpecTranscriptRunTest, WaitDetailNamesTheWaitAndItsHolder) {
   Status status;
   std::string out = RacelabTranscript(*spec, options, &status, {"1"});
   ASSERT_TRUE(status.ok()) << status.message();
-  EXPECT_NE(out.find("RETURNING balance; <waiting ...>\n  (s2 waits: Lock/transactionid, held by s1)\n"),
-            std::string::npos) << out;
+  EXPECT_NE(
+      out.find("RETURNING balance; <waiting ...>\n  (s2 waits: Lock/transactionid, held by s1)\n"),
+      std::string::npos)
+      << out;
 }
 
 TEST(SpecTranscriptRunTest, AStepPastItsTimeoutIsCancelledAndTheRunGoesOn) {
-  auto spec = ParseSpecText("session a\nstep a1 { SELECT pg_sleep(30); }\nstep a2 { SELECT 'after' AS next; }\n",
-                            "sleepy.spec");
+  auto spec = ParseSpecText(
+      "session a\nstep a1 { SELECT pg_sleep(30); }\nstep a2 { SELECT 'after' AS next; }\n",
+      "sleepy.spec");
   ASSERT_TRUE(spec.ok());
   SpecRunOptions options;
   options.step_timeout_ms = 300;
   Status status;
   auto start = std::chrono::steady_clock::now();
   std::string out = RacelabTranscript(*spec, options, &status);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(status.ok()) << status.message() << "\n" << out;
   EXPECT_NE(out.find("racelab: canceling step a1 after "), std::string::npos) << out;
-  EXPECT_NE(out.find("ERROR:  canceling statement due to user request\nstep a2: SELECT 'after' AS next;"),
-            std::string::npos) << out;
+  EXPECT_NE(
+      out.find("ERROR:  canceling statement due to user request\nstep a2: SELECT 'after' AS next;"),
+      std::string::npos)
+      << out;
   EXPECT_LT(ms, 20000) << out;
 }
 
 TEST(SpecTranscriptRunTest, AWaitNothingReleasesIsCancelledAtTheStepTimeout) {
-  // b1 waits for a's lock and no later step releases it: at the end of the permutation racelab waits
-  // for it, as isolationtester does, until the step timeout cancels it.
+  // b1 waits for a's lock and no later step releases it: at the end of the permutation racelab
+  // waits for it, as isolationtester does, until the step timeout cancels it.
   auto spec = ParseSpecText(
       "session a\nstep a1 { SELECT pg_advisory_lock(7) IS NOT NULL AS locked; }\n"
       "session b\nstep b1 { SELECT pg_advisory_lock(7); }\npermutation a1 b1\n",
@@ -142,26 +156,33 @@ TEST(SpecTranscriptRunTest, AWaitNothingReleasesIsCancelledAtTheStepTimeout) {
   Status status;
   std::string out = RacelabTranscript(*spec, options, &status);
   ASSERT_TRUE(status.ok()) << status.message() << "\n" << out;
-  EXPECT_NE(out.find("step b1: SELECT pg_advisory_lock(7); <waiting ...>\nracelab: canceling step b1 after "),
-            std::string::npos) << out;
+  EXPECT_NE(
+      out.find(
+          "step b1: SELECT pg_advisory_lock(7); <waiting ...>\nracelab: canceling step b1 after "),
+      std::string::npos)
+      << out;
   EXPECT_NE(out.find("step b1: <... completed>\nERROR:  canceling statement due to user request\n"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
 }
 
-// Issue 20 item 15: a session name the loader would refuse (12,000 characters, built here without it)
-// once went whole into application_name; the start-up packet was too large and the server closed the
-// connection (exit 3). Every connection path cuts and cleans the name first (application_name.h).
+// Issue 20 item 15: a session name the loader would refuse (12,000 characters, built here without
+// it) once went whole into application_name; the start-up packet was too large and the server
+// closed the connection (exit 3). Every connection path cuts and cleans the name first
+// (application_name.h).
 TEST(SpecTranscriptRunTest, ALongSessionNameIsCutForApplicationName) {
-  auto parsed = ParseSpecText("session a\nstep a1 { SELECT length(current_setting('application_name')) AS n, "
-                              "current_setting('application_name') LIKE 'isolation/%/ssss%' AS named; }\n",
-                              "long.spec");
+  auto parsed = ParseSpecText(
+      "session a\nstep a1 { SELECT length(current_setting('application_name')) AS n, "
+      "current_setting('application_name') LIKE 'isolation/%/ssss%' AS named; }\n",
+      "long.spec");
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   IsolationSpec spec = *parsed;
   spec.sessions[0].name = std::string(12000, 's') + "\x1b]0;t\a";
   Status status;
   std::string out = RacelabTranscript(spec, SpecRunOptions{}, &status);
   ASSERT_TRUE(status.ok()) << status.message() << "\n" << out;
-  EXPECT_NE(out.find("\n63|t    \n(1 row)"), std::string::npos) << out;  // 63 bytes, the session's name in it
+  EXPECT_NE(out.find("\n63|t    \n(1 row)"), std::string::npos)
+      << out;  // 63 bytes, the session's name in it
 }
 
 }  // namespace

@@ -219,13 +219,15 @@ TEST_F(SqliteEngineTest, AutocommitWriterIsNamedAsTheHolder) {
         "SELECT count(*) FROM c) WHERE id = 1";
     auto holder = std::async(std::launch::async, [&] { return Run(a_.get(), endless, 20000); });
     const SteadyTime until = In(5000);
-    while (engine_->busy_log()->TxnState(a_->session_id()) != SQLITE_TXN_WRITE && Clock::now() < until) {
+    while (engine_->busy_log()->TxnState(a_->session_id()) != SQLITE_TXN_WRITE &&
+           Clock::now() < until) {
       std::this_thread::sleep_for(milliseconds(1));
     }
     ASSERT_EQ(engine_->busy_log()->TxnState(a_->session_id()), SQLITE_TXN_WRITE)
         << "the running autocommit UPDATE published its write lock";
-    auto waiter = std::async(std::launch::async,
-                             [&] { return Run(b_.get(), "UPDATE runs SET status = 'b' WHERE id = 1"); });
+    auto waiter = std::async(std::launch::async, [&] {
+      return Run(b_.get(), "UPDATE runs SET status = 'b' WHERE id = 1");
+    });
     SqliteWaitMonitor monitor(engine_->busy_log());
     ASSERT_TRUE(monitor.AwaitBlocked({b_->session_id()}, In(5000), nullptr));
     EXPECT_TRUE(a_->Cancel(milliseconds(5000)));
@@ -253,11 +255,13 @@ TEST_F(SqliteEngineTest, AutocommitCommitWaitingForAReaderHoldsUpTheNextWriter) 
   Ok(c.get(), "BEGIN");
   Ok(c.get(), "SELECT status FROM runs WHERE id = 1");
   SqliteWaitMonitor monitor(engine_->busy_log());
-  auto first = std::async(std::launch::async,
-                          [&] { return Run(a_.get(), "UPDATE runs SET status = 'a' WHERE id = 1"); });
+  auto first = std::async(std::launch::async, [&] {
+    return Run(a_.get(), "UPDATE runs SET status = 'a' WHERE id = 1");
+  });
   ASSERT_TRUE(monitor.AwaitBlocked({a_->session_id()}, In(5000), nullptr));
-  auto second = std::async(std::launch::async,
-                           [&] { return Run(b_.get(), "UPDATE runs SET status = 'b' WHERE id = 1"); });
+  auto second = std::async(std::launch::async, [&] {
+    return Run(b_.get(), "UPDATE runs SET status = 'b' WHERE id = 1");
+  });
   ASSERT_TRUE(monitor.AwaitBlocked({b_->session_id()}, In(5000), nullptr));
   Ok(c.get(), "ROLLBACK");
   QueryResult a = first.get(), b = second.get();

@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 SteadyTime In(long ms) { return Clock::now() + std::chrono::milliseconds(ms); }
 
-// Each test uses a RACELAB_TMPDIR of its own so that other runs on the machine are not in the picture.
+// Each test uses a RACELAB_TMPDIR of its own so that other runs on the machine are not in the
+// picture.
 class SqliteFilesTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -187,7 +188,8 @@ TEST_F(SqliteFilesTest, AWalDsnDatabaseGetsNoWalOrShmBesideIt) {
     EXPECT_TRUE(e->ResetWorkspace(ws, In(1000), nullptr).ok());
     auto s = e->OpenSession("w", In(1000), nullptr);
     EXPECT_TRUE(
-        e->StartClean(s->get(), SessionStart{.label = "w", .workspace = ws}, In(1000), "f", nullptr).ok());
+        e->StartClean(s->get(), SessionStart{.label = "w", .workspace = ws}, In(1000), "f", nullptr)
+            .ok());
     QueryResult r = (*s)->Exec("SELECT count(*) FROM runs", In(1000));
     EXPECT_TRUE(r.ok()) << r.message;
     s->reset();
@@ -201,8 +203,8 @@ TEST_F(SqliteFilesTest, AWalDsnDatabaseGetsNoWalOrShmBesideIt) {
   // A writer of the user's, with a commit still in its -wal file: the copy has it.
   sqlite3* writer = nullptr;
   ASSERT_EQ(sqlite3_open(user.c_str(), &writer), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(writer, "PRAGMA wal_autocheckpoint = 0; INSERT INTO runs VALUES (2)", nullptr, nullptr,
-                         nullptr),
+  ASSERT_EQ(sqlite3_exec(writer, "PRAGMA wal_autocheckpoint = 0; INSERT INTO runs VALUES (2)",
+                         nullptr, nullptr, nullptr),
             SQLITE_OK);
   ASSERT_TRUE(fs::exists(user + "-wal"));
   EXPECT_EQ(rows_in_a_trial(), 2);

@@ -1,8 +1,8 @@
 // Timing between sessions and of non-waiting steps, `blocked` for k of N instances with the wait
 // event, and probes from the control connection (issue 11 items 9, 10a), on the real server: what
 // holds passes in every trial, what regressed fails in every trial, and a blocked probe ends at its
-// deadline. Fixtures: tests/fixtures/timing/. Run it under `stress-ng --cpu 4` to see that load does
-// not flip a verdict (docs/scenario-format.md "Timing bounds on a busy machine").
+// deadline. Fixtures: tests/fixtures/timing/. Run it under `stress-ng --cpu 4` to see that load
+// does not flip a verdict (docs/scenario-format.md "Timing bounds on a busy machine").
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -30,8 +30,10 @@ TEST(StepTiming, NowaitLoserFailsAtOnceAndTheWaiterAnswersRightAfterTheCommit) {
   ScenarioRun run = RunScenario(kDir + "nowait_release.yaml", kTimingTrials, {}, {kRc});
   ExpectAllPass(run, kTimingTrials, 1);
   const ResultSummary& r = run.results.at(0);
-  const ExpectationTally* nowait = Find(r, "b/claim took <= 5.000 ms + measured lateness, send to answer, and was not");
-  const ExpectationTally* after = Find(r, "c/claim answered >= 0.000 ms and <= 5.000 ms + measured lateness after a/commit");
+  const ExpectationTally* nowait =
+      Find(r, "b/claim took <= 5.000 ms + measured lateness, send to answer, and was not");
+  const ExpectationTally* after =
+      Find(r, "c/claim answered >= 0.000 ms and <= 5.000 ms + measured lateness after a/commit");
   ASSERT_NE(nowait, nullptr);
   ASSERT_NE(after, nullptr);
   EXPECT_EQ(nowait->passed, kTimingTrials);
@@ -40,8 +42,8 @@ TEST(StepTiming, NowaitLoserFailsAtOnceAndTheWaiterAnswersRightAfterTheCommit) {
   RecordProperty("after_max_widened_us", static_cast<int>(after->max_widened_by_ms * 1000));
 }
 
-// Time a statement asks for is never lateness: 300 ms of pg_sleep breaks a 5 ms bound in every trial,
-// however much lateness was measured.
+// Time a statement asks for is never lateness: 300 ms of pg_sleep breaks a 5 ms bound in every
+// trial, however much lateness was measured.
 TEST(StepTiming, SlowStepsFailTheirBoundsInEveryTrial) {
   ScenarioRun run = RunScenario(kDir + "slow_steps.yaml", kTimingTrials, {}, {kRc});
   ASSERT_TRUE(run.error.empty()) << run.error;
@@ -53,9 +55,10 @@ TEST(StepTiming, SlowStepsFailTheirBoundsInEveryTrial) {
   ASSERT_NE(after, nullptr);
   EXPECT_EQ(slow->failed, kTimingTrials) << slow->first_failure;
   EXPECT_EQ(after->failed, kTimingTrials) << after->first_failure;
-  EXPECT_NE(after->first_failure.find("measured lateness (its path"), std::string::npos) << after->first_failure;
-  // The bound is widened by measured lateness only (run-queue delay: ~64 ms was seen at load 5), never
-  // by the 300 ms the statement asked for.
+  EXPECT_NE(after->first_failure.find("measured lateness (its path"), std::string::npos)
+      << after->first_failure;
+  // The bound is widened by measured lateness only (run-queue delay: ~64 ms was seen at load 5),
+  // never by the 300 ms the statement asked for.
   EXPECT_LT(after->max_widened_by_ms, 250) << "the 300 ms sleep is not lateness";
 }
 
@@ -64,12 +67,14 @@ TEST(StepTiming, SlowStepsFailTheirBoundsInEveryTrial) {
 TEST(StepTiming, BlockedCountsInstancesByWaitEvent) {
   ScenarioRun run = RunScenario(kDir + "tuple_queue.yaml", kTimingTrials, {}, {kRc});
   ExpectAllPass(run, kTimingTrials, 1);
-  EXPECT_NE(Find(run.results.at(0), "waiter/claim instances seen in a lock wait on tuple held by waiter = 2 (of 3)"),
+  EXPECT_NE(Find(run.results.at(0),
+                 "waiter/claim instances seen in a lock wait on tuple held by waiter = 2 (of 3)"),
             nullptr);
   // With a 4th waiter the counts written for 3 no longer hold.
   ScenarioRun four = RunScenario(kDir + "tuple_queue.yaml", 3, {{"waiters", "4"}}, {kRc});
   ASSERT_TRUE(four.error.empty()) << four.error;
-  EXPECT_EQ(four.results.at(0).verdict, Verdict::kPass) << "instances follow ${waiters}: " << Failures(four.results.at(0));
+  EXPECT_EQ(four.results.at(0).verdict, Verdict::kPass)
+      << "instances follow ${waiters}: " << Failures(four.results.at(0));
 }
 
 TEST(StepTiming, ProbesSeeWhatAnotherTransactionSeesMidHistory) {
@@ -98,15 +103,18 @@ TEST(StepTiming, ProbesSeeWhatAnotherTransactionSeesMidHistory) {
 TEST(StepTiming, ABlockedProbeEndsAtItsDeadlineWithAnErrorNamingIt) {
   const auto start = std::chrono::steady_clock::now();
   ScenarioRun run = RunScenario(kDir + "probe_blocks.yaml", 2, {}, {kRc});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(run.error.empty()) << run.error;
   const ResultSummary& r = run.results.at(0);
   EXPECT_EQ(r.verdict, Verdict::kError);
   ASSERT_EQ(r.trial_details.size(), 2u);
-  for (const auto& t : r.trial_details) {  // both trials: the control connection survived the cancel
+  for (const auto& t :
+       r.trial_details) {  // both trials: the control connection survived the cancel
     EXPECT_TRUE(t.result.deadline_exceeded);
     EXPECT_EQ(t.result.error,
-              "a: probe 'peek' passed its deadline (300 ms) on racelab's control connection and was cancelled "
+              "a: probe 'peek' passed its deadline (300 ms) on racelab's control connection and "
+              "was cancelled "
               "(did it wait on a lock a session holds?)");
   }
   EXPECT_LT(seconds, 10) << "each probe ends at its 300 ms deadline";

@@ -33,8 +33,11 @@ std::string TempPath(const char* tag) {
 
 }  // namespace
 
-Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env)
-    : out_path_(TempPath(".out")), err_path_(TempPath(".err")), start_(std::chrono::steady_clock::now()) {
+Subprocess::Subprocess(const std::vector<std::string>& argv,
+                       const std::map<std::string, std::string>& env)
+    : out_path_(TempPath(".out")),
+      err_path_(TempPath(".err")),
+      start_(std::chrono::steady_clock::now()) {
   std::string cwd = "/tmp/racelab-test-XXXXXX";
   if (mkdtemp(cwd.data()) != nullptr) {
     cwd_ = cwd;
@@ -115,8 +118,11 @@ ProcessResult Subprocess::Wait(std::chrono::milliseconds deadline) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  r.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+  r.elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  r.exit_code = WIFEXITED(status)     ? WEXITSTATUS(status)
+                : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                      : -1;
   r.out = ReadFile(out_path_);
   r.err = ReadFile(err_path_);
   return r;

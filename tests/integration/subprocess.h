@@ -23,7 +23,8 @@ class Subprocess {
   // Starts argv[0] (a path) with extra environment variables; stdout/stderr go to temp files. It
   // runs in a working folder of its own (/tmp/racelab-test-*, removed with the object), so what it
   // writes by default (racelab run's racelab-reports/) meets no other test's.
-  Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {});
+  Subprocess(const std::vector<std::string>& argv,
+             const std::map<std::string, std::string>& env = {});
   ~Subprocess();  // kills the process if it still runs
 
   // Waits until stderr contains `text` (true) or the deadline / process exit (false).

@@ -1,6 +1,5 @@
-// Test helpers for files: read a whole file, and (tests/temp_dir.h) a temporary folder removed with its
-// contents.
-// Thread-safety: each object and call is independent.
+// Test helpers for files: read a whole file, and (tests/temp_dir.h) a temporary folder removed with
+// its contents. Thread-safety: each object and call is independent.
 #pragma once
 
 #include <filesystem>

@@ -1,5 +1,6 @@
 // Timing verdicts that load cannot flip — and real regressions that still fail (issue 6), on a real
-// PostgreSQL with load the test makes itself: busy threads, and racelab's own threads starved of CPU.
+// PostgreSQL with load the test makes itself: busy threads, and racelab's own threads starved of
+// CPU.
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <sched.h>
@@ -10,11 +11,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/eval/lateness.h"
 #include "tests/integration/pg_test_env.h"
@@ -27,8 +27,8 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kFixtures = std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/";
 
-// Threads that spin until destroyed: CPU load made by the test itself. With `cpu` >= 0 each is pinned
-// to that CPU.
+// Threads that spin until destroyed: CPU load made by the test itself. With `cpu` >= 0 each is
+// pinned to that CPU.
 class BusyThreads {
  public:
   BusyThreads(int n, int cpu) {
@@ -56,9 +56,9 @@ class BusyThreads {
   std::vector<std::thread> threads_;
 };
 
-// While alive, the calling thread — and every thread it starts, which inherit both — runs on CPU 0 at
-// nice 10, beside busy threads at nice 0 on the same CPU: racelab's workers and monitor wait for the
-// CPU at every wake-up, for real.
+// While alive, the calling thread — and every thread it starts, which inherit both — runs on CPU 0
+// at nice 10, beside busy threads at nice 0 on the same CPU: racelab's workers and monitor wait for
+// the CPU at every wake-up, for real.
 class Starved {
  public:
   Starved() : busy_(3, 0) {
@@ -91,8 +91,9 @@ TEST(Timing, DoubledHoldFailsEvenUnderLoad) {
   ProcessResult r;
   {
     BusyThreads load(2, -1);
-    r = RunProcess({RACELAB_BINARY, "run", kFixtures + "lock_hold_wait_double_hold.yaml", "--trials", "3",
-                    "--dsn", TestConninfo(), "--allow-superuser", "--format", "json", "--out", out.string(), "-q"},
+    r = RunProcess({RACELAB_BINARY, "run", kFixtures + "lock_hold_wait_double_hold.yaml",
+                    "--trials", "3", "--dsn", TestConninfo(), "--allow-superuser", "--format",
+                    "json", "--out", out.string(), "-q"},
                    std::chrono::seconds(180));
   }
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -114,15 +115,16 @@ TEST(Timing, DoubledHoldFailsEvenUnderLoad) {
   }
 }
 
-// lock_timeout + 5 ms leaves no room for load: with racelab's threads starved of CPU, every trial still
-// passes, and each check reports as its widening exactly the lateness measured in that trial; a wait
-// that ran past the written bound lies within it once widened. (Whether a starved wait does run past
-// the bound is up to the scheduler; the count is recorded as a property, not asserted: that a widened
-// bound passes and a doubled hold still fails is asserted deterministically in timing_bounds_test and
-// DoubledHoldFailsEvenUnderLoad.)
+// lock_timeout + 5 ms leaves no room for load: with racelab's threads starved of CPU, every trial
+// still passes, and each check reports as its widening exactly the lateness measured in that trial;
+// a wait that ran past the written bound lies within it once widened. (Whether a starved wait does
+// run past the bound is up to the scheduler; the count is recorded as a property, not asserted:
+// that a widened bound passes and a doubled hold still fails is asserted deterministically in
+// timing_bounds_test and DoubledHoldFailsEvenUnderLoad.)
 TEST(Timing, StarvedRunPassesAndReportsTheMeasuredLatenessAsWidening) {
   constexpr int kTrials = 10;
-  ASSERT_FALSE(TestConninfo().empty());  // start the test server first: it must not inherit the starvation
+  ASSERT_FALSE(
+      TestConninfo().empty());  // start the test server first: it must not inherit the starvation
   ScenarioRun run;
   {
     Starved starved;

@@ -47,10 +47,10 @@ void CollectXmlError(void* ctx, const xmlError* error) {
   out->push_back("line " + std::to_string(error->line) + ": " + message);
 }
 
-// A YAML document as JSON for valijson: maps, sequences and nulls as such, every other scalar as text
-// (YAML does not say whether `2` is a number or text; the scenario schema accepts both). valijson's own
-// yaml-cpp adapter (Debian 1.0) does not compile: its array iterator lacks the operator-- that the
-// uniqueItems check needs.
+// A YAML document as JSON for valijson: maps, sequences and nulls as such, every other scalar as
+// text (YAML does not say whether `2` is a number or text; the scenario schema accepts both).
+// valijson's own yaml-cpp adapter (Debian 1.0) does not compile: its array iterator lacks the
+// operator-- that the uniqueItems check needs.
 nlohmann::json YamlToJson(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Map: {
@@ -72,9 +72,12 @@ nlohmann::json YamlToJson(const YAML::Node& node) {
 
 }  // namespace
 
-std::string SchemaPath(const std::string& name) { return std::string(RACELAB_SOURCE_DIR) + "/schemas/" + name; }
+std::string SchemaPath(const std::string& name) {
+  return std::string(RACELAB_SOURCE_DIR) + "/schemas/" + name;
+}
 
-std::vector<std::string> ValidateJsonText(const std::string& schema_file, const std::string& json_text) {
+std::vector<std::string> ValidateJsonText(const std::string& schema_file,
+                                          const std::string& json_text) {
   valijson::Schema schema;
   LoadSchema(schema_file, &schema);
   const nlohmann::json doc = nlohmann::json::parse(json_text);
@@ -87,7 +90,8 @@ std::vector<std::string> ValidateJsonText(const std::string& schema_file, const 
   return errors;
 }
 
-std::vector<std::string> ValidateYamlFile(const std::string& schema_file, const std::string& yaml_file) {
+std::vector<std::string> ValidateYamlFile(const std::string& schema_file,
+                                          const std::string& yaml_file) {
   valijson::Schema schema;
   LoadSchema(schema_file, &schema);
   const nlohmann::json doc = YamlToJson(YAML::LoadFile(yaml_file));
@@ -109,9 +113,10 @@ std::vector<std::string> ValidateXmlText(const std::string& xsd_file, const std:
     return {"cannot parse the XML Schema " + xsd_file};
   }
   xmlSchemaValidCtxtPtr valid = xmlSchemaNewValidCtxt(schema);
-  xmlSchemaSetValidStructuredErrors(valid, reinterpret_cast<xmlStructuredErrorFunc>(&CollectXmlError), &errors);
-  xmlDocPtr doc = xmlReadMemory(xml_text.data(), static_cast<int>(xml_text.size()), "report.xml", nullptr,
-                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  xmlSchemaSetValidStructuredErrors(
+      valid, reinterpret_cast<xmlStructuredErrorFunc>(&CollectXmlError), &errors);
+  xmlDocPtr doc = xmlReadMemory(xml_text.data(), static_cast<int>(xml_text.size()), "report.xml",
+                                nullptr, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
   if (doc == nullptr) {
     errors.push_back("not well-formed XML");
   } else {

@@ -1,12 +1,12 @@
-// The deadline barrier (no database). Interleavings are forced by the barrier itself; no sleeps decide
-// an outcome, deadlines are generous where a pass is expected.
+// The deadline barrier (no database). Interleavings are forced by the barrier itself; no sleeps
+// decide an outcome, deadlines are generous where a pass is expected.
+#include "harness/run/barrier.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <thread>
 #include <vector>
-
-#include "harness/run/barrier.h"
 
 namespace racelab {
 namespace {
@@ -42,7 +42,8 @@ TEST(Barrier, IsReusableAcrossGenerations) {
   });
   int released = 0;
   for (int i = 0; i < 100; ++i) {
-    released += b.ArriveAndWait(Clock::now() + std::chrono::seconds(30)) == Barrier::WaitResult::kReleased;
+    released +=
+        b.ArriveAndWait(Clock::now() + std::chrono::seconds(30)) == Barrier::WaitResult::kReleased;
   }
   other.join();
   EXPECT_EQ(released, 100);
@@ -51,11 +52,13 @@ TEST(Barrier, IsReusableAcrossGenerations) {
 TEST(Barrier, DeadlineEndsAWaitForAMissingPartner) {
   Barrier b(2);
   auto start = Clock::now();
-  EXPECT_EQ(b.ArriveAndWait(start + std::chrono::milliseconds(100)), Barrier::WaitResult::kTimedOut);
+  EXPECT_EQ(b.ArriveAndWait(start + std::chrono::milliseconds(100)),
+            Barrier::WaitResult::kTimedOut);
   EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(100));
   // The timed-out participant no longer counts: a later pair meets normally.
   std::thread other([&] { b.ArriveAndWait(Clock::now() + std::chrono::seconds(30)); });
-  EXPECT_EQ(b.ArriveAndWait(Clock::now() + std::chrono::seconds(30)), Barrier::WaitResult::kReleased);
+  EXPECT_EQ(b.ArriveAndWait(Clock::now() + std::chrono::seconds(30)),
+            Barrier::WaitResult::kReleased);
   other.join();
 }
 
@@ -79,18 +82,20 @@ TEST(Barrier, AbortReleasesStrandedWaiters) {
 }
 
 // A leave at the deadline and the arrival that would release the generation race; exactly one wins:
-// either both are released, or the leaver timed out and the late arrival (alone) times out too — it is
-// never released by a participant that already left. Forced with a tight deadline, many rounds.
+// either both are released, or the leaver timed out and the late arrival (alone) times out too — it
+// is never released by a participant that already left. Forced with a tight deadline, many rounds.
 TEST(Barrier, TimedOutLeaveNeverReleasesAlone) {
   for (int round = 0; round < 200; ++round) {
-    Barrier b(2, Barrier::Options{std::chrono::microseconds(round % 2 ? 50 : 0), std::chrono::microseconds(0)});
+    Barrier b(2, Barrier::Options{std::chrono::microseconds(round % 2 ? 50 : 0),
+                                  std::chrono::microseconds(0)});
     Barrier::WaitResult early = Barrier::WaitResult::kAborted, late = Barrier::WaitResult::kAborted;
     std::thread t([&] { early = b.ArriveAndWait(Clock::now() + std::chrono::microseconds(200)); });
     std::this_thread::sleep_for(std::chrono::microseconds(150 + round % 100));
     late = b.ArriveAndWait(Clock::now() + std::chrono::milliseconds(3));
     t.join();
     ASSERT_NE(early, Barrier::WaitResult::kAborted);
-    EXPECT_EQ(early == Barrier::WaitResult::kReleased, late == Barrier::WaitResult::kReleased) << "round " << round;
+    EXPECT_EQ(early == Barrier::WaitResult::kReleased, late == Barrier::WaitResult::kReleased)
+        << "round " << round;
   }
 }
 
@@ -98,7 +103,9 @@ TEST(Barrier, NeverSpinsWithMorePartiesThanCpus) {
   const int cpus = Barrier::OnlineCpus();
   EXPECT_FALSE(Barrier::CpusToSpare(cpus + 1));
   EXPECT_FALSE(Barrier(cpus + 1).spins());
-  EXPECT_FALSE(Barrier(1, Barrier::Options{std::chrono::microseconds(0), std::chrono::microseconds(0)}).spins());
+  EXPECT_FALSE(
+      Barrier(1, Barrier::Options{std::chrono::microseconds(0), std::chrono::microseconds(0)})
+          .spins());
 }
 
 // Many parties, many generations, a mix of spinning and sleeping: nobody leaves a generation before
@@ -113,8 +120,11 @@ TEST(Barrier, ManyPartiesManyGenerations) {
       threads.emplace_back([&] {
         for (int g = 0; g < 200; ++g) {
           arrivals.fetch_add(1);
-          if (b.ArriveAndWait(Clock::now() + std::chrono::seconds(30)) != Barrier::WaitResult::kReleased) ++failures;
-          if (arrivals.load() < (g + 1) * parties) ++failures;  // left before the generation was complete
+          if (b.ArriveAndWait(Clock::now() + std::chrono::seconds(30)) !=
+              Barrier::WaitResult::kReleased)
+            ++failures;
+          if (arrivals.load() < (g + 1) * parties)
+            ++failures;  // left before the generation was complete
         }
       });
     }

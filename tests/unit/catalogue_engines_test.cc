@@ -13,7 +13,8 @@ namespace racelab {
 namespace {
 
 TEST(CatalogueEnginesTest, EveryScenarioPlansForEachOfItsEngines) {
-  Result<std::vector<Scenario>> all = LoadScenarios({}, std::string(RACELAB_SOURCE_DIR) + "/scenarios");
+  Result<std::vector<Scenario>> all =
+      LoadScenarios({}, std::string(RACELAB_SOURCE_DIR) + "/scenarios");
   ASSERT_TRUE(all.ok()) << all.status().message();
   std::set<std::string> on_mariadb;
   for (const Scenario& s : *all) {
@@ -27,13 +28,26 @@ TEST(CatalogueEnginesTest, EveryScenarioPlansForEachOfItsEngines) {
       if (engine == "mariadb") on_mariadb.insert(s.name);
     }
   }
-  for (const char* name :
-       {"naive-select-then-update", "guarded-cas-claim", "lock-hold-wait", "skip-locked-pull",
-        "lock-lease", "lock-lease-fixed", "lock-lease-lock-timeout", "lock-lease-statement-timeout",
-        "execution-token-approve", "execution-token-consume", "versioned-cas",
-        "versioned-cas-edge-guard", "versioned-cas-version-only", "create-or-reject",
-        "create-or-reject-advisory", "create-or-reject-unique-index", "create-or-reject-serializable",
-        "fingerprint-deadlock", "fingerprint-lock-timeout", "fingerprint-slow-query"}) {
+  for (const char* name : {"naive-select-then-update",
+                           "guarded-cas-claim",
+                           "lock-hold-wait",
+                           "skip-locked-pull",
+                           "lock-lease",
+                           "lock-lease-fixed",
+                           "lock-lease-lock-timeout",
+                           "lock-lease-statement-timeout",
+                           "execution-token-approve",
+                           "execution-token-consume",
+                           "versioned-cas",
+                           "versioned-cas-edge-guard",
+                           "versioned-cas-version-only",
+                           "create-or-reject",
+                           "create-or-reject-advisory",
+                           "create-or-reject-unique-index",
+                           "create-or-reject-serializable",
+                           "fingerprint-deadlock",
+                           "fingerprint-lock-timeout",
+                           "fingerprint-slow-query"}) {
     EXPECT_EQ(on_mariadb.count(name), 1u) << name << " should run on mariadb";
   }
 }

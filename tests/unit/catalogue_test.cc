@@ -1,5 +1,4 @@
 #include "harness/loader/catalogue.h"
-#include "harness/loader/scenario_loader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "harness/loader/scenario_loader.h"
 #include "tests/temp_dir.h"
 
 namespace racelab {
@@ -87,7 +87,8 @@ TEST_F(CatalogueTest, MissingFileOrFolder) {
 TEST_F(CatalogueTest, ANamedFolderWithoutScenarioFilesIsAnError) {
   fs::create_directories(dir_ / "empty.yaml");  // a folder, even with a scenario file's name
   Write("only-notes/readme.txt", "no scenario here");
-  for (const std::string& folder : {(dir_ / "empty.yaml").string(), (dir_ / "only-notes").string()}) {
+  for (const std::string& folder :
+       {(dir_ / "empty.yaml").string(), (dir_ / "only-notes").string()}) {
     Result<std::vector<Scenario>> r = LoadScenarios({folder}, dir_.string());
     ASSERT_FALSE(r.ok()) << folder;
     EXPECT_EQ(r.status().code(), StatusCode::kUsage);
@@ -133,8 +134,9 @@ TEST_F(CatalogueTest, BrokenFileReportsItsLine) {
   EXPECT_THAT(r.status().message(), HasSubstr("these files did not load: broken.yaml"));
 }
 
-// Like a compiler: every file that does not load is reported (file:line:col and field), not just the
-// first, and nothing loads — a run of part of what was asked would look like a run of all of it.
+// Like a compiler: every file that does not load is reported (file:line:col and field), not just
+// the first, and nothing loads — a run of part of what was asked would look like a run of all of
+// it.
 TEST_F(CatalogueTest, EveryBrokenFileOfAFolderIsReportedAndNoneRuns) {
   std::string first = Write("broken.yaml", "name: broken\ntitle: T\nteaches: L\nsesions: []\n");
   std::string second = Write("d-typo.yaml", ScenarioText("delta", "").replace(0, 4, "nmae"));
@@ -143,16 +145,19 @@ TEST_F(CatalogueTest, EveryBrokenFileOfAFolderIsReportedAndNoneRuns) {
   EXPECT_EQ(r.status().code(), StatusCode::kUsage);
   const std::string& m = r.status().message();
   EXPECT_THAT(m, StartsWith(first + ":1:1: sessions: missing required key")) << m;
-  EXPECT_THAT(m, HasSubstr("\n" + second + ":1:1: nmae: unknown key 'nmae' (did you mean 'name'?")) << m;
-  EXPECT_THAT(m, ::testing::EndsWith("\n2 of 5 scenario files did not load (each error above); nothing was loaded: "
-                                     "fix them, or select the files that load"))
+  EXPECT_THAT(m, HasSubstr("\n" + second + ":1:1: nmae: unknown key 'nmae' (did you mean 'name'?"))
+      << m;
+  EXPECT_THAT(m, ::testing::EndsWith(
+                     "\n2 of 5 scenario files did not load (each error above); nothing was loaded: "
+                     "fix them, or select the files that load"))
       << m;
   // The same when they are named one by one, or by their folder among other selectors.
   r = LoadScenarios({first, (dir_ / "b.yaml").string(), second}, dir_.string());
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr(second + ":1:1:"));
-  EXPECT_THAT(r.status().message(), ::testing::EndsWith("\n2 of 3 scenario files did not load (each error above); "
-                                                        "nothing was loaded: fix them, or select the files that load"));
+  EXPECT_THAT(r.status().message(),
+              ::testing::EndsWith("\n2 of 3 scenario files did not load (each error above); "
+                                  "nothing was loaded: fix them, or select the files that load"));
   // One file, one problem: its error alone, as before.
   r = LoadScenarios({first}, dir_.string());
   ASSERT_FALSE(r.ok());
@@ -175,7 +180,8 @@ TEST_F(CatalogueTest, DefaultScenarioDirHonoursTheEnvironment) {
   // No path of the build machine is compiled in: the fallback is next to the running executable.
   const std::string fallback = DefaultScenarioDir();
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
-  EXPECT_EQ(fallback, std::filesystem::path(InstalledScenarioDirs(exe)[0]).lexically_normal().string());
+  EXPECT_EQ(fallback,
+            std::filesystem::path(InstalledScenarioDirs(exe)[0]).lexically_normal().string());
   EXPECT_NE(fallback, std::string(RACELAB_SOURCE_DIR) + "/scenarios");
   // --scenarios comes before the environment.
   ::setenv("RACELAB_SCENARIOS", "/from/the/environment", 1);
@@ -189,8 +195,9 @@ TEST_F(CatalogueTest, DefaultScenarioDirHonoursTheEnvironment) {
 TEST(CatalogueSearchTest, InstalledCatalogueIsRelativeToTheExecutable) {
   EXPECT_THAT(InstalledScenarioDirs("/usr/bin/racelab"),
               ElementsAre("/usr/share/racelab/scenarios", "/usr/bin/share/racelab/scenarios"));
-  EXPECT_THAT(InstalledScenarioDirs("/opt/rl/bin/racelab"),
-              ElementsAre("/opt/rl/share/racelab/scenarios", "/opt/rl/bin/share/racelab/scenarios"));
+  EXPECT_THAT(
+      InstalledScenarioDirs("/opt/rl/bin/racelab"),
+      ElementsAre("/opt/rl/share/racelab/scenarios", "/opt/rl/bin/share/racelab/scenarios"));
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // run --shard K/N and merge's plan order (harness/compare/shard.h).
-#include "harness/compare/shard.h"
-
 #include <gtest/gtest.h>
 
 #include <set>
+
+#include "harness/compare/shard.h"
 
 namespace racelab::compare {
 namespace {
@@ -33,7 +33,9 @@ TEST(ShardTest, EveryResultInExactlyOneShardAndSizesDifferByAtMostOne) {
       }
       EXPECT_EQ(owners, 1) << i << " of " << n;
     }
-    EXPECT_LE(*std::max_element(sizes.begin(), sizes.end()) - *std::min_element(sizes.begin(), sizes.end()), 1u);
+    EXPECT_LE(*std::max_element(sizes.begin(), sizes.end()) -
+                  *std::min_element(sizes.begin(), sizes.end()),
+              1u);
   }
 }
 

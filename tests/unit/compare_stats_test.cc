@@ -1,10 +1,10 @@
 // Exact tests of harness/compare/stats.h. Reference p-values: SciPy 1.10.1 (Debian python3-scipy),
-// scipy.stats.fisher_exact(table)[1] and scipy.stats.binomtest(a, a + b, ta / (ta + tb)).pvalue, both
-// two-sided; the first also by hand: 0/20 vs 20/20 has only two tables as extreme as itself, each of
-// probability 1 / C(40, 20) = 1 / 137846528820, so p = 1.4508889e-11.
-#include "harness/compare/stats.h"
-
+// scipy.stats.fisher_exact(table)[1] and scipy.stats.binomtest(a, a + b, ta / (ta + tb)).pvalue,
+// both two-sided; the first also by hand: 0/20 vs 20/20 has only two tables as extreme as itself,
+// each of probability 1 / C(40, 20) = 1 / 137846528820, so p = 1.4508889e-11.
 #include <gtest/gtest.h>
+
+#include "harness/compare/stats.h"
 
 namespace racelab::compare {
 namespace {
@@ -44,13 +44,14 @@ TEST(FisherExactTest, SymmetricInRowsAndColumns) {
 }
 
 TEST(PoissonRatesTest, MatchesScipyBinomtest) {
-  struct Case { int64_t a, ta, b, tb; double p; };
+  struct Case {
+    int64_t a, ta, b, tb;
+    double p;
+  };
   const Case cases[] = {
-      {20, 20, 40, 20, 0.01348929373119186},
-      {20, 20, 21, 20, 1.0},
+      {20, 20, 40, 20, 0.01348929373119186}, {20, 20, 21, 20, 1.0},
       {0, 20, 20, 20, 1.9073486328125e-06},  // by hand: 2 * 0.5^20
-      {5, 20, 15, 20, 0.04138946533203125},
-      {3, 10, 30, 20, 0.0024835696743368326},
+      {5, 20, 15, 20, 0.04138946533203125},  {3, 10, 30, 20, 0.0024835696743368326},
   };
   for (const auto& k : cases) {
     EXPECT_NEAR(PoissonRatesTwoSided(k.a, k.ta, k.b, k.tb) / k.p, 1.0, 1e-9) << k.a << " " << k.b;

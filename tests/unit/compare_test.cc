@@ -22,21 +22,40 @@ namespace {
 using Json = nlohmann::json;
 
 // One results[] entry with `failed` of `trials` failing its expectation and `winners` as given.
-Json Result(const std::string& scenario, int trials, int failed, Json winners, Json sqlstates = Json::object(),
+Json Result(const std::string& scenario, int trials, int failed, Json winners,
+            Json sqlstates = Json::object(),
             Json blocked = {{"p50", 0}, {"p95", 0}, {"max", 0}, {"count", 0}}) {
-  return {{"scenario", scenario}, {"title", "t"}, {"file", scenario + ".yaml"}, {"isolation", "read committed"},
-          {"params", {{"workers", "2"}}}, {"trials", trials}, {"verdict", failed > 0 ? "fail" : "pass"},
-          {"winners", winners}, {"sqlstates", sqlstates}, {"retries", 0}, {"blocked_ms", blocked},
-          {"skew_us", {{"p50", 20}, {"p95", 30}, {"max", 40}, {"count", trials}}},
-          {"expectations", Json::array({{{"text", "winners = 1"}, {"passed", trials - failed}, {"failed", failed}}})}};
+  return {
+      {"scenario", scenario},
+      {"title", "t"},
+      {"file", scenario + ".yaml"},
+      {"isolation", "read committed"},
+      {"params", {{"workers", "2"}}},
+      {"trials", trials},
+      {"verdict", failed > 0 ? "fail" : "pass"},
+      {"winners", winners},
+      {"sqlstates", sqlstates},
+      {"retries", 0},
+      {"blocked_ms", blocked},
+      {"skew_us", {{"p50", 20}, {"p95", 30}, {"max", 40}, {"count", trials}}},
+      {"expectations",
+       Json::array({{{"text", "winners = 1"}, {"passed", trials - failed}, {"failed", failed}}})}};
 }
 
 Json Report(std::vector<Json> results, const std::string& version = "0.1.0",
             const std::string& server = "15.8") {
-  return {{"schema_version", 1}, {"racelab_version", version}, {"created_at", "2026-11-30T00:00:00Z"},
-          {"command", "racelab run"}, {"seed", 0},
-          {"target", {{"engine", "postgresql"}, {"server_version", server}, {"embedded", true}, {"settings", Json::object()}}},
-          {"summary", Json::object()}, {"results", results}};
+  return {{"schema_version", 1},
+          {"racelab_version", version},
+          {"created_at", "2026-11-30T00:00:00Z"},
+          {"command", "racelab run"},
+          {"seed", 0},
+          {"target",
+           {{"engine", "postgresql"},
+            {"server_version", server},
+            {"embedded", true},
+            {"settings", Json::object()}}},
+          {"summary", Json::object()},
+          {"results", results}};
 }
 
 ReportView View(const Json& j, const std::string& name) {
@@ -62,22 +81,28 @@ TEST(CompareTest, IdenticalRunsAreSame) {
 }
 
 TEST(CompareTest, OneFailureInTwentyIsWithinChance) {
-  const Comparison c = CompareJson(Report({Result("guarded-cas-claim", 20, 0, {{"1", 20}})}),
-                           Report({Result("guarded-cas-claim", 20, 1, {{"1", 19}, {"2", 1}})}));
+  const Comparison c =
+      CompareJson(Report({Result("guarded-cas-claim", 20, 0, {{"1", 20}})}),
+                  Report({Result("guarded-cas-claim", 20, 1, {{"1", 19}, {"2", 1}})}));
   EXPECT_FALSE(c.regression());
   const auto& notes = c.results[0].notes;
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
-    return n.find("verdict pass → fail, within chance at alpha = 0.01 (failing trials 0/20 → 1/20)") != std::string::npos;
+    return n.find(
+               "verdict pass → fail, within chance at alpha = 0.01 (failing trials 0/20 → 1/20)") !=
+           std::string::npos;
   }));
   // Never silent: the comparison warns that a result passed in BASE and fails in NEW.
   EXPECT_TRUE(std::any_of(c.warnings.begin(), c.warnings.end(), [](const std::string& w) {
-    return w.find("1 result passed in BASE and fails in NEW within chance at alpha = 0.01") != std::string::npos;
+    return w.find("1 result passed in BASE and fails in NEW within chance at alpha = 0.01") !=
+           std::string::npos;
   }));
 }
 
 TEST(CompareTest, ZeroToTwentyFailuresIsARegressionNamingIt) {
-  const Comparison c = CompareJson(Report({Result("guarded-cas-claim", 20, 0, {{"1", 20}}), Result("other", 20, 0, {{"1", 20}})}),
-                           Report({Result("guarded-cas-claim", 20, 20, {{"2", 20}}), Result("other", 20, 0, {{"1", 20}})}));
+  const Comparison c = CompareJson(Report({Result("guarded-cas-claim", 20, 0, {{"1", 20}}),
+                                           Result("other", 20, 0, {{"1", 20}})}),
+                                   Report({Result("guarded-cas-claim", 20, 20, {{"2", 20}}),
+                                           Result("other", 20, 0, {{"1", 20}})}));
   ASSERT_TRUE(c.regression());
   EXPECT_EQ(c.regressions(), 1);
   EXPECT_TRUE(c.results[0].regression);
@@ -86,43 +111,51 @@ TEST(CompareTest, ZeroToTwentyFailuresIsARegressionNamingIt) {
   WriteConsole(c, console);
   WriteMarkdown(c, md);
   WriteJunit(c, junit);
-  EXPECT_NE(console.str().find("REGRESSION    guarded-cas-claim [read committed] postgresql {workers=2}"), std::string::npos)
+  EXPECT_NE(
+      console.str().find("REGRESSION    guarded-cas-claim [read committed] postgresql {workers=2}"),
+      std::string::npos)
       << console.str();
   EXPECT_NE(console.str().find("0/20 → 20/20"), std::string::npos) << console.str();
   EXPECT_NE(md.str().find("Regression: guarded-cas-claim"), std::string::npos) << md.str();
-  EXPECT_NE(junit.str().find("<failure message=\"expectation failed: winners = 1: 0/20 → 20/20"), std::string::npos)
+  EXPECT_NE(junit.str().find("<failure message=\"expectation failed: winners = 1: 0/20 → 20/20"),
+            std::string::npos)
       << junit.str();
   EXPECT_NE(junit.str().find("failures=\"1\""), std::string::npos);
 }
 
 TEST(CompareTest, ImprovementIsNotARegression) {
-  const Comparison c = CompareJson(Report({Result("s", 20, 20, {{"2", 20}})}), Report({Result("s", 20, 0, {{"2", 20}})}));
+  const Comparison c = CompareJson(Report({Result("s", 20, 20, {{"2", 20}})}),
+                                   Report({Result("s", 20, 0, {{"2", 20}})}));
   EXPECT_FALSE(c.regression());
 }
 
 TEST(CompareTest, OutcomeShiftWithExpectationsHeldIsARegression) {
-  // SQLSTATE 40001 went from once per trial to never: the behaviour changed though winners = 1 held.
+  // SQLSTATE 40001 went from once per trial to never: the behaviour changed though winners = 1
+  // held.
   const Comparison c = CompareJson(Report({Result("s", 20, 0, {{"1", 20}}, {{"40001", 20}})}),
-                           Report({Result("s", 20, 0, {{"1", 20}})}));
+                                   Report({Result("s", 20, 0, {{"1", 20}})}));
   ASSERT_TRUE(c.regression());
-  EXPECT_NE(c.results[0].reasons[0].find("SQLSTATE 40001"), std::string::npos) << c.results[0].reasons[0];
+  EXPECT_NE(c.results[0].reasons[0].find("SQLSTATE 40001"), std::string::npos)
+      << c.results[0].reasons[0];
 }
 
 TEST(CompareTest, OtherVersionAndServerWarnButCompare) {
   const Comparison c = CompareJson(Report({Result("s", 20, 0, {{"1", 20}})}, "0.1.0", "15.8"),
-                           Report({Result("s", 20, 0, {{"1", 20}})}, "0.2.0", "16.1"));
+                                   Report({Result("s", 20, 0, {{"1", 20}})}, "0.2.0", "16.1"));
   EXPECT_FALSE(c.regression());
   ASSERT_EQ(c.warnings.size(), 3u);
   EXPECT_NE(c.warnings[0].find("racelab version differs"), std::string::npos);
   EXPECT_NE(c.warnings[1].find("server version differs"), std::string::npos);
   // These crafted reports hold no trial_details.
-  EXPECT_NE(c.warnings[2].find("row counts and final values not compared for 1 result"), std::string::npos);
+  EXPECT_NE(c.warnings[2].find("row counts and final values not compared for 1 result"),
+            std::string::npos);
   EXPECT_EQ(c.results.size(), 1u);
 }
 
 TEST(CompareTest, ResultsInOneReportOnlyAreNotedNotRegressions) {
-  const Comparison c = CompareJson(Report({Result("a", 20, 0, {{"1", 20}}), Result("b", 20, 0, {{"1", 20}})}),
-                           Report({Result("a", 20, 0, {{"1", 20}}), Result("c", 20, 0, {{"1", 20}})}));
+  const Comparison c =
+      CompareJson(Report({Result("a", 20, 0, {{"1", 20}}), Result("b", 20, 0, {{"1", 20}})}),
+                  Report({Result("a", 20, 0, {{"1", 20}}), Result("c", 20, 0, {{"1", 20}})}));
   EXPECT_FALSE(c.regression());
   ASSERT_EQ(c.results.size(), 3u);
   EXPECT_FALSE(c.results[1].new_verdict.has_value());
@@ -136,7 +169,8 @@ TEST(CompareTest, MissingBaseResultsWarnAndFailOnMissingMakesThemRegressions) {
   const Comparison lenient = CompareJson(base, now);
   EXPECT_FALSE(lenient.regression());
   ASSERT_FALSE(lenient.warnings.empty());
-  EXPECT_NE(lenient.warnings[0].find("1 of BASE's 2 results is not in NEW"), std::string::npos) << lenient.warnings[0];
+  EXPECT_NE(lenient.warnings[0].find("1 of BASE's 2 results is not in NEW"), std::string::npos)
+      << lenient.warnings[0];
 
   CompareOptions strict;
   strict.fail_on_missing = true;
@@ -156,13 +190,15 @@ TEST(CompareTest, NewErrorVerdictIsARegression) {
   EXPECT_TRUE(c.regression());
 }
 
-// NEW cut short by SIGINT/SIGTERM: its trials are compared, it is not a regression of the scenario, but
-// the comparison says it is not a pass — and with --fail-on-missing (NEW must cover BASE) it is one.
+// NEW cut short by SIGINT/SIGTERM: its trials are compared, it is not a regression of the scenario,
+// but the comparison says it is not a pass — and with --fail-on-missing (NEW must cover BASE) it is
+// one.
 TEST(CompareTest, AnInterruptedNewResultIsComparedOnItsTrialsAndIsNotAPass) {
   const Json base = Report({Result("s", 20, 0, {{"1", 20}})});
   Json now = Report({Result("s", 3, 0, {{"1", 3}})});
   now["results"][0]["verdict"] = "interrupted";
-  now["results"][0]["interrupted"] = "interrupted during trial 4 of 20; that trial is not evaluated";
+  now["results"][0]["interrupted"] =
+      "interrupted during trial 4 of 20; that trial is not evaluated";
   const Comparison c = CompareJson(base, now);
   EXPECT_FALSE(c.regression());
   ASSERT_EQ(c.results.size(), 1u);
@@ -170,25 +206,31 @@ TEST(CompareTest, AnInterruptedNewResultIsComparedOnItsTrialsAndIsNotAPass) {
   EXPECT_EQ(c.results[0].new_trials, 3);
   ASSERT_FALSE(c.results[0].notes.empty());
   EXPECT_EQ(c.results[0].notes[0],
-            "NEW interrupted during trial 4 of 20; that trial is not evaluated (3 trials ran): compared on the "
+            "NEW interrupted during trial 4 of 20; that trial is not evaluated (3 trials ran): "
+            "compared on the "
             "trials that ran");
   ASSERT_FALSE(c.warnings.empty());
-  EXPECT_EQ(c.warnings[0], "1 of NEW's results was interrupted (SIGINT/SIGTERM) before their last trial: compared on "
-                           "the trials they ran; not a pass (--fail-on-missing makes each a regression)");
+  EXPECT_EQ(
+      c.warnings[0],
+      "1 of NEW's results was interrupted (SIGINT/SIGTERM) before their last trial: compared on "
+      "the trials they ran; not a pass (--fail-on-missing makes each a regression)");
   std::ostringstream out;
   WriteConsole(c, out);
   EXPECT_NE(out.str().find("interrupted   s [read committed]"), std::string::npos) << out.str();
   EXPECT_NE(TallyLine(c).find("0 regressions, 1 interrupted"), std::string::npos) << TallyLine(c);
   std::ostringstream junit;
   WriteJunit(c, junit);
-  EXPECT_NE(junit.str().find("<skipped message=\"NEW interrupted during trial 4"), std::string::npos) << junit.str();
+  EXPECT_NE(junit.str().find("<skipped message=\"NEW interrupted during trial 4"),
+            std::string::npos)
+      << junit.str();
 
   CompareOptions strict;
   strict.fail_on_missing = true;
   const Comparison gate = CompareJson(base, now, strict);
   EXPECT_EQ(gate.regressions(), 1);
   ASSERT_FALSE(gate.results[0].reasons.empty());
-  EXPECT_NE(gate.results[0].reasons[0].find("NEW did not run all of it (--fail-on-missing)"), std::string::npos);
+  EXPECT_NE(gate.results[0].reasons[0].find("NEW did not run all of it (--fail-on-missing)"),
+            std::string::npos);
   // A fail in the trials that ran stays a fail however the run ended: judged on its counts as ever.
   now["results"][0]["verdict"] = "fail";
   now["results"][0]["expectations"][0]["failed"] = 3;
@@ -199,9 +241,12 @@ TEST(CompareTest, AnInterruptedNewResultIsComparedOnItsTrialsAndIsNotAPass) {
 }
 
 TEST(CompareTest, BlockedTimeShiftBeyondBothSpreadsIsFlaggedAndGatesOnlyWhenAsked) {
-  const Json b = Report({Result("s", 20, 0, {{"1", 20}}, Json::object(), {{"p50", 100}, {"p95", 104}, {"max", 110}, {"count", 20}})});
-  const Json small = Report({Result("s", 20, 0, {{"1", 20}}, Json::object(), {{"p50", 108}, {"p95", 112}, {"max", 115}, {"count", 20}})});
-  const Json big = Report({Result("s", 20, 0, {{"1", 20}}, Json::object(), {{"p50", 300}, {"p95", 305}, {"max", 310}, {"count", 20}})});
+  const Json b = Report({Result("s", 20, 0, {{"1", 20}}, Json::object(),
+                                {{"p50", 100}, {"p95", 104}, {"max", 110}, {"count", 20}})});
+  const Json small = Report({Result("s", 20, 0, {{"1", 20}}, Json::object(),
+                                    {{"p50", 108}, {"p95", 112}, {"max", 115}, {"count", 20}})});
+  const Json big = Report({Result("s", 20, 0, {{"1", 20}}, Json::object(),
+                                  {{"p50", 300}, {"p95", 305}, {"max", 310}, {"count", 20}})});
   // 100 -> 108: within spread 4 + floor 10.8.
   EXPECT_FALSE(CompareJson(b, small).results[0].timing[0].flagged);
   const Comparison warn = CompareJson(b, big);
@@ -212,10 +257,10 @@ TEST(CompareTest, BlockedTimeShiftBeyondBothSpreadsIsFlaggedAndGatesOnlyWhenAske
   EXPECT_TRUE(CompareJson(b, big, fail).regression());
 }
 
-// An honest pair measured on a loaded machine (run-state-machine at serializable, 20 trials each, load
-// ~20): 9 statements in a lock wait in one run, 38 in the other. The losers of an interleaving the
-// scenario does not force wait or not depending on how long the winner holds its lock, so the count
-// is timing: significant, but it gates only with --timing fail.
+// An honest pair measured on a loaded machine (run-state-machine at serializable, 20 trials each,
+// load ~20): 9 statements in a lock wait in one run, 38 in the other. The losers of an interleaving
+// the scenario does not force wait or not depending on how long the winner holds its lock, so the
+// count is timing: significant, but it gates only with --timing fail.
 TEST(CompareTest, LockWaitCountShiftIsTimingAndGatesOnlyWhenAsked) {
   const Json b = Report({Result("s", 20, 0, {{"1", 20}}, Json::object(),
                                 {{"p50", 3.4}, {"p95", 9.5}, {"max", 9.5}, {"count", 9}})});
@@ -224,12 +269,14 @@ TEST(CompareTest, LockWaitCountShiftIsTimingAndGatesOnlyWhenAsked) {
   const Comparison warn = CompareJson(b, n);
   EXPECT_FALSE(warn.regression());
   const auto& tests = warn.results[0].tests;
-  const auto waits = std::find_if(tests.begin(), tests.end(), [](const CountTest& t) { return t.kind == "lock waits"; });
+  const auto waits = std::find_if(tests.begin(), tests.end(),
+                                  [](const CountTest& t) { return t.kind == "lock waits"; });
   ASSERT_NE(waits, tests.end());
   EXPECT_TRUE(waits->significant);
   std::ostringstream out;
   WriteConsole(warn, out);
-  EXPECT_NE(out.str().find("significant, does not gate (timing-dependent)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("significant, does not gate (timing-dependent)"), std::string::npos)
+      << out.str();
   CompareOptions fail;
   fail.timing = TimingPolicy::kFail;
   EXPECT_TRUE(CompareJson(b, n, fail).regression());
@@ -239,11 +286,24 @@ Json WithTrialDetails(Json result, int trials, int double_claims) {
   Json details = Json::array();
   for (int t = 0; t < trials; ++t) {
     const bool both = t < double_claims;
-    details.push_back({{"trial", t}, {"verdict", "pass"},
-                       {"sessions", {{{"label", "worker.1"}, {"role", "worker"}}, {{"label", "worker.2"}, {"role", "worker"}}}},
-                       {"events", {{{"session", "worker.1"}, {"step", "claim"}, {"attempt", 1}, {"rows", 1}, {"skipped", false}},
-                                   {{"session", "worker.2"}, {"step", "claim"}, {"attempt", 1}, {"rows", both ? 1 : 0}, {"skipped", false}}}},
-                       {"finals", {{{"sql", "SELECT count(*) FROM claims"}, {"value", both ? "2" : "1"}}}}});
+    details.push_back(
+        {{"trial", t},
+         {"verdict", "pass"},
+         {"sessions",
+          {{{"label", "worker.1"}, {"role", "worker"}},
+           {{"label", "worker.2"}, {"role", "worker"}}}},
+         {"events",
+          {{{"session", "worker.1"},
+            {"step", "claim"},
+            {"attempt", 1},
+            {"rows", 1},
+            {"skipped", false}},
+           {{"session", "worker.2"},
+            {"step", "claim"},
+            {"attempt", 1},
+            {"rows", both ? 1 : 0},
+            {"skipped", false}}}},
+         {"finals", {{{"sql", "SELECT count(*) FROM claims"}, {"value", both ? "2" : "1"}}}}});
   }
   result["trial_details"] = details;
   return result;
@@ -255,16 +315,17 @@ TEST(CompareTest, RowCountsPerTrialAreCompared) {
   const Comparison c = CompareJson(b, n);
   ASSERT_TRUE(c.regression());
   bool rows = false;
-  for (const auto& t : c.results[0].tests) rows = rows || (t.subject == "worker/claim rows 1,1" && t.regression);
+  for (const auto& t : c.results[0].tests)
+    rows = rows || (t.subject == "worker/claim rows 1,1" && t.regression);
   EXPECT_TRUE(rows);
   EXPECT_FALSE(CompareJson(b, b).regression());
 }
 
 // The catalogue's guarded-cas-claim with its expectation edited to `winners: 2`: the same behaviour
 // (one winner in every trial), so no outcome count moved, but the result now fails 20/20 trials. An
-// edited expectation has no baseline to be matched with, so it used to be a note and the verdict change
-// "within chance" (issue 19); now the result's failing trials are judged as a whole and the edited
-// expectation that fails is a regression, named as changed in every output.
+// edited expectation has no baseline to be matched with, so it used to be a note and the verdict
+// change "within chance" (issue 19); now the result's failing trials are judged as a whole and the
+// edited expectation that fails is a regression, named as changed in every output.
 TEST(CompareTest, EditedExpectationThatFailsIsARegressionNamedAsChanged) {
   Json now = Report({Result("guarded-cas-claim", 20, 0, {{"1", 20}})});
   now["results"][0]["verdict"] = "fail";
@@ -276,7 +337,8 @@ TEST(CompareTest, EditedExpectationThatFailsIsARegressionNamedAsChanged) {
   EXPECT_EQ(r.expectation_changes[0].base_text, "winners = 1");
   EXPECT_EQ(r.expectation_changes[0].new_text, "winners = 2");
   EXPECT_TRUE(r.expectation_changes[0].new_failing);
-  const auto whole = std::find_if(r.tests.begin(), r.tests.end(), [](const CountTest& t) { return t.kind == "failing trials"; });
+  const auto whole = std::find_if(r.tests.begin(), r.tests.end(),
+                                  [](const CountTest& t) { return t.kind == "failing trials"; });
   ASSERT_NE(whole, r.tests.end());
   EXPECT_EQ(whole->base_count, 0);
   EXPECT_EQ(whole->new_count, 20);
@@ -285,17 +347,27 @@ TEST(CompareTest, EditedExpectationThatFailsIsARegressionNamedAsChanged) {
   WriteConsole(c, console);
   WriteMarkdown(c, md);
   WriteJunit(c, junit);
-  EXPECT_NE(console.str().find("REGRESSION    guarded-cas-claim [read committed] postgresql {workers=2}: pass → fail"),
-            std::string::npos) << console.str();
-  EXPECT_NE(console.str().find("expectation changed: 'winners = 1' → 'winners = 2' (NEW: failed in 20 of 20 trials) — "
-                               "REGRESSION"),
-            std::string::npos) << console.str();
-  EXPECT_NE(console.str().find("trials failing any expectation: 0/20 → 20/20 trials"), std::string::npos) << console.str();
+  EXPECT_NE(
+      console.str().find(
+          "REGRESSION    guarded-cas-claim [read committed] postgresql {workers=2}: pass → fail"),
+      std::string::npos)
+      << console.str();
+  EXPECT_NE(
+      console.str().find(
+          "expectation changed: 'winners = 1' → 'winners = 2' (NEW: failed in 20 of 20 trials) — "
+          "REGRESSION"),
+      std::string::npos)
+      << console.str();
+  EXPECT_NE(console.str().find("trials failing any expectation: 0/20 → 20/20 trials"),
+            std::string::npos)
+      << console.str();
   EXPECT_EQ(console.str().find("within chance at alpha"), std::string::npos) << console.str();
-  EXPECT_NE(md.str().find("expectation changed: 'winners = 1' → 'winners = 2'"), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("expectation changed: 'winners = 1' → 'winners = 2'"), std::string::npos)
+      << md.str();
   EXPECT_NE(md.str().find("Regression: guarded-cas-claim"), std::string::npos) << md.str();
   EXPECT_NE(junit.str().find("failures=\"1\""), std::string::npos) << junit.str();
-  EXPECT_NE(junit.str().find("expectation changed: &#39;winners = 1&#39; → &#39;winners = 2&#39;"), std::string::npos)
+  EXPECT_NE(junit.str().find("expectation changed: &#39;winners = 1&#39; → &#39;winners = 2&#39;"),
+            std::string::npos)
       << junit.str();
 }
 
@@ -303,7 +375,8 @@ TEST(CompareTest, EditedExpectationThatFailsIsARegressionNamedAsChanged) {
 // expectation now asks for two, but another check still fails in every trial.
 TEST(CompareTest, ExpectationEditedTogetherWithTheCodeIsStillJudged) {
   Json base = Report({Result("s", 20, 0, {{"1", 20}})});
-  base["results"][0]["expectations"].push_back({{"text", "claim returned 0 rows in 1 session"}, {"passed", 20}, {"failed", 0}});
+  base["results"][0]["expectations"].push_back(
+      {{"text", "claim returned 0 rows in 1 session"}, {"passed", 20}, {"failed", 0}});
   Json now = Report({Result("s", 20, 0, {{"2", 20}})});
   now["results"][0]["verdict"] = "fail";
   now["results"][0]["expectations"] = Json::array(
@@ -312,32 +385,40 @@ TEST(CompareTest, ExpectationEditedTogetherWithTheCodeIsStillJudged) {
   const Comparison c = CompareJson(base, now);
   ASSERT_TRUE(c.regression());
   ASSERT_EQ(c.results[0].expectation_changes.size(), 1u);
-  EXPECT_FALSE(c.results[0].expectation_changes[0].new_failing);  // winners = 2 holds: changed, not the regression
+  EXPECT_FALSE(c.results[0]
+                   .expectation_changes[0]
+                   .new_failing);  // winners = 2 holds: changed, not the regression
   std::ostringstream console;
   WriteConsole(c, console);
-  EXPECT_NE(console.str().find("expectation changed: 'winners = 1' → 'winners = 2' (NEW: held in every trial)"),
-            std::string::npos) << console.str();
-  EXPECT_NE(console.str().find("expectation failed: claim returned 0 rows in 1 session: 0/20 → 20/20 trials"),
-            std::string::npos) << console.str();
+  EXPECT_NE(console.str().find(
+                "expectation changed: 'winners = 1' → 'winners = 2' (NEW: held in every trial)"),
+            std::string::npos)
+      << console.str();
+  EXPECT_NE(console.str().find(
+                "expectation failed: claim returned 0 rows in 1 session: 0/20 → 20/20 trials"),
+            std::string::npos)
+      << console.str();
 }
 
 // Four expectations each failing in 4 different trials of 20: no one of them is significant
-// (0/20 → 4/20: p = 0.11), but the result failed in 16 of 20 trials (p = 2.4e-8). With every trial kept
-// that is counted exactly; without trial details the count is a lower bound (the most failures of one
-// expectation, 4), which does not overstate the change.
+// (0/20 → 4/20: p = 0.11), but the result failed in 16 of 20 trials (p = 2.4e-8). With every trial
+// kept that is counted exactly; without trial details the count is a lower bound (the most failures
+// of one expectation, 4), which does not overstate the change.
 TEST(CompareTest, FailingTrialsAreJudgedAsAWhole) {
   auto result = [](bool failing, bool details) {
     Json r = Result("s", 20, 0, {{"1", 20}});
     r["expectations"] = Json::array();
     for (int e = 0; e < 4; ++e) {
       const int failed = failing ? 4 : 0;
-      r["expectations"].push_back({{"text", "check " + std::to_string(e)}, {"passed", 20 - failed}, {"failed", failed}});
+      r["expectations"].push_back(
+          {{"text", "check " + std::to_string(e)}, {"passed", 20 - failed}, {"failed", failed}});
     }
     if (failing) r["verdict"] = "fail";
     if (details) {
       r["trial_details"] = Json::array();
       for (int t = 0; t < 20; ++t) {
-        r["trial_details"].push_back({{"trial", t + 1}, {"verdict", failing && t < 16 ? "fail" : "pass"}});
+        r["trial_details"].push_back(
+            {{"trial", t + 1}, {"verdict", failing && t < 16 ? "fail" : "pass"}});
       }
     }
     return r;
@@ -345,12 +426,15 @@ TEST(CompareTest, FailingTrialsAreJudgedAsAWhole) {
   const Comparison kept = CompareJson(Report({result(false, true)}), Report({result(true, true)}));
   ASSERT_TRUE(kept.regression());
   ASSERT_EQ(kept.results[0].reasons.size(), 1u);
-  EXPECT_NE(kept.results[0].reasons[0].find("trials failing any expectation: 0/20 → 16/20"), std::string::npos)
+  EXPECT_NE(kept.results[0].reasons[0].find("trials failing any expectation: 0/20 → 16/20"),
+            std::string::npos)
       << kept.results[0].reasons[0];
-  const Comparison aggregates = CompareJson(Report({result(false, false)}), Report({result(true, false)}));
+  const Comparison aggregates =
+      CompareJson(Report({result(false, false)}), Report({result(true, false)}));
   EXPECT_FALSE(aggregates.regression());
   const auto& tests = aggregates.results[0].tests;
-  const auto whole = std::find_if(tests.begin(), tests.end(), [](const CountTest& t) { return t.kind == "failing trials"; });
+  const auto whole = std::find_if(tests.begin(), tests.end(),
+                                  [](const CountTest& t) { return t.kind == "failing trials"; });
   ASSERT_NE(whole, tests.end());
   EXPECT_EQ(whole->new_count, 4);
 }
@@ -358,14 +442,17 @@ TEST(CompareTest, FailingTrialsAreJudgedAsAWhole) {
 TEST(CompareTest, AddedAndRemovedExpectationsAreNamedAndAnAddedFailingOneIsARegression) {
   const Json base = Report({Result("s", 20, 0, {{"1", 20}})});
   Json held = Report({Result("s", 20, 0, {{"1", 20}})});
-  held["results"][0]["expectations"].push_back({{"text", "SQLSTATE 40001 count = 0"}, {"passed", 20}, {"failed", 0}});
+  held["results"][0]["expectations"].push_back(
+      {{"text", "SQLSTATE 40001 count = 0"}, {"passed", 20}, {"failed", 0}});
   const Comparison added = CompareJson(base, held);
   EXPECT_FALSE(added.regression());
   EXPECT_NE(TallyLine(added).find("1 changed"), std::string::npos) << TallyLine(added);
   std::ostringstream console;
   WriteConsole(added, console);
-  EXPECT_NE(console.str().find("expectation added in NEW: 'SQLSTATE 40001 count = 0' (NEW: held in every trial)"),
-            std::string::npos) << console.str();
+  EXPECT_NE(console.str().find(
+                "expectation added in NEW: 'SQLSTATE 40001 count = 0' (NEW: held in every trial)"),
+            std::string::npos)
+      << console.str();
   // Removed: named, not a regression.
   const Comparison removed = CompareJson(held, base);
   EXPECT_FALSE(removed.regression());
@@ -378,26 +465,36 @@ TEST(CompareTest, AddedAndRemovedExpectationsAreNamedAndAnAddedFailingOneIsARegr
   once["results"][0]["expectations"][1]["failed"] = 1;
   const Comparison failing = CompareJson(base, once);
   ASSERT_TRUE(failing.regression());
-  EXPECT_NE(failing.results[0].reasons.back().find("expectation 'SQLSTATE 40001 count = 0' (added) fails in NEW: 1 of 20"),
-            std::string::npos) << failing.results[0].reasons.back();
-  // A min_fraction alternative that held in enough trials is not failing, though some trials missed it.
+  EXPECT_NE(failing.results[0].reasons.back().find(
+                "expectation 'SQLSTATE 40001 count = 0' (added) fails in NEW: 1 of 20"),
+            std::string::npos)
+      << failing.results[0].reasons.back();
+  // A min_fraction alternative that held in enough trials is not failing, though some trials missed
+  // it.
   Json fraction = held;
-  fraction["results"][0]["expectations"][1] = {{"text", "one_of 'a' held in >= 90% of trials"}, {"passed", 19},
-                                               {"failed", 1}, {"min_fraction", 0.9}};
+  fraction["results"][0]["expectations"][1] = {{"text", "one_of 'a' held in >= 90% of trials"},
+                                               {"passed", 19},
+                                               {"failed", 1},
+                                               {"min_fraction", 0.9}};
   EXPECT_FALSE(CompareJson(base, fraction).regression());
 }
 
 TEST(CompareTest, ResultOnlyInNewThatFailsIsARegression) {
   const Json base = Report({Result("a", 20, 0, {{"1", 20}})});
-  const Comparison c = CompareJson(base, Report({Result("a", 20, 0, {{"1", 20}}), Result("c", 20, 2, {{"1", 20}})}));
+  const Comparison c =
+      CompareJson(base, Report({Result("a", 20, 0, {{"1", 20}}), Result("c", 20, 2, {{"1", 20}})}));
   ASSERT_EQ(c.regressions(), 1);
   EXPECT_TRUE(c.results[1].regression);
-  EXPECT_NE(c.results[1].reasons[0].find("not in BASE, and it fails in NEW (2 of 20 trials failing)"), std::string::npos)
+  EXPECT_NE(
+      c.results[1].reasons[0].find("not in BASE, and it fails in NEW (2 of 20 trials failing)"),
+      std::string::npos)
       << c.results[1].reasons[0];
   std::ostringstream console;
   WriteConsole(c, console);
-  EXPECT_NE(console.str().find("REGRESSION    c [read committed]"), std::string::npos) << console.str();
-  EXPECT_NE(console.str().find("    not in BASE, and it fails in NEW"), std::string::npos) << console.str();
+  EXPECT_NE(console.str().find("REGRESSION    c [read committed]"), std::string::npos)
+      << console.str();
+  EXPECT_NE(console.str().find("    not in BASE, and it fails in NEW"), std::string::npos)
+      << console.str();
 }
 
 // merge joins and says the merged verdict (it does not gate: its exit code is 0 for any verdict).
@@ -409,15 +506,18 @@ TEST(MergeVerdictTest, TheWorstVerdictByARunsPrecedenceOrIncomplete) {
     merged.results.push_back(std::move(r));
   }
   EXPECT_EQ(MergedVerdictLine(merged, 2),
-            "racelab merge: 3 results joined from 2 reports (2 pass, 1 fail); merged verdict: fail (merge does not "
+            "racelab merge: 3 results joined from 2 reports (2 pass, 1 fail); merged verdict: fail "
+            "(merge does not "
             "gate: racelab compare or run --baseline does)");
   merged.results[2].verdict = Verdict::kError;
-  EXPECT_NE(MergedVerdictLine(merged, 2).find("(1 pass, 1 fail, 1 error); merged verdict: error"), std::string::npos);
+  EXPECT_NE(MergedVerdictLine(merged, 2).find("(1 pass, 1 fail, 1 error); merged verdict: error"),
+            std::string::npos);
   merged.results[0].interrupted = "interrupted during trial 4 of 20; that trial is not evaluated";
   EXPECT_NE(MergedVerdictLine(merged, 2).find("merged verdict: incomplete"), std::string::npos);
   merged.results[0].interrupted.clear();
   merged.not_run.push_back(NotRunResult{});
-  EXPECT_NE(MergedVerdictLine(merged, 2).find("1 not run); merged verdict: incomplete"), std::string::npos);
+  EXPECT_NE(MergedVerdictLine(merged, 2).find("1 not run); merged verdict: incomplete"),
+            std::string::npos);
 }
 
 TEST(AnomalyMatrixCellTest, DerivedFromWinnersAndSqlstates) {
@@ -470,9 +570,11 @@ TEST(AnomalyMatrixTest, RowsInAdyaOrderColumnsWeakestFirstAndEngineFilter) {
     r.winners = {{engine == "mariadb" ? "1" : "0", 2}};
     report.results.push_back(r);
   };
-  // Catalogue (alphabetical) order, the order racelab run plans them in; levels strongest first here.
-  for (const char* name : {"anomaly-g-single", "anomaly-g0", "anomaly-g2", "anomaly-g2-item", "anomaly-p4",
-                           "anomaly-pmp", "my-own-scenario", "anomaly-g1c", "anomaly-otv", "anomaly-g1a"}) {
+  // Catalogue (alphabetical) order, the order racelab run plans them in; levels strongest first
+  // here.
+  for (const char* name :
+       {"anomaly-g-single", "anomaly-g0", "anomaly-g2", "anomaly-g2-item", "anomaly-p4",
+        "anomaly-pmp", "my-own-scenario", "anomaly-g1c", "anomaly-otv", "anomaly-g1a"}) {
     add(name, "postgresql", "serializable");
     add(name, "postgresql", "read committed");
     add(name, "mariadb", "serializable");
@@ -481,11 +583,13 @@ TEST(AnomalyMatrixTest, RowsInAdyaOrderColumnsWeakestFirstAndEngineFilter) {
   const AnomalyMatrix both = BuildMatrix(report);
   std::vector<std::string> rows;
   for (const auto& row : both.rows) rows.push_back(row.scenario);
-  EXPECT_EQ(rows, (std::vector<std::string>{"anomaly-g0", "anomaly-g1a", "anomaly-g1c", "anomaly-otv", "anomaly-pmp",
-                                            "anomaly-p4", "anomaly-g-single", "anomaly-g2-item", "anomaly-g2"}));
+  EXPECT_EQ(rows, (std::vector<std::string>{"anomaly-g0", "anomaly-g1a", "anomaly-g1c",
+                                            "anomaly-otv", "anomaly-pmp", "anomaly-p4",
+                                            "anomaly-g-single", "anomaly-g2-item", "anomaly-g2"}));
   EXPECT_EQ(both.left_out, std::vector<std::string>{"my-own-scenario"});
-  EXPECT_EQ(both.columns, (std::vector<std::string>{"postgresql read committed", "postgresql serializable",
-                                                    "mariadb read uncommitted", "mariadb serializable"}));
+  EXPECT_EQ(both.columns,
+            (std::vector<std::string>{"postgresql read committed", "postgresql serializable",
+                                      "mariadb read uncommitted", "mariadb serializable"}));
   const AnomalyMatrix maria = BuildMatrix(report, "mariadb");
   EXPECT_EQ(maria.engines, std::vector<std::string>{"mariadb"});
   EXPECT_EQ(maria.columns, (std::vector<std::string>{"read uncommitted", "serializable"}));
@@ -502,7 +606,8 @@ TEST(AnomalyMatrixTest, RowsInAdyaOrderColumnsWeakestFirstAndEngineFilter) {
     r.isolation = "read committed";
     others.results.push_back(r);
   }
-  const AnomalyMatrix own = BuildMatrix(others);  // a user's own anomaly-* keeps its row, after the literature's
+  const AnomalyMatrix own =
+      BuildMatrix(others);  // a user's own anomaly-* keeps its row, after the literature's
   ASSERT_EQ(own.rows.size(), 1u);
   EXPECT_EQ(own.rows[0].scenario, "anomaly-not-in-the-literature");
   EXPECT_EQ(own.left_out, std::vector<std::string>{"my-own-scenario"});
@@ -530,7 +635,8 @@ TEST(ReportViewTest, InvalidJsonNamesFileLineAndColumn) {
   std::remove(path.c_str());
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.status().code(), StatusCode::kUsage);
-  EXPECT_EQ(v.status().message().rfind(path + ":3:15: not valid JSON", 0), 0u) << v.status().message();
+  EXPECT_EQ(v.status().message().rfind(path + ":3:15: not valid JSON", 0), 0u)
+      << v.status().message();
   auto missing = ReadReportView(path);
   EXPECT_EQ(missing.status().message(), path + ": cannot read the file: No such file or directory");
 }

@@ -81,12 +81,14 @@ TEST(ConditionTest, SqlstateAndFailedNameAnEarlierStep) {
   c = Parse("!failed( claim )");
   EXPECT_TRUE(c.negated);
   EXPECT_EQ(c.name, "claim");
-  EXPECT_EQ(Parse("failed == 1").kind, WhenCondition::Kind::kCompare);  // a capture may be called failed
+  EXPECT_EQ(Parse("failed == 1").kind,
+            WhenCondition::Kind::kCompare);  // a capture may be called failed
 }
 
 TEST(ConditionTest, Errors) {
   EXPECT_EQ(ErrorOf("status = 1"), "expected == != < <= > or >= after the name");
-  EXPECT_EQ(ErrorOf("status < 'b'"), "< compares numbers: write a number after it, or use == or != with 'text'");
+  EXPECT_EQ(ErrorOf("status < 'b'"),
+            "< compares numbers: write a number after it, or use == or != with 'text'");
   EXPECT_EQ(ErrorOf("== 1"), "expected a captured name first");
   EXPECT_EQ(ErrorOf("s == 'open"), "unterminated 'text'");
   EXPECT_EQ(ErrorOf("s == 1.2.3"), "bad number '1.2.3'");
@@ -95,10 +97,12 @@ TEST(ConditionTest, Errors) {
   EXPECT_EQ(ErrorOf("defined(id"), "expected ')' after defined(id");
   EXPECT_EQ(ErrorOf("defined()"), "expected a captured name in defined(…)");
   EXPECT_EQ(ErrorOf("!status == 1"), "'!' goes only before defined(NAME) or failed(STEP)");
-  EXPECT_EQ(ErrorOf("sqlstate(claim) == 40001"), "expected a quoted SQLSTATE after ==, e.g. '40001'");
+  EXPECT_EQ(ErrorOf("sqlstate(claim) == 40001"),
+            "expected a quoted SQLSTATE after ==, e.g. '40001'");
   EXPECT_EQ(ErrorOf("sqlstate(claim) < '40001'"), "expected == or != after sqlstate(claim)");
-  EXPECT_EQ(ErrorOf("sqlstate(claim) == '4001'"),
-            "'4001' is not a SQLSTATE (5 characters, digits and capital letters, e.g. '40001', '40P01')");
+  EXPECT_EQ(
+      ErrorOf("sqlstate(claim) == '4001'"),
+      "'4001' is not a SQLSTATE (5 characters, digits and capital letters, e.g. '40001', '40P01')");
   EXPECT_EQ(ErrorOf("sqlstate() == '40001'"), "expected a step name in sqlstate(…)");
   EXPECT_EQ(ErrorOf("failed(claim"), "expected ')' after failed(claim");
   EXPECT_EQ(ErrorOf("rows(pull)"), "expected == != < <= > or >= after rows(pull)");

@@ -1,7 +1,7 @@
 // Every complete scenario in docs/scenario-format.md (a ```yaml block starting with "name:") loads
 // and plans at every isolation level, and every bad example (a block whose first lines are
-// "# error: FILE:LINE:COL: FIELD: …", then the scenario) fails to load with exactly those error lines,
-// so the reference cannot drift from the loader.
+// "# error: FILE:LINE:COL: FIELD: …", then the scenario) fails to load with exactly those error
+// lines, so the reference cannot drift from the loader.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -55,8 +55,9 @@ TEST(DocsExamplesTest, EveryCompleteScenarioLoadsAndPlans) {
       Result<std::vector<PlanItem>> items = ExpandScenario(*scenario, options);
       ASSERT_TRUE(items.ok()) << engine << ": " << items.status().message();
       const size_t permutations = scenario->order ? scenario->order->permutations.size() : 1;
-      EXPECT_EQ(items->size(), permutations * (options.isolation.empty() ? scenario->ForEngine(engine)->isolation.size()
-                                                                         : options.isolation.size()))
+      EXPECT_EQ(items->size(), permutations * (options.isolation.empty()
+                                                   ? scenario->ForEngine(engine)->isolation.size()
+                                                   : options.isolation.size()))
           << engine;
     }
   }

@@ -121,10 +121,10 @@ TEST(Dsn, LooksLikeDsnFindsConnectionStringsThatMayHoldAPassword) {
   EXPECT_FALSE(LooksLikeDsn("scenarios/lock-hold-wait.yaml"));
 }
 
-// Every DSN form of every engine through the one engine-neutral path (open_engine.h RedactDsn, which
-// the CLI uses for argv, reports and messages): a password is shown as *** when the string parses
-// safely, and nothing of the string is shown when it does not — never pieces. The passwords are made
-// of two pieces, "pwA1" and "pwB2", joined by a character a careless parser splits on.
+// Every DSN form of every engine through the one engine-neutral path (open_engine.h RedactDsn,
+// which the CLI uses for argv, reports and messages): a password is shown as *** when the string
+// parses safely, and nothing of the string is shown when it does not — never pieces. The passwords
+// are made of two pieces, "pwA1" and "pwB2", joined by a character a careless parser splits on.
 struct AnyForm {
   const char* name;
   std::string dsn;
@@ -139,9 +139,12 @@ std::vector<AnyForm> AnyForms() {
       {"pg_at_in_password", "postgresql://u:pwA1@pwB2@db.example/app", none},
       {"pg_at_in_query_password", "postgresql://u@h/db?password=pwA1@pwB2", none},
       {"pg_slash_no_at", "postgres://u:pwA1/pwB2", none},  // libpq: host u, port pwA1
-      {"pg_question_in_password", "postgresql://u:pwA1?pwB2@h/db", "user=u password=*** dbname=db host=h"},
-      {"pg_encoded_slash", "postgresql://u:pwA1%2FpwB2@h/db", "user=u password=*** dbname=db host=h"},
-      {"pg_query_password", "postgresql://u@h/db?password=pwA1%40pwB2", "user=u password=*** dbname=db host=h"},
+      {"pg_question_in_password", "postgresql://u:pwA1?pwB2@h/db",
+       "user=u password=*** dbname=db host=h"},
+      {"pg_encoded_slash", "postgresql://u:pwA1%2FpwB2@h/db",
+       "user=u password=*** dbname=db host=h"},
+      {"pg_query_password", "postgresql://u@h/db?password=pwA1%40pwB2",
+       "user=u password=*** dbname=db host=h"},
       {"pg_nested_ambiguous", "dbname='postgresql://u:pwA1/pwB2@h/db'", none},
       {"pg_kv_quoted", "host=h password='pwA1 pwB2'", "password=*** host=h"},
       {"pg_kv_unquoted_space", "host=h password=pwA1 pwB2", none},
@@ -150,10 +153,12 @@ std::vector<AnyForm> AnyForms() {
       {"maria_at_in_password", "mariadb://u:pwA1@pwB2@h/db", none},
       {"maria_question_in_password", "mariadb://u:pwA1?pwB2@h/db", "mariadb://u:***@h/db"},
       {"maria_colon_hash_in_password", "mysql://u:pwA1:#pwB2@h:3307", "mysql://u:***@h:3307"},
-      {"maria_query_password", "mariadb://u@h/db?password=pwA1%26pwB2", "mariadb://u@h/db?password=***"},
+      {"maria_query_password", "mariadb://u@h/db?password=pwA1%26pwB2",
+       "mariadb://u@h/db?password=***"},
       {"maria_query_password_socket", "mariadb://u@/?socket=/run/m.sock&password=pwA1pwB2",
        "mariadb://u@/?socket=/run/m.sock&password=***"},
-      {"maria_both_passwords", "mariadb://u:pwA1@h/?password=pwB2", "mariadb://u:***@h/?password=***"},
+      {"maria_both_passwords", "mariadb://u:pwA1@h/?password=pwB2",
+       "mariadb://u:***@h/?password=***"},
       {"maria_at_in_query", "mariadb://u@h/db?password=pwA1@pwB2", none},
       {"maria_no_at_port_is_password", "mysql://u:pwA1/pwB2", none},
       {"maria_unknown_parameter", "mariadb://h/db?pwA1=pwB2", none},
@@ -170,7 +175,8 @@ TEST(Dsn, EveryFormOfEveryEngineShowsNoPieceOfThePassword) {
   for (const AnyForm& f : AnyForms()) {
     const std::string shown = racelab::RedactDsn(f.dsn);
     EXPECT_EQ(shown, f.shown) << f.name;
-    for (const char* piece : {"pwA1", "pwB2"}) EXPECT_EQ(shown.find(piece), std::string::npos) << f.name;
+    for (const char* piece : {"pwA1", "pwB2"})
+      EXPECT_EQ(shown.find(piece), std::string::npos) << f.name;
     std::vector<const char*> argv = {"racelab", "run", "x", "--dsn", f.dsn.c_str()};
     const std::string line = cli::CommandLine(5, argv.data());
     const std::string echoed = cli::RedactArguments("not expected: " + f.dsn, 5, argv.data());
@@ -193,12 +199,20 @@ TEST(Dsn, MalformedDsnErrorsNameThePartWithoutAnyPiece) {
     }
   }
   EXPECT_EQ(internal::DescribeDsnParseError("postgresql://u:pwA1/pwB2@h/db"), kAmbiguousUriProblem);
-  EXPECT_NE(internal::DescribeDsnParseError("dbname='postgresql://u:a/b@h/db'").find("the dbname is itself"),
+  EXPECT_NE(internal::DescribeDsnParseError("dbname='postgresql://u:a/b@h/db'")
+                .find("the dbname is itself"),
             std::string::npos);
-  EXPECT_NE(ValidateDsn("postgres://u:pwA1/pwB2").message().find("the port is not a number"), std::string::npos);
-  EXPECT_NE(mariadb::ParseMariaDbDsn("mysql://u:pwA1/pwB2").status().message().find("the port is not a number"),
+  EXPECT_NE(ValidateDsn("postgres://u:pwA1/pwB2").message().find("the port is not a number"),
             std::string::npos);
-  EXPECT_NE(mariadb::ParseMariaDbDsn("mariadb://h/db?pwA1=pwB2").status().message().find("1st query parameter"),
+  EXPECT_NE(mariadb::ParseMariaDbDsn("mysql://u:pwA1/pwB2")
+                .status()
+                .message()
+                .find("the port is not a number"),
+            std::string::npos);
+  EXPECT_NE(mariadb::ParseMariaDbDsn("mariadb://h/db?pwA1=pwB2")
+                .status()
+                .message()
+                .find("1st query parameter"),
             std::string::npos);
 }
 

@@ -1,5 +1,6 @@
-// `engines` and engine maps (docs/scenario-format.md "Engines and SQL that differs"): a file read once
-// per engine, each reading with its own SQL, levels and expectations; errors with file:line and field.
+// `engines` and engine maps (docs/scenario-format.md "Engines and SQL that differs"): a file read
+// once per engine, each reading with its own SQL, levels and expectations; errors with file:line
+// and field.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -40,8 +41,8 @@ TEST(EngineMapsTest, EachEngineReadsItsOwnEntries) {
   EXPECT_EQ(s->setup, "CREATE TABLE t (x int)");
   EXPECT_EQ(s->sessions[0].steps[1].sql, "SELECT x FROM t");  // `default`
   EXPECT_EQ(s->sessions[0].steps[1].capture, std::vector<std::string>{"x"});
-  EXPECT_EQ(s->isolation,
-            (std::vector<IsolationLevel>{IsolationLevel::kReadCommitted, IsolationLevel::kSerializable}));
+  EXPECT_EQ(s->isolation, (std::vector<IsolationLevel>{IsolationLevel::kReadCommitted,
+                                                       IsolationLevel::kSerializable}));
   const Scenario* m = s->ForEngine("mariadb");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->engine, "mariadb");
@@ -51,7 +52,7 @@ TEST(EngineMapsTest, EachEngineReadsItsOwnEntries) {
   ASSERT_EQ(m->sessions[0].settings.size(), 1u);
   EXPECT_EQ(m->sessions[0].settings[0].first, "innodb_lock_wait_timeout");
   EXPECT_EQ(m->isolation, (std::vector<IsolationLevel>{IsolationLevel::kReadUncommitted,
-                                                      IsolationLevel::kRepeatableRead}));
+                                                       IsolationLevel::kRepeatableRead}));
   ASSERT_TRUE(m->expect.sqlstates.has_value());
   EXPECT_EQ(m->expect.sqlstates->count("1205"), 1u);  // an engine error number is a key
   EXPECT_EQ(s->ForEngine("sqlite"), nullptr);
@@ -145,7 +146,8 @@ TEST(EngineMapsTest, ReadUncommittedIsALevelAndEngineCodesAreErrorKeys) {
   EXPECT_EQ(ParseIsolation("RU"), IsolationLevel::kReadUncommitted);
   EXPECT_EQ(IsolationName(IsolationLevel::kReadUncommitted), "read uncommitted");
   std::string e = ErrorOf(
-      "name: bad\ntitle: t\nteaches: t\nengines: [mariadb, sqlite]\nsessions:\n  - name: w\n    retry: { sqlstates: [\"1213\", "
+      "name: bad\ntitle: t\nteaches: t\nengines: [mariadb, sqlite]\nsessions:\n  - name: w\n    "
+      "retry: { sqlstates: [\"1213\", "
       "SQLITE_BUSY, \"12345\", \"0123\"] }\n    steps: [begin, commit]\n"
       "expect: { lock_waits: 0, sqlstates: { \"1062\": 0, \"99\": 0 } }\n");
   EXPECT_EQ(e.find("'1213'"), std::string::npos) << e;

@@ -47,7 +47,8 @@ TEST(ErrorCodeExpectTest, EngineCodesAndSqlstatesBothMatch) {
   TrialVerdict v = EvaluateTrial(Item({{"1213", 1}, {"1205", 1}}), OneDeadlockAndOneLockTimeout());
   EXPECT_EQ(v.verdict, Verdict::kPass);
   v = EvaluateTrial(Item({{"40001", 1}, {"1205", 1}}), OneDeadlockAndOneLockTimeout());
-  EXPECT_EQ(v.verdict, Verdict::kPass) << "1213 counts under its SQLSTATE when only 40001 is listed";
+  EXPECT_EQ(v.verdict, Verdict::kPass)
+      << "1213 counts under its SQLSTATE when only 40001 is listed";
 }
 
 TEST(ErrorCodeExpectTest, AnUnlistedCodeIsStillASurprise) {
@@ -57,7 +58,8 @@ TEST(ErrorCodeExpectTest, AnUnlistedCodeIsStillASurprise) {
   for (const Check& c : v.checks) {
     if (c.text == "no other SQLSTATE") saw = !c.passed && c.detail == "saw 1205×1";
   }
-  EXPECT_TRUE(saw) << "the 1205 (HY000) nobody expected fails the trial, named by its code (error_key.h)";
+  EXPECT_TRUE(saw)
+      << "the 1205 (HY000) nobody expected fails the trial, named by its code (error_key.h)";
   v = EvaluateTrial(Item({{"1213", 2}, {"1205", 1}}), OneDeadlockAndOneLockTimeout());
   EXPECT_EQ(v.verdict, Verdict::kFail);
 }

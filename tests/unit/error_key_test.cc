@@ -1,16 +1,17 @@
 // The summary counts errors by the engine's code where the SQLSTATE is generic
-// (harness/model/error_key.h, ResultSummary::errors), keeps `sqlstates` by SQLSTATE, and the summary
-// tables of every format show the engine's name (SQLITE_BUSY, MariaDB 1205), not HY000.
+// (harness/model/error_key.h, ResultSummary::errors), keeps `sqlstates` by SQLSTATE, and the
+// summary tables of every format show the engine's name (SQLITE_BUSY, MariaDB 1205), not HY000.
+#include "harness/model/error_key.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
 #include "harness/eval/result_accumulator.h"
-#include "harness/model/error_key.h"
 #include "reports/reporter.h"
 #include "reports/reporters.h"
 #include "tests/unit/render_report.h"
@@ -25,9 +26,9 @@ TEST(ErrorKey, EngineCodeOnlyWhereTheSqlstateIsGeneric) {
   EXPECT_EQ(ErrorKey("HY000", "SQLITE_BUSY"), "SQLITE_BUSY");  // SQLite: every error is HY000
   EXPECT_EQ(ErrorKey("HY000", "1205"), "1205");                // MariaDB lock wait timeout
   EXPECT_EQ(ErrorKey("23000", "1062"), "1062");                // MariaDB duplicate key: class only
-  EXPECT_EQ(ErrorKey("40001", "1213"), "40001");               // MariaDB deadlock: a specific SQLSTATE
-  EXPECT_EQ(ErrorKey("40001", ""), "40001");                   // PostgreSQL
-  EXPECT_EQ(ErrorKey("XX000", ""), "XX000");                   // generic, but no code to name
+  EXPECT_EQ(ErrorKey("40001", "1213"), "40001");  // MariaDB deadlock: a specific SQLSTATE
+  EXPECT_EQ(ErrorKey("40001", ""), "40001");      // PostgreSQL
+  EXPECT_EQ(ErrorKey("XX000", ""), "XX000");      // generic, but no code to name
   EXPECT_EQ(ErrorKey("", ""), "");
   EXPECT_TRUE(IsGenericSqlstate("HY000"));
   EXPECT_FALSE(IsGenericSqlstate("40P01"));
@@ -43,8 +44,8 @@ StepEvent Failed(std::string sqlstate, std::string code) {
   return e;
 }
 
-// Two trials: SQLite busy errors (one plain, one snapshot), a MariaDB deadlock and lock wait timeout,
-// a PostgreSQL serialization failure.
+// Two trials: SQLite busy errors (one plain, one snapshot), a MariaDB deadlock and lock wait
+// timeout, a PostgreSQL serialization failure.
 ResultSummary Summary(const PlanItem& item) {
   ResultAccumulator acc(item, DetailsPolicy::kNone);
   TrialVerdict a;
@@ -64,8 +65,9 @@ TEST(ErrorKey, SummaryCountsByNameAndBySqlstate) {
   ResultSummary s = Summary(item);
   EXPECT_EQ(s.sqlstates, (std::map<std::string, int>{{"40001", 2}, {"HY000", 4}}))
       << "sqlstates keeps its meaning (backward compatible)";
-  EXPECT_EQ(s.errors, (std::map<std::string, int>{
-                          {"1205", 1}, {"40001", 2}, {"SQLITE_BUSY", 2}, {"SQLITE_BUSY_SNAPSHOT", 1}}));
+  EXPECT_EQ(s.errors,
+            (std::map<std::string, int>{
+                {"1205", 1}, {"40001", 2}, {"SQLITE_BUSY", 2}, {"SQLITE_BUSY_SNAPSHOT", 1}}));
 }
 
 using testing::Render;
@@ -80,15 +82,18 @@ TEST(ErrorKey, SummaryTablesNameTheEngineError) {
   for (const char* format : {"console", "md", "html"}) {
     const std::string text = Render(format, report);
     // Markdown escapes the underscores.
-    EXPECT_THAT(text, HasSubstr(std::string(format) == "md" ? "SQLITE\\_BUSY×2" : "SQLITE_BUSY×2")) << format;
+    EXPECT_THAT(text, HasSubstr(std::string(format) == "md" ? "SQLITE\\_BUSY×2" : "SQLITE_BUSY×2"))
+        << format;
     EXPECT_THAT(text, HasSubstr("1205×1")) << format;
-    EXPECT_THAT(text, Not(HasSubstr("HY000×"))) << format << ": the generic SQLSTATE is not the name";
+    EXPECT_THAT(text, Not(HasSubstr("HY000×")))
+        << format << ": the generic SQLSTATE is not the name";
   }
   const nlohmann::json j = nlohmann::json::parse(Render("json", report));
   const nlohmann::json& r = j["results"][0];
   EXPECT_EQ(r["sqlstates"], nlohmann::json::parse(R"({"40001": 2, "HY000": 4})"));
   EXPECT_EQ(r["errors"],
-            nlohmann::json::parse(R"({"1205": 1, "40001": 2, "SQLITE_BUSY": 2, "SQLITE_BUSY_SNAPSHOT": 1})"));
+            nlohmann::json::parse(
+                R"({"1205": 1, "40001": 2, "SQLITE_BUSY": 2, "SQLITE_BUSY_SNAPSHOT": 1})"));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The evaluator on hand-built TrialResults (no database: the evaluator has no database semantics).
-#include <gtest/gtest.h>
-
 #include "harness/eval/evaluator.h"
+
+#include <gtest/gtest.h>
 
 namespace racelab {
 namespace {
@@ -23,8 +23,8 @@ PlanItem TwoWorkerClaim() {
   return item;
 }
 
-StepEvent Ev(const std::string& session, const std::string& step, long rows, std::string sqlstate = "",
-             int64_t sent = 0, int64_t done = 100) {
+StepEvent Ev(const std::string& session, const std::string& step, long rows,
+             std::string sqlstate = "", int64_t sent = 0, int64_t done = 100) {
   StepEvent e;
   e.session = session;
   e.step = step;
@@ -98,10 +98,12 @@ TEST(Evaluator, BlockedTimeNeedsAMonitoredLockWait) {
   TrialVerdict v = EvaluateTrial(item, r);
   ASSERT_EQ(v.checks.size(), 1u);
   EXPECT_EQ(v.checks[0].text,
-            "each of the 2 worker/claim was seen in a lock wait and took >= 100.000 ms and <= 500.000 ms + "
+            "each of the 2 worker/claim was seen in a lock wait and took >= 100.000 ms and <= "
+            "500.000 ms + "
             "measured lateness, send to answer");
   EXPECT_FALSE(v.checks[0].passed);
-  EXPECT_NE(v.checks[0].detail.find("worker.2/claim was not seen in a lock wait"), std::string::npos)
+  EXPECT_NE(v.checks[0].detail.find("worker.2/claim was not seen in a lock wait"),
+            std::string::npos)
       << v.checks[0].detail;
   r.events[1].lock_wait = true;
   r.events[1].lock_wait_source = "server_log";
@@ -119,7 +121,8 @@ TEST(Evaluator, FinalValuesAndHarnessErrors) {
   EXPECT_EQ(v.checks[0].detail, "final: SELECT attempts FROM runs returned '2'");
   r.finals[0].value = "1";
   r.error = "worker.1: step 'claim' passed its deadline";
-  EXPECT_EQ(EvaluateTrial(item, r).verdict, Verdict::kError) << "a harness error wins over passing checks";
+  EXPECT_EQ(EvaluateTrial(item, r).verdict, Verdict::kError)
+      << "a harness error wins over passing checks";
 }
 
 TEST(Evaluator, SummaryTalliesAndPercentiles) {
@@ -147,8 +150,8 @@ TEST(Evaluator, SummaryTalliesAndPercentiles) {
 }
 
 TEST(Evaluator, OnlyTheLastAttemptOfARetriedSessionCounts) {
-  // worker.2's first attempt claimed (1 row) but its COMMIT failed with 40001; its retry skipped the
-  // claim and committed. The claim of the voided attempt must not make it a winner.
+  // worker.2's first attempt claimed (1 row) but its COMMIT failed with 40001; its retry skipped
+  // the claim and committed. The claim of the voided attempt must not make it a winner.
   PlanItem item = TwoWorkerClaim();
   item.expect.winners = 1;
   item.expect.distinct_claims = true;

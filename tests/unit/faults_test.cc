@@ -1,6 +1,6 @@
-// harness/run/faults.h and the PostgreSQL engine's errors.h and session_reset.h, the parts that need
-// no server: which lost sessions are an infrastructure fault, and the SQL each session runs to start
-// a trial.
+// harness/run/faults.h and the PostgreSQL engine's errors.h and session_reset.h, the parts that
+// need no server: which lost sessions are an infrastructure fault, and the SQL each session runs to
+// start a trial.
 #include "harness/run/faults.h"
 
 #include <gtest/gtest.h>
@@ -27,9 +27,11 @@ using pg::SessionStartSql;
 const std::map<std::string, int64_t> kPids = {{"a", 100}, {"b", 200}};
 
 // The PostgreSQL engine's rule (Engine::IsSessionLost), as the runner passes it.
-std::string OutsideFault(const std::vector<StepEvent>& events, const std::map<std::string, int64_t>& pids,
+std::string OutsideFault(const std::vector<StepEvent>& events,
+                         const std::map<std::string, int64_t>& pids,
                          const std::vector<OwnTermination>& own) {
-  return internal::OutsideFault(events, pids, own, [](const StepEvent& ev) { return IsSessionLost(ev.sqlstate); });
+  return internal::OutsideFault(events, pids, own,
+                                [](const StepEvent& ev) { return IsSessionLost(ev.sqlstate); });
 }
 
 TEST(FaultsTest, SessionLostCodes) {
@@ -82,7 +84,8 @@ TEST(FaultsTest, MachineFaultNamesTheFirstFaultWithItsEngineCode) {
   full.message = "database or disk is full";
   auto is_fault = [](const StepEvent& ev) { return ev.error_code == "SQLITE_FULL"; };
   EXPECT_EQ(MachineFault({ok, full}, is_fault),
-            "infrastructure fault, not a race outcome: session 'b' step 'fill' failed with SQLITE_FULL (database "
+            "infrastructure fault, not a race outcome: session 'b' step 'fill' failed with "
+            "SQLITE_FULL (database "
             "or disk is full): the disk, memory or files under the database failed");
   EXPECT_EQ(MachineFault({ok}, [](const StepEvent&) { return true; }), "");
   EXPECT_EQ(MachineFault({full}, [](const StepEvent&) { return false; }), "");

@@ -102,7 +102,8 @@ TEST(LateStart, AWaiterThatStartedLateMeetsItsLowerBound) {
 }
 
 TEST(LateStart, AnOrderedItemKeepsItsBoundAsWritten) {
-  // With `order:` the gap before a step is its wait for its turn (the scenario's time), not lateness.
+  // With `order:` the gap before a step is its wait for its turn (the scenario's time), not
+  // lateness.
   PlanItem item = Item(false);
   item.order_entries.push_back(PlannedOrderEntry{});
   TrialVerdict v = EvaluateTrial(item, Trial(/*hold_ms=*/300, /*late_ms=*/170));

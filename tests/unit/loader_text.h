@@ -1,5 +1,6 @@
-// Helpers for loader tests that edit a scenario given as numbered lines and read the loader's error.
-// Thread-safety: pure functions (ErrorOf records a gtest failure when the error is not a usage error).
+// Helpers for loader tests that edit a scenario given as numbered lines and read the loader's
+// error. Thread-safety: pure functions (ErrorOf records a gtest failure when the error is not a
+// usage error).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,8 +13,8 @@
 
 namespace racelab::testing {
 
-// `base` with each (1-based line, text) of `changes` replacing that line, joined with '\n' (a change's
-// text may hold several lines).
+// `base` with each (1-based line, text) of `changes` replacing that line, joined with '\n' (a
+// change's text may hold several lines).
 inline std::string EditLines(const std::vector<std::string>& base,
                              const std::vector<std::pair<int, std::string>>& changes) {
   std::vector<std::string> lines = base;

@@ -27,10 +27,11 @@ WaitObservation Obs(int64_t sent, int64_t received) {
   return o;
 }
 
-const internal::BackendNames kNames{{{11, "a"}, {22, "b"}, {33, "racelab:control"}}, {{"a", 11}, {"b", 22}}, {}};
+const internal::BackendNames kNames{
+    {{11, "a"}, {22, "b"}, {33, "racelab:control"}}, {{"a", 11}, {"b", 22}}, {}};
 
-// "UPDATE row 1" (no wait), then "UPDATE row 2" (waits 100 ms). A slow poll straddles both and overlaps
-// the first more; later polls fall wholly inside the second. Only the second waited.
+// "UPDATE row 1" (no wait), then "UPDATE row 2" (waits 100 ms). A slow poll straddles both and
+// overlaps the first more; later polls fall wholly inside the second. Only the second waited.
 TEST(LockWaitAttribution, AStraddlingPollGoesToTheStatementSeenWaiting) {
   std::vector<StepEvent> events{Ev("first", StepKind::kSql, 6619, 10684),
                                 Ev("second", StepKind::kSql, 10735, 111982)};
@@ -44,7 +45,8 @@ TEST(LockWaitAttribution, AStraddlingPollGoesToTheStatementSeenWaiting) {
   EXPECT_EQ(events[1].lock_wait_last_seen_us, 109224);
 }
 
-// BEGIN takes no lock: a poll straddling "BEGIN; UPDATE" is the UPDATE's even when it is the only poll.
+// BEGIN takes no lock: a poll straddling "BEGIN; UPDATE" is the UPDATE's even when it is the only
+// poll.
 TEST(LockWaitAttribution, BeginNeverWaits) {
   std::vector<StepEvent> events{Ev("begin", StepKind::kBegin, 3051, 5355),
                                 Ev("touch", StepKind::kSql, 5359, 6000)};
@@ -56,7 +58,8 @@ TEST(LockWaitAttribution, BeginNeverWaits) {
 
 // A short wait seen by one straddling poll only still counts, for the statement it overlaps most.
 TEST(LockWaitAttribution, AnUnconfirmedStraddlingPollFallsBackToTheLargestOverlap) {
-  std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000), Ev("second", StepKind::kSql, 1010, 5000)};
+  std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000),
+                                Ev("second", StepKind::kSql, 1010, 5000)};
   std::vector<WaitObservation> obs{Obs(900, 3000)};
   internal::AttributeLockWaits(obs, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);
@@ -72,10 +75,12 @@ TEST(LockWaitAttribution, OtherBackendsAreIgnored) {
   EXPECT_FALSE(events[0].lock_wait);
 }
 
-// pg_stat_activity's query text comes from a snapshot taken before wait_event is read, so a straddling
-// poll can carry the previous statement's text; a statement confirmed waiting still wins over it.
+// pg_stat_activity's query text comes from a snapshot taken before wait_event is read, so a
+// straddling poll can carry the previous statement's text; a statement confirmed waiting still wins
+// over it.
 TEST(LockWaitAttribution, AConfirmedWaitBeatsAStaleQueryText) {
-  std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000), Ev("second", StepKind::kSql, 1010, 90000)};
+  std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000),
+                                Ev("second", StepKind::kSql, 1010, 90000)};
   events[0].sql = "UPDATE t SET v = 1 WHERE id = 1";
   events[1].sql = "UPDATE t SET v = 2 WHERE id = 2";
   std::vector<WaitObservation> obs{Obs(900, 1600), Obs(5000, 6000)};
@@ -89,7 +94,8 @@ TEST(LockWaitAttribution, AConfirmedWaitBeatsAStaleQueryText) {
 
 // Between two unconfirmed candidates, the query text decides over the overlap.
 TEST(LockWaitAttribution, QueryTextBreaksTiesBetweenUnconfirmedStatements) {
-  std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000), Ev("second", StepKind::kSql, 1010, 1200)};
+  std::vector<StepEvent> events{Ev("first", StepKind::kSql, 0, 1000),
+                                Ev("second", StepKind::kSql, 1010, 1200)};
   events[0].sql = "UPDATE t SET v = 1 WHERE id = 1";
   events[1].sql = "UPDATE t SET v = 2 WHERE id = 2";
   std::vector<WaitObservation> obs{Obs(100, 1100)};  // overlaps "first" far more
@@ -100,10 +106,11 @@ TEST(LockWaitAttribution, QueryTextBreaksTiesBetweenUnconfirmedStatements) {
 }
 
 // The server logged only the statement's second wait (transactionid, 3000-9000 µs); a poll saw it
-// waiting on a tuple at 1200-1500 µs, before that logged wait ended: an earlier, unlogged wait, which
-// wait_event names. A poll seeing the logged wait's own event changes nothing, nor one after its end.
-// Without the poll rule the first wait would be recorded as transactionid (a naive-select-then-update
-// trial with 4 workers under load: its k-of-N `wait_event: tuple` check failed).
+// waiting on a tuple at 1200-1500 µs, before that logged wait ended: an earlier, unlogged wait,
+// which wait_event names. A poll seeing the logged wait's own event changes nothing, nor one after
+// its end. Without the poll rule the first wait would be recorded as transactionid (a
+// naive-select-then-update trial with 4 workers under load: its k-of-N `wait_event: tuple` check
+// failed).
 TEST(LockWaitAttribution, APollBeforeTheFirstLoggedWaitNamesAnEarlierUnloggedWait) {
   auto logged = [](std::vector<StepEvent>* events) {
     StepEvent& ev = (*events)[0];
@@ -130,7 +137,8 @@ TEST(LockWaitAttribution, APollBeforeTheFirstLoggedWaitNamesAnEarlierUnloggedWai
   logged(&late);
   WaitObservation after = Obs(9500, 9800);  // after the logged wait ended: a later wait
   after.wait_event = "tuple";
-  WaitObservation edge = Obs(8000, 8600);  // within the log's ±0.5 ms of its end: not sure, not taken
+  WaitObservation edge =
+      Obs(8000, 8600);  // within the log's ±0.5 ms of its end: not sure, not taken
   edge.wait_event = "tuple";
   internal::AttributeLockWaits({after, edge, xid}, kNames, &late);
   EXPECT_EQ(late[0].wait_event, "transactionid");

@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 TEST(ObsoleteTemplate, OnlyTheOldNamingIsListedAndRemoved) {
   const ::racelab::testing::TempDir temp;  // removed with its files when the test ends
   const fs::path& base = temp.path;
-  for (const char* dir : {"template-15", "template-15-wal1", "template-15.tmp-1-0", "run-1-0", "template-"}) {
+  for (const char* dir :
+       {"template-15", "template-15-wal1", "template-15.tmp-1-0", "run-1-0", "template-"}) {
     fs::create_directories(base / dir);
   }
   std::ofstream(base / "template-15" / "PG_VERSION") << "15\n";
@@ -40,14 +41,16 @@ TEST(ObsoleteTemplate, OnlyTheOldNamingIsListedAndRemoved) {
   EXPECT_TRUE(ListObsoleteTemplates(base.string()).empty());
 }
 
-// A run that chose the folder (a live run folder: this process's) or holds the template (copying it:
-// shared lock) keeps it; then it is listed and removed with a killed maker's leftover, and nothing
-// else: the lock file (a run may have it open), an earlier version's template (the other cleaner's).
+// A run that chose the folder (a live run folder: this process's) or holds the template (copying
+// it: shared lock) keeps it; then it is listed and removed with a killed maker's leftover, and
+// nothing else: the lock file (a run may have it open), an earlier version's template (the other
+// cleaner's).
 TEST(UnusedTemplate, RemovedUnlessARunUsesTheFolderOrTheTemplate) {
   const ::racelab::testing::TempDir temp;
   const fs::path& base = temp.path;
   const std::string current = (base / "template-15-wal1").string();
-  for (const char* dir : {"template-15-wal1", "template-15-wal1.tmp-1-0", "template-15", "template-15-wal2"}) {
+  for (const char* dir :
+       {"template-15-wal1", "template-15-wal1.tmp-1-0", "template-15", "template-15-wal2"}) {
     fs::create_directories(base / dir);
   }
   std::ofstream(current + "/PG_VERSION") << "15\n";
@@ -68,7 +71,8 @@ TEST(UnusedTemplate, RemovedUnlessARunUsesTheFolderOrTheTemplate) {
   EXPECT_EQ(ListUnusedTemplates(base.string()), std::vector<std::string>{current});
   EXPECT_EQ(CleanUnusedTemplates(base.string()), 1);
   EXPECT_FALSE(fs::exists(current));
-  EXPECT_FALSE(fs::exists(base / "template-15-wal1.tmp-1-0")) << "a killed maker's leftover goes too";
+  EXPECT_FALSE(fs::exists(base / "template-15-wal1.tmp-1-0"))
+      << "a killed maker's leftover goes too";
   for (const char* kept : {"template-15-wal1.lock", "template-15", "template-15-wal2"}) {
     EXPECT_TRUE(fs::exists(base / kept)) << kept;
   }

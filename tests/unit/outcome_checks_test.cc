@@ -1,6 +1,7 @@
-// The checks of issue 11 items 3, 4 and 10 on hand-built TrialResults (harness/eval/outcome_checks.h):
-// `errors` with message/DETAIL patterns, counts with bounds, `one_of` (which alternative held, its own
-// finals), `min_fraction` over a result, and `final` with `any_of`.
+// The checks of issue 11 items 3, 4 and 10 on hand-built TrialResults
+// (harness/eval/outcome_checks.h): `errors` with message/DETAIL patterns, counts with bounds,
+// `one_of` (which alternative held, its own finals), `min_fraction` over a result, and `final` with
+// `any_of`.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -14,7 +15,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kPivotDetail[] = "Reason code: Canceled on identification as a pivot, during commit attempt.";
+constexpr char kPivotDetail[] =
+    "Reason code: Canceled on identification as a pivot, during commit attempt.";
 
 PlanItem TwoSessions() {
   PlanItem item;
@@ -27,7 +29,8 @@ PlanItem TwoSessions() {
   return item;
 }
 
-// t1 commits; t2's COMMIT fails with SSI's pivot error (as PostgreSQL 15 sends it: checked with psql).
+// t1 commits; t2's COMMIT fails with SSI's pivot error (as PostgreSQL 15 sends it: checked with
+// psql).
 TrialResult PivotAtT2Commit() {
   TrialResult r;
   for (const char* role : {"t1", "t2"}) {
@@ -41,39 +44,45 @@ TrialResult PivotAtT2Commit() {
     r.sessions.push_back(s);
   }
   r.events[1].sqlstate = "40001";
-  r.events[1].message = "could not serialize access due to read/write dependencies among transactions";
+  r.events[1].message =
+      "could not serialize access due to read/write dependencies among transactions";
   r.events[1].detail = kPivotDetail;
   return r;
 }
 
-PlannedError Error(std::string session, std::string step, std::string sqlstate, std::string message = "",
-                   std::string detail = "", CountRange sessions = 1) {
-  return {std::move(session), std::move(step), std::move(sqlstate), std::move(message), std::move(detail),
-          sessions};
+PlannedError Error(std::string session, std::string step, std::string sqlstate,
+                   std::string message = "", std::string detail = "", CountRange sessions = 1) {
+  return {std::move(session), std::move(step),   std::move(sqlstate),
+          std::move(message), std::move(detail), sessions};
 }
 
 TEST(OutcomeChecksTest, ErrorsMatchSqlstateMessageAndDetailOfTheNamedStep) {
   PlanItem item = TwoSessions();
-  item.expect.errors = {Error("t2", "commit", "40001", "read/write dependencies", "pivot, during commit"),
-                        Error("", "commit", "40001", "^could not serialize", "", 1),
-                        Error("t1", "", "40001", "", "", 0)};
+  item.expect.errors = {
+      Error("t2", "commit", "40001", "read/write dependencies", "pivot, during commit"),
+      Error("", "commit", "40001", "^could not serialize", "", 1),
+      Error("t1", "", "40001", "", "", 0)};
   TrialVerdict v = EvaluateTrial(item, PivotAtT2Commit());
   ASSERT_EQ(v.checks.size(), 3u);
   EXPECT_EQ(v.checks[0].text,
-            "errors: t2/commit failed with 40001, message matching /read/write dependencies/, DETAIL matching "
+            "errors: t2/commit failed with 40001, message matching /read/write dependencies/, "
+            "DETAIL matching "
             "/pivot, during commit/: sessions = 1");
-  EXPECT_EQ(v.verdict, Verdict::kPass) << v.checks[0].detail << v.checks[1].detail << v.checks[2].detail;
+  EXPECT_EQ(v.verdict, Verdict::kPass)
+      << v.checks[0].detail << v.checks[1].detail << v.checks[2].detail;
 }
 
 TEST(OutcomeChecksTest, AnErrorThatDoesNotMatchFailsWithoutShowingTheDetail) {
   PlanItem item = TwoSessions();
-  item.expect.errors = {Error("t2", "commit", "40001", "", "during write"),  // the DETAIL says commit
-                        Error("t1", "commit", "40001"), Error("t2", "commit", "40P01")};
+  item.expect.errors = {
+      Error("t2", "commit", "40001", "", "during write"),  // the DETAIL says commit
+      Error("t1", "commit", "40001"), Error("t2", "commit", "40P01")};
   TrialVerdict v = EvaluateTrial(item, PivotAtT2Commit());
   EXPECT_EQ(v.verdict, Verdict::kFail);
   ASSERT_EQ(v.checks.size(), 3u);
   EXPECT_FALSE(v.checks[0].passed);
-  EXPECT_THAT(v.checks[0].detail, HasSubstr("t2: commit failed with 40001 'could not serialize access"));
+  EXPECT_THAT(v.checks[0].detail,
+              HasSubstr("t2: commit failed with 40001 'could not serialize access"));
   EXPECT_THAT(v.checks[0].detail, HasSubstr("DETAIL not matching"));
   EXPECT_THAT(v.checks[0].detail, Not(HasSubstr("Reason code")));  // reports never show the DETAIL
   EXPECT_EQ(v.checks[1].detail, "sessions = 0 [t1: commit did not fail]");
@@ -84,9 +93,11 @@ TEST(OutcomeChecksTest, APatternSearchesTheFirst1024BytesAndCannotBacktrackForev
   PlanItem item = TwoSessions();
   TrialResult r = PivotAtT2Commit();
   r.events[1].message = std::string(1100, 'a') + " pivot";  // the word past the searched part
-  item.expect.errors = {Error("t2", "commit", "40001", "pivot"), Error("t2", "commit", "40001", "(a|aa)*c", "", 0),
+  item.expect.errors = {Error("t2", "commit", "40001", "pivot"),
+                        Error("t2", "commit", "40001", "(a|aa)*c", "", 0),
                         Error("t2", "commit", "40001", "^a{1000}", "", 1)};
-  TrialVerdict v = EvaluateTrial(item, r);  // a backtracking matcher would take ~2^1000 steps on (a|aa)*c
+  TrialVerdict v =
+      EvaluateTrial(item, r);  // a backtracking matcher would take ~2^1000 steps on (a|aa)*c
   ASSERT_EQ(v.checks.size(), 3u);
   EXPECT_FALSE(v.checks[0].passed);
   EXPECT_TRUE(v.checks[1].passed);
@@ -99,7 +110,8 @@ TEST(OutcomeChecksTest, CountsWithBoundsHoldInsideThemOnly) {
   item.outcome.win_rows = -1;
   item.outcome.win_committed = false;
   item.expect.winners = CountRange::Between(1, 2);
-  item.expect.sqlstates = std::map<std::string, CountRange>{{"40001", CountRange::Between(0, std::nullopt)}};
+  item.expect.sqlstates =
+      std::map<std::string, CountRange>{{"40001", CountRange::Between(0, std::nullopt)}};
   TrialVerdict v = EvaluateTrial(item, PivotAtT2Commit());  // t1 wins (no error, rows -1)
   ASSERT_GE(v.checks.size(), 2u);
   EXPECT_EQ(v.checks[0].text, "winners >= 1 and <= 2");
@@ -125,12 +137,14 @@ PlanItem VictimOneOf() {
 TEST(OutcomeChecksTest, OneOfHoldsWhenAnAlternativeHoldsAndSaysWhich) {
   PlanItem item = VictimOneOf();
   TrialResult r = PivotAtT2Commit();
-  r.finals = {FinalValue{"SELECT count(*) FROM survivors", "1", ""}, FinalValue{"SELECT who FROM survivors", "t1", ""}};
+  r.finals = {FinalValue{"SELECT count(*) FROM survivors", "1", ""},
+              FinalValue{"SELECT who FROM survivors", "t1", ""}};
   TrialVerdict v = EvaluateTrial(item, r);
   EXPECT_EQ(v.verdict, Verdict::kPass);
   EXPECT_THAT(v.alternatives_held, ElementsAre(1));
   EXPECT_EQ(v.checks.back().text,
-            "one of: (t1-fails: errors: t1/commit failed with 40001: sessions = 1) or (t2-fails: final: SELECT who FROM "
+            "one of: (t1-fails: errors: t1/commit failed with 40001: sessions = 1) or (t2-fails: "
+            "final: SELECT who FROM "
             "survivors returns 't1', errors: t2/commit failed with 40001: sessions = 1)");
   // The alternative's own final value decides too: the wrong survivor, and no alternative holds.
   r.finals[1].value = "t2";
@@ -138,7 +152,8 @@ TEST(OutcomeChecksTest, OneOfHoldsWhenAnAlternativeHoldsAndSaysWhich) {
   EXPECT_EQ(v.verdict, Verdict::kFail);
   EXPECT_TRUE(v.alternatives_held.empty());
   EXPECT_EQ(v.checks.back().detail,
-            "none held: t1-fails: sessions = 0 [t1: commit did not fail]; t2-fails: final: SELECT who FROM "
+            "none held: t1-fails: sessions = 0 [t1: commit did not fail]; t2-fails: final: SELECT "
+            "who FROM "
             "survivors returned 't2'");
 }
 
@@ -173,7 +188,8 @@ TEST(OutcomeChecksTest, FinalAnyOfAcceptsEachListedValueAndNull) {
   TrialResult r;
   r.finals = {FinalValue{"SELECT who FROM survivors", "t2", ""}};
   TrialVerdict v = EvaluateTrial(item, r);
-  EXPECT_EQ(v.checks[0].text, "final: SELECT who FROM survivors returns one of 't1', 't2', NULL (or no row)");
+  EXPECT_EQ(v.checks[0].text,
+            "final: SELECT who FROM survivors returns one of 't1', 't2', NULL (or no row)");
   EXPECT_TRUE(v.checks[0].passed);
   r.finals[0].value.reset();
   EXPECT_TRUE(EvaluateTrial(item, r).checks[0].passed);

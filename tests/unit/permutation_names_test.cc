@@ -1,7 +1,7 @@
 // An ordered scenario's permutations are results of one scenario at one level told apart only by
-// their `order` param: the console report names each one as the Markdown does (`order=a.one b.one`),
-// in a params column and after a problem's label; a run whose results are told apart by scenario and
-// level keeps its table as it was (the golden console.txt).
+// their `order` param: the console report names each one as the Markdown does (`order=a.one
+// b.one`), in a params column and after a problem's label; a run whose results are told apart by
+// scenario and level keeps its table as it was (the golden console.txt).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 
 #include "reports/reporter.h"
 #include "reports/reporters.h"
-#include "tests/unit/sample_report.h"
 #include "tests/unit/render_report.h"
+#include "tests/unit/sample_report.h"
 
 namespace racelab {
 namespace {
@@ -47,7 +47,8 @@ TEST(PermutationNamesTest, TheConsoleNamesEachPermutationAsTheMarkdownDoes) {
   EXPECT_THAT(header, ::testing::EndsWith("skew p95 µs  params")) << console;
   EXPECT_THAT(first, ::testing::EndsWith("  order=a.one b.one")) << console;
   EXPECT_THAT(second, ::testing::EndsWith("  order=b.one(*) a.one")) << console;
-  EXPECT_THAT(console, HasSubstr("\nfail: two-orders [read committed] with order=b.one(*) a.one\n")) << console;
+  EXPECT_THAT(console, HasSubstr("\nfail: two-orders [read committed] with order=b.one(*) a.one\n"))
+      << console;
 }
 
 TEST(PermutationNamesTest, ResultsToldApartByScenarioAndLevelHaveNoParamsColumn) {

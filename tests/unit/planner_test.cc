@@ -183,13 +183,15 @@ TEST(PlannerTest, SetWithNonNumberIsAnError) {
               StartsWith("--set workers=0: scenarios/x.yaml:11:12: sessions[0].count: "
                          "'${workers}' must be an integer from 1 to 1000"));
   options.set = {{"hold_ms", "x"}};
-  EXPECT_THAT(ErrorOf(options),
-              StartsWith("--set hold_ms=x: scenarios/x.yaml:23:19: sessions[0].steps[4].sleep_ms: "));
+  EXPECT_THAT(
+      ErrorOf(options),
+      StartsWith("--set hold_ms=x: scenarios/x.yaml:23:19: sessions[0].steps[4].sleep_ms: "));
   options.set = {{"hold_ms", "-1000"}};
-  EXPECT_THAT(ErrorOf(options),
-              StartsWith("--set hold_ms=-1000: scenarios/x.yaml:23:19: sessions[0].steps[4].sleep_ms: "
-                         "'${hold_ms} / 4' must be a number of ms from 0 to 86400000 (24 h) "
-                         "(evaluates to -250)"));
+  EXPECT_THAT(
+      ErrorOf(options),
+      StartsWith("--set hold_ms=-1000: scenarios/x.yaml:23:19: sessions[0].steps[4].sleep_ms: "
+                 "'${hold_ms} / 4' must be a number of ms from 0 to 86400000 (24 h) "
+                 "(evaluates to -250)"));
   options.set = {{"workers", "${hold_ms}"}};
   EXPECT_THAT(ErrorOf(options), StartsWith("--set workers=${hold_ms}: scenarios/x.yaml:"));
   options.set = {};

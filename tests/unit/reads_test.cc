@@ -79,18 +79,24 @@ TEST(ReadsTest, LoadsAndPlansPerLevel) {
 }
 
 TEST(ReadsTest, BadEntriesNameLineColumnAndField) {
-  EXPECT_THAT(ErrorOf("[ { step: reed, equals: 1 } ]"),
-              StartsWith("r.yaml:19:20: expect.reads[0].step: unknown step 'reed' (did you mean 'read'?"));
-  EXPECT_THAT(ErrorOf("[ { step: begin1, equals: 1 } ]"),
-              StartsWith("r.yaml:19:20: expect.reads[0].step: step 'begin1' of session 'a' is not an sql step"));
-  EXPECT_THAT(ErrorOf("[ { session: c, step: read, equals: 1 } ]"),
-              StartsWith("r.yaml:19:23: expect.reads[0].session: unknown session 'c' (sessions: a, b)"));
-  EXPECT_THAT(ErrorOf("[ { step: read } ]"), StartsWith("r.yaml:19:12: expect.reads[0].equals: missing required key 'equals'"));
+  EXPECT_THAT(
+      ErrorOf("[ { step: reed, equals: 1 } ]"),
+      StartsWith("r.yaml:19:20: expect.reads[0].step: unknown step 'reed' (did you mean 'read'?"));
+  EXPECT_THAT(
+      ErrorOf("[ { step: begin1, equals: 1 } ]"),
+      StartsWith(
+          "r.yaml:19:20: expect.reads[0].step: step 'begin1' of session 'a' is not an sql step"));
+  EXPECT_THAT(
+      ErrorOf("[ { session: c, step: read, equals: 1 } ]"),
+      StartsWith("r.yaml:19:23: expect.reads[0].session: unknown session 'c' (sessions: a, b)"));
+  EXPECT_THAT(ErrorOf("[ { step: read } ]"),
+              StartsWith("r.yaml:19:12: expect.reads[0].equals: missing required key 'equals'"));
   EXPECT_THAT(ErrorOf("[ { step: read, equals: \"${nope}\" } ]"),
               StartsWith("r.yaml:19:34: expect.reads[0].equals: unknown reference ${nope}"));
 }
 
-StepEvent Read(const std::string& session, std::vector<std::string> rows, std::string sqlstate = "") {
+StepEvent Read(const std::string& session, std::vector<std::string> rows,
+               std::string sqlstate = "") {
   StepEvent e;
   e.session = session;
   e.step = "read";

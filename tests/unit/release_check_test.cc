@@ -1,7 +1,8 @@
-// JudgeReleases (harness/run/release_check.h): which barrier releases a report marks not simultaneous.
-#include <gtest/gtest.h>
-
+// JudgeReleases (harness/run/release_check.h): which barrier releases a report marks not
+// simultaneous.
 #include "harness/run/release_check.h"
+
+#include <gtest/gtest.h>
 
 namespace racelab {
 namespace {

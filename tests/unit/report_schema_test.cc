@@ -19,18 +19,18 @@
 #include "reports/reporter.h"
 #include "tests/schema/schema_check.h"
 #include "tests/temp_dir.h"
-#include "tests/unit/sample_report.h"
 #include "tests/unit/render_report.h"
+#include "tests/unit/sample_report.h"
 
 namespace racelab {
 namespace {
 
+using ::testing::IsEmpty;
+using ::testing::Not;
 using testing::SchemaPath;
 using testing::ValidateJsonText;
 using testing::ValidateXmlText;
 using testing::ValidateYamlFile;
-using ::testing::IsEmpty;
-using ::testing::Not;
 
 const std::string kReportSchema = SchemaPath("racelab-report.schema.json");
 const std::string kScenarioSchema = SchemaPath("racelab-scenario.schema.json");
@@ -48,15 +48,18 @@ std::unique_ptr<testing::SampleRun> SampleIn(Shape shape) {
     case Shape::kFinished:
       break;
     case Shape::kInterrupted:
-      // The result running at the signal is cut short (its trials that ran passed); the next did not run.
+      // The result running at the signal is cut short (its trials that ran passed); the next did
+      // not run.
       report.not_run.push_back({&run->plan.items[1], "interrupted by signal 2"});
       report.results.pop_back();
       report.results[0].verdict = Verdict::kInterrupted;
-      report.results[0].interrupted = "interrupted during trial 3 of 20; that trial is not evaluated";
+      report.results[0].interrupted =
+          "interrupted during trial 3 of 20; that trial is not evaluated";
       break;
     case Shape::kRunError:
       report.run_error = "cannot connect to host=db port=1: Connection refused";
-      report.not_run = {{&run->plan.items[0], "the run ended before it"}, {&run->plan.items[1], "the run ended before it"}};
+      report.not_run = {{&run->plan.items[0], "the run ended before it"},
+                        {&run->plan.items[1], "the run ended before it"}};
       report.results.clear();
       break;
     case Shape::kDetailsNone:
@@ -102,10 +105,12 @@ TEST(ReportSchemaTest, RejectsAFieldTheSchemaDoesNotDocument) {
   EXPECT_THAT(ValidateJsonText(kReportSchema, j.dump()), Not(IsEmpty()));
   j = nlohmann::json::parse(Render("json", run->report));
   j["results"][0]["trial_details"][0]["verdict"] = "interrupted";
-  EXPECT_THAT(ValidateJsonText(kReportSchema, j.dump()), Not(IsEmpty())) << "a trial is never interrupted";
+  EXPECT_THAT(ValidateJsonText(kReportSchema, j.dump()), Not(IsEmpty()))
+      << "a trial is never interrupted";
   j = nlohmann::json::parse(Render("json", run->report));
   j["target"]["dsn"] = "host=db password=hunter2";
-  EXPECT_THAT(ValidateJsonText(kReportSchema, j.dump()), Not(IsEmpty())) << "a password in the report";
+  EXPECT_THAT(ValidateJsonText(kReportSchema, j.dump()), Not(IsEmpty()))
+      << "a password in the report";
 }
 
 TEST(JunitSchemaTest, RejectsSkippedOnTestsuitesAsJenkinsXunitDoes) {
@@ -120,23 +125,28 @@ TEST(JunitSchemaTest, RejectsSkippedOnTestsuitesAsJenkinsXunitDoes) {
 TEST(JunitSchemaTest, NotRunResultsAreSkippedTestcasesAndTheRunErrorIsAnError) {
   auto run = SampleIn(Shape::kRunError);
   const std::string xml = Render("junit", run->report);
-  EXPECT_THAT(xml, ::testing::HasSubstr("<testsuites name=\"racelab\" tests=\"3\" failures=\"0\" errors=\"1\""));
-  EXPECT_THAT(xml, ::testing::HasSubstr("<error message=\"cannot connect to host=db port=1: Connection refused\""));
+  EXPECT_THAT(xml, ::testing::HasSubstr(
+                       "<testsuites name=\"racelab\" tests=\"3\" failures=\"0\" errors=\"1\""));
+  EXPECT_THAT(xml, ::testing::HasSubstr(
+                       "<error message=\"cannot connect to host=db port=1: Connection refused\""));
   EXPECT_THAT(xml, ::testing::HasSubstr("<skipped message=\"not run: the run ended before it\"/>"));
 }
 
 TEST(ScenarioSchemaTest, EveryCatalogueFileMatches) {
   int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(RACELAB_SOURCE_DIR) + "/scenarios")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(RACELAB_SOURCE_DIR) + "/scenarios")) {
     if (entry.path().extension() != ".yaml") continue;
     ++files;
-    EXPECT_THAT(ValidateYamlFile(kScenarioSchema, entry.path().string()), IsEmpty()) << entry.path();
+    EXPECT_THAT(ValidateYamlFile(kScenarioSchema, entry.path().string()), IsEmpty())
+        << entry.path();
   }
   EXPECT_GE(files, 30);
 }
 
-// The complete scenarios of docs/scenario-format.md (```yaml blocks starting "name:") match the schema
-// too: each key the reference documents — errors, counts with bounds, one_of, final any_of — is in it.
+// The complete scenarios of docs/scenario-format.md (```yaml blocks starting "name:") match the
+// schema too: each key the reference documents — errors, counts with bounds, one_of, final any_of —
+// is in it.
 TEST(ScenarioSchemaTest, EveryDocsExampleMatches) {
   std::ifstream docs(std::string(RACELAB_SOURCE_DIR) + "/docs/scenario-format.md");
   ASSERT_TRUE(docs);
@@ -154,7 +164,8 @@ TEST(ScenarioSchemaTest, EveryDocsExampleMatches) {
       if (block.rfind("name:", 0) != 0) continue;  // a fragment
       std::string path = dir + "docs-example-" + std::to_string(++examples) + ".yaml";
       std::ofstream(path) << block;
-      EXPECT_THAT(ValidateYamlFile(kScenarioSchema, path), IsEmpty()) << block.substr(0, block.find('\n'));
+      EXPECT_THAT(ValidateYamlFile(kScenarioSchema, path), IsEmpty())
+          << block.substr(0, block.find('\n'));
     } else if (inside) {
       block += line + "\n";
     }
@@ -165,7 +176,8 @@ TEST(ScenarioSchemaTest, EveryDocsExampleMatches) {
 // The ordered fixtures too: `order:` entries with isolationtester's markers, a step listed twice.
 TEST(ScenarioSchemaTest, OrderedFixturesMatch) {
   for (const char* name : {"markers", "lost-update-two-orders", "deferrable-waits"}) {
-    const std::string path = std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/order/" + name + ".yaml";
+    const std::string path =
+        std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/order/" + name + ".yaml";
     EXPECT_THAT(ValidateYamlFile(kScenarioSchema, path), IsEmpty()) << path;
   }
 }
@@ -180,35 +192,51 @@ TEST(ScenarioSchemaTest, RejectsAMisspelledKeyAndAStepWithTwoKinds) {
     return dir + name;
   };
   const std::string head = "name: x\ntitle: t\nteaches: l\n";
-  EXPECT_THAT(ValidateYamlFile(kScenarioSchema, write("a.yaml", head + "sesions: []\n")), Not(IsEmpty()));
-  EXPECT_THAT(ValidateYamlFile(kScenarioSchema,
-                               write("b.yaml", head + "sessions:\n  - name: w\n    steps:\n      - { sql: SELECT 1, barrier: go }\n")),
+  EXPECT_THAT(ValidateYamlFile(kScenarioSchema, write("a.yaml", head + "sesions: []\n")),
               Not(IsEmpty()));
+  EXPECT_THAT(
+      ValidateYamlFile(
+          kScenarioSchema,
+          write(
+              "b.yaml",
+              head +
+                  "sessions:\n  - name: w\n    steps:\n      - { sql: SELECT 1, barrier: go }\n")),
+      Not(IsEmpty()));
+  EXPECT_THAT(
+      ValidateYamlFile(
+          kScenarioSchema,
+          write("c.yaml",
+                head + "isolation: [snapshot]\nsessions:\n  - name: w\n    steps: [begin]\n")),
+      Not(IsEmpty()));
   EXPECT_THAT(ValidateYamlFile(kScenarioSchema,
-                               write("c.yaml", head + "isolation: [snapshot]\nsessions:\n  - name: w\n    steps: [begin]\n")),
-              Not(IsEmpty()));
-  EXPECT_THAT(ValidateYamlFile(kScenarioSchema,
-                               write("d.yaml", head + "sessions:\n  - name: w\n    steps: [begin, { sql: SELECT 1, name: s }, commit]\n")),
+                               write("d.yaml", head + "sessions:\n  - name: w\n    steps: [begin, "
+                                                      "{ sql: SELECT 1, name: s }, commit]\n")),
               IsEmpty());
 }
 
 TEST(ScenarioSchemaTest, RejectsAMisspelledKeyOfErrorsBoundsOneOfAndAnyOf) {
   const ::racelab::testing::TempDir temp;  // removed with its files when the test ends
   const std::string dir = temp.path.string() + "/";
-  const std::string head = "name: x\ntitle: t\nteaches: l\nsessions:\n  - name: w\n    steps: [begin, { commit: , name: c }]\n";
+  const std::string head =
+      "name: x\ntitle: t\nteaches: l\nsessions:\n  - name: w\n    steps: [begin, { commit: , name: "
+      "c }]\n";
   auto check = [&](const std::string& name, const std::string& expect) {
     std::ofstream(dir + name) << head + "expect:\n" + expect;
     return ValidateYamlFile(kScenarioSchema, dir + name);
   };
-  EXPECT_THAT(check("g.yaml", "  errors: [ { session: w, step: c, sqlstate: \"40001\", detail: pivot } ]\n"
-                              "  winners: { at_least: 1 }\n"
-                              "  one_of: [ { name: a, min_fraction: 0.5, sqlstates: {} }, { winners: 0 } ]\n"
-                              "  final: [ { sql: SELECT 1, any_of: [\"1\", null] } ]\n"),
+  EXPECT_THAT(check("g.yaml",
+                    "  errors: [ { session: w, step: c, sqlstate: \"40001\", detail: pivot } ]\n"
+                    "  winners: { at_least: 1 }\n"
+                    "  one_of: [ { name: a, min_fraction: 0.5, sqlstates: {} }, { winners: 0 } ]\n"
+                    "  final: [ { sql: SELECT 1, any_of: [\"1\", null] } ]\n"),
               IsEmpty());
-  EXPECT_THAT(check("h.yaml", "  errors: [ { sesion: w, sqlstate: \"40001\" } ]\n"), Not(IsEmpty()));
+  EXPECT_THAT(check("h.yaml", "  errors: [ { sesion: w, sqlstate: \"40001\" } ]\n"),
+              Not(IsEmpty()));
   EXPECT_THAT(check("i.yaml", "  winners: { at_leest: 1 }\n"), Not(IsEmpty()));
-  EXPECT_THAT(check("j.yaml", "  one_of: [ { min_fration: 0.5, winners: 1 }, { winners: 0 } ]\n"), Not(IsEmpty()));
-  EXPECT_THAT(check("k.yaml", "  final: [ { sql: SELECT 1, any_off: [\"1\", \"2\"] } ]\n"), Not(IsEmpty()));
+  EXPECT_THAT(check("j.yaml", "  one_of: [ { min_fration: 0.5, winners: 1 }, { winners: 0 } ]\n"),
+              Not(IsEmpty()));
+  EXPECT_THAT(check("k.yaml", "  final: [ { sql: SELECT 1, any_off: [\"1\", \"2\"] } ]\n"),
+              Not(IsEmpty()));
 }
 
 TEST(ScenarioSchemaTest, EngineMapsMayStandForAnyValue) {
@@ -218,18 +246,26 @@ TEST(ScenarioSchemaTest, EngineMapsMayStandForAnyValue) {
     std::ofstream(dir + name) << text;
     return dir + name;
   };
-  const std::string head = "name: x\ntitle: t\nteaches: l\nengines: [postgresql, mariadb, sqlite]\n";
-  EXPECT_THAT(ValidateYamlFile(kScenarioSchema,
-                               write("e.yaml", head +
-                                                   "isolation: { postgresql: [rc, ser], mariadb: [ru, rc], default: rc }\n"
-                                                   "sessions:\n  - name: w\n    steps:\n      - begin\n"
-                                                   "      - sql: { postgresql: UPDATE t SET a = 1 RETURNING a, default: UPDATE t SET a = 1 }\n"
-                                                   "        name: claim\n        capture: { postgresql: [a], mariadb: [] }\n"
-                                                   "expect: { sqlstates: { sqlite: { SQLITE_BUSY: 1 }, mariadb: { \"1213\": 1 } } }\n")),
-              IsEmpty());
-  EXPECT_THAT(ValidateYamlFile(kScenarioSchema,
-                               write("f.yaml", head + "sessions:\n  - name: w\n    steps:\n      - sql: { oracle: SELECT 1 }\n")),
-              Not(IsEmpty()))
+  const std::string head =
+      "name: x\ntitle: t\nteaches: l\nengines: [postgresql, mariadb, sqlite]\n";
+  EXPECT_THAT(
+      ValidateYamlFile(
+          kScenarioSchema,
+          write("e.yaml",
+                head + "isolation: { postgresql: [rc, ser], mariadb: [ru, rc], default: rc }\n"
+                       "sessions:\n  - name: w\n    steps:\n      - begin\n"
+                       "      - sql: { postgresql: UPDATE t SET a = 1 RETURNING a, default: UPDATE "
+                       "t SET a = 1 }\n"
+                       "        name: claim\n        capture: { postgresql: [a], mariadb: [] }\n"
+                       "expect: { sqlstates: { sqlite: { SQLITE_BUSY: 1 }, mariadb: { \"1213\": 1 "
+                       "} } }\n")),
+      IsEmpty());
+  EXPECT_THAT(
+      ValidateYamlFile(
+          kScenarioSchema,
+          write("f.yaml",
+                head + "sessions:\n  - name: w\n    steps:\n      - sql: { oracle: SELECT 1 }\n")),
+      Not(IsEmpty()))
       << "an engine map's keys are engine names";
 }
 

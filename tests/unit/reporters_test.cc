@@ -10,8 +10,10 @@
 //
 // With RACELAB_UPDATE_GOLDEN=1 the golden tests rewrite the files under the source tree and pass.
 
-#include <gmock/gmock.h>
+#include "reports/reporters.h"
+
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -22,11 +24,10 @@
 #include <vector>
 
 #include "reports/reporter.h"
-#include "reports/reporters.h"
 #include "reports/svg_timeline.h"
 #include "reports/xml_writer.h"
-#include "tests/unit/sample_report.h"
 #include "tests/unit/render_report.h"
+#include "tests/unit/sample_report.h"
 
 namespace racelab {
 namespace {
@@ -59,7 +60,8 @@ void ExpectMatchesGolden(const std::string& file, const std::string& actual) {
 // --- Registry ------------------------------------------------------------------------------------
 
 TEST(ReporterRegistryTest, NamesInRegistryOrder) {
-  EXPECT_THAT(ReporterNames(), ::testing::ElementsAre("console", "json", "md", "md-summary", "junit", "html"));
+  EXPECT_THAT(ReporterNames(),
+              ::testing::ElementsAre("console", "json", "md", "md-summary", "junit", "html"));
 }
 
 TEST(ReporterRegistryTest, EveryNameMakesItsReporter) {
@@ -127,8 +129,8 @@ TEST(ReporterJsonTest, ParsesBackWithEveryContractField) {
   auto run = testing::MakeSampleRun();
   const nlohmann::json j = nlohmann::json::parse(Render("json", run->report));
   ExpectKeys(j,
-             {"schema_version", "racelab_version", "created_at", "command", "seed", "details", "target",
-              "summary", "results"},
+             {"schema_version", "racelab_version", "created_at", "command", "seed", "details",
+              "target", "summary", "results"},
              "report");
   EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["details"], "all");
@@ -138,7 +140,9 @@ TEST(ReporterJsonTest, ParsesBackWithEveryContractField) {
   ExpectKeys(j["target"], {"engine", "server_version", "embedded", "settings"}, "target");
   EXPECT_FALSE(j["target"].contains("dsn")) << "no dsn for the embedded cluster";
   EXPECT_EQ(j["target"]["settings"]["fsync"], "off");
-  EXPECT_EQ(j["summary"], nlohmann::json::parse(R"({"results":2,"pass":1,"fail":1,"error":0,"interrupted":0,"not_run":0})"));
+  EXPECT_EQ(j["summary"],
+            nlohmann::json::parse(
+                R"({"results":2,"pass":1,"fail":1,"error":0,"interrupted":0,"not_run":0})"));
 
   ASSERT_EQ(j["results"].size(), 2u);
   for (const nlohmann::json& r : j["results"]) {
@@ -260,8 +264,8 @@ TEST(ReporterJunitTest, ErrorVerdictAndCounts) {
   EXPECT_THAT(xml, Not(HasSubstr("\x02")));
 }
 
-// An interrupted result (SIGINT/SIGTERM, every trial that ran passed) is neither a pass nor an error
-// in any format: JSON counts it apart, JUnit shows it skipped with what cut it short.
+// An interrupted result (SIGINT/SIGTERM, every trial that ran passed) is neither a pass nor an
+// error in any format: JSON counts it apart, JUnit shows it skipped with what cut it short.
 TEST(ReporterInterruptedTest, EveryFormatNamesItAndNoneCountsItAnError) {
   auto run = testing::MakeSampleRun();
   ResultSummary& r = run->report.results[0];
@@ -275,13 +279,16 @@ TEST(ReporterInterruptedTest, EveryFormatNamesItAndNoneCountsItAnError) {
   EXPECT_EQ(j["summary"]["interrupted"], 1);
   EXPECT_EQ(j["summary"]["pass"], 0);
   const std::string xml = Render("junit", run->report);
-  EXPECT_THAT(xml, HasSubstr("<testsuites name=\"racelab\" tests=\"2\" failures=\"1\" errors=\"0\""));
+  EXPECT_THAT(xml,
+              HasSubstr("<testsuites name=\"racelab\" tests=\"2\" failures=\"1\" errors=\"0\""));
   EXPECT_THAT(xml, HasSubstr("<testsuite name=\"guarded-cas-claim [read committed]\" tests=\"1\" "
                              "failures=\"0\" errors=\"0\" skipped=\"1\""));
-  const std::string ran = fmt::format("{} — {} trials ran before it, all passed", r.interrupted, r.trials);
+  const std::string ran =
+      fmt::format("{} — {} trials ran before it, all passed", r.interrupted, r.trials);
   EXPECT_THAT(xml, HasSubstr("<skipped message=\"" + ran + "\"/>"));
   const std::string console = Render("console", run->report);
-  EXPECT_THAT(console, HasSubstr("interrupted: guarded-cas-claim [read committed]\n  " + ran + "\n"));
+  EXPECT_THAT(console,
+              HasSubstr("interrupted: guarded-cas-claim [read committed]\n  " + ran + "\n"));
   EXPECT_THAT(console, HasSubstr("2 results: 0 pass, 1 fail, 0 error, 1 interrupted"));
   EXPECT_THAT(Render("md", run->report), HasSubstr("Interrupted: " + ran));
   EXPECT_THAT(Render("html", run->report), HasSubstr("class=\"verdict v-interrupted\""));
@@ -314,7 +321,8 @@ TEST(ReporterMarkdownTest, GroupsResultsByScenarioAndEscapesPipes) {
   EXPECT_LT(naive, cas) << "scenarios with a failing result come first";
   // In a table cell: '|', '<' and '&' escaped (reports/markdown_reporter.cc, Text).
   EXPECT_THAT(
-      md, HasSubstr("| final SELECT error FROM runs WHERE id=1 = a\\<b \\& \"c\" \\| 'd' | 1 | 1 |"));
+      md,
+      HasSubstr("| final SELECT error FROM runs WHERE id=1 = a\\<b \\& \"c\" \\| 'd' | 1 | 1 |"));
 }
 
 // Occurrences of `needle` in `text`.

@@ -27,7 +27,8 @@ TrialVerdict Trial(int index, Verdict v, bool waited = false) {
   e.lock_wait_us = waited ? 2000 : 0;
   if (v == Verdict::kError) t.result.error = "lost connection";
   t.result.events.push_back(e);
-  t.checks.push_back(Check{"winners = 1", v == Verdict::kPass, v == Verdict::kPass ? "" : "winners = 2"});
+  t.checks.push_back(
+      Check{"winners = 1", v == Verdict::kPass, v == Verdict::kPass ? "" : "winners = 2"});
   t.verdict = v;
   return t;
 }
@@ -38,7 +39,8 @@ std::vector<int> KeptNumbers(const ResultSummary& s) {
   return out;
 }
 
-ResultSummary Accumulate(DetailsPolicy policy, const std::vector<TrialVerdict>& trials, const PlanItem& item) {
+ResultSummary Accumulate(DetailsPolicy policy, const std::vector<TrialVerdict>& trials,
+                         const PlanItem& item) {
   ResultAccumulator acc(item, policy);
   for (const TrialVerdict& t : trials) acc.Add(t);
   return acc.Finish("");
@@ -56,7 +58,8 @@ TEST(ResultAccumulator, FailedKeepsOnlyTheRepresentativeWhenEveryTrialPasses) {
   PlanItem item;
   // The first trial with a lock wait is the representative (trial 3 here), not the first trial.
   std::vector<TrialVerdict> trials = {Trial(0, Verdict::kPass), Trial(1, Verdict::kPass),
-                                      Trial(2, Verdict::kPass, true), Trial(3, Verdict::kPass, true)};
+                                      Trial(2, Verdict::kPass, true),
+                                      Trial(3, Verdict::kPass, true)};
   ResultSummary s = Accumulate(DetailsPolicy::kFailed, trials, item);
   EXPECT_THAT(KeptNumbers(s), ElementsAre(2));
   EXPECT_EQ(s.representative_trial, 0);
@@ -70,10 +73,12 @@ TEST(ResultAccumulator, FailedKeepsOnlyTheRepresentativeWhenEveryTrialPasses) {
 TEST(ResultAccumulator, FailedKeepsFailingTrialsUpToTheCapAndTheFirstIsTheRepresentative) {
   PlanItem item;
   std::vector<TrialVerdict> trials = {Trial(0, Verdict::kPass, true)};
-  for (int i = 1; i <= kMaxFailedTrialsKept + 5; ++i) trials.push_back(Trial(i, i == 3 ? Verdict::kError : Verdict::kFail));
+  for (int i = 1; i <= kMaxFailedTrialsKept + 5; ++i)
+    trials.push_back(Trial(i, i == 3 ? Verdict::kError : Verdict::kFail));
   ResultSummary s = Accumulate(DetailsPolicy::kFailed, trials, item);
   ASSERT_EQ(static_cast<int>(s.trial_details.size()), kMaxFailedTrialsKept);
-  EXPECT_EQ(s.trial_details.front().result.index, 1) << "the first failing trial, not the passing one that waited";
+  EXPECT_EQ(s.trial_details.front().result.index, 1)
+      << "the first failing trial, not the passing one that waited";
   EXPECT_EQ(s.trial_details.back().result.index, kMaxFailedTrialsKept);
   EXPECT_EQ(s.representative_trial, 0);
   EXPECT_EQ(s.trial_details_omitted, 6);
@@ -84,7 +89,8 @@ TEST(ResultAccumulator, FailedKeepsFailingTrialsUpToTheCapAndTheFirstIsTheRepres
 
 TEST(ResultAccumulator, NoneKeepsNoTrialAndAllKeepsEvery) {
   PlanItem item;
-  std::vector<TrialVerdict> trials = {Trial(0, Verdict::kPass), Trial(1, Verdict::kFail), Trial(2, Verdict::kPass)};
+  std::vector<TrialVerdict> trials = {Trial(0, Verdict::kPass), Trial(1, Verdict::kFail),
+                                      Trial(2, Verdict::kPass)};
   ResultSummary none = Accumulate(DetailsPolicy::kNone, trials, item);
   EXPECT_TRUE(none.trial_details.empty());
   EXPECT_EQ(none.trial_details_omitted, 3);
@@ -113,9 +119,9 @@ TEST(ResultAccumulator, ItemErrorMakesTheVerdictError) {
   EXPECT_THAT(KeptNumbers(s), ElementsAre(0));
 }
 
-// A stop request (SIGINT/SIGTERM) is not a fault: the trials that ran all passed -> `interrupted`, not
-// `error` (a CI gate tells "stopped" from "the database faulted"); a trial that failed or errored
-// before it keeps its verdict, and the result says it was cut short either way.
+// A stop request (SIGINT/SIGTERM) is not a fault: the trials that ran all passed -> `interrupted`,
+// not `error` (a CI gate tells "stopped" from "the database faulted"); a trial that failed or
+// errored before it keeps its verdict, and the result says it was cut short either way.
 TEST(ResultAccumulator, AnInterruptIsItsOwnVerdictUnlessATrialThatRanFailedOrErred) {
   PlanItem item;
   const std::string why = "interrupted during trial 3 of 20; that trial is not evaluated";
@@ -131,13 +137,15 @@ TEST(ResultAccumulator, AnInterruptIsItsOwnVerdictUnlessATrialThatRanFailedOrErr
   EXPECT_EQ(s.expectations.at(0).passed, 2);
 
   ResultAccumulator none(item, DetailsPolicy::kFailed);
-  EXPECT_EQ(none.FinishInterrupted("interrupted before trial 1 of 20").verdict, Verdict::kInterrupted);
+  EXPECT_EQ(none.FinishInterrupted("interrupted before trial 1 of 20").verdict,
+            Verdict::kInterrupted);
 
   ResultAccumulator failed(item, DetailsPolicy::kFailed);
   failed.Add(Trial(0, Verdict::kPass));
   failed.Add(Trial(1, Verdict::kFail));
   ResultSummary f = failed.FinishInterrupted(why);
-  EXPECT_EQ(f.verdict, Verdict::kFail) << "a failed expectation is a regression, interrupted or not";
+  EXPECT_EQ(f.verdict, Verdict::kFail)
+      << "a failed expectation is a regression, interrupted or not";
   EXPECT_EQ(f.interrupted, why);
 
   ResultAccumulator erred(item, DetailsPolicy::kFailed);

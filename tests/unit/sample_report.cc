@@ -81,7 +81,8 @@ TrialVerdict CasTrial(int index, int64_t offset, int64_t extra_block, int64_t sk
   r.finals = {FinalValue{"SELECT attempts FROM runs WHERE id=1", "1", ""}};
   t.checks = {{"winners = 1", true, ""},
               {"lock_waits = 1", true, ""},
-              {"each of the 2 worker/claim was not seen in a lock wait or took <= 2.500 ms + measured lateness, send to answer",
+              {"each of the 2 worker/claim was not seen in a lock wait or took <= 2.500 ms + "
+               "measured lateness, send to answer",
                true, "", 0.31},
               {"final SELECT attempts FROM runs WHERE id=1 = 1", true, ""}};
   return t;
@@ -183,8 +184,10 @@ std::unique_ptr<SampleRun> MakeSampleRun() {
   cas.skew_us = Percentiles{21, 29.1, 30, 2};
   cas.expectations = {{"winners = 1", 2, 0, ""},
                       {"lock_waits = 1", 2, 0, ""},
-                      {"each of the 2 worker/claim was not seen in a lock wait or took <= 2.500 ms + measured lateness, "
-                       "send to answer", 2, 0, "", 0.31},
+                      {"each of the 2 worker/claim was not seen in a lock wait or took <= 2.500 ms "
+                       "+ measured lateness, "
+                       "send to answer",
+                       2, 0, "", 0.31},
                       {"final SELECT attempts FROM runs WHERE id=1 = 1", 2, 0, ""}};
   cas.trial_details = {CasTrial(0, 0, 0, 12), CasTrial(1, 250, 222, 30)};
   cas.representative_trial = 0;

@@ -36,7 +36,9 @@ const std::vector<std::string> kBase = {
     "expect: { winners: 1 }",                                                     // 15
 };
 
-std::string With(const std::vector<std::pair<int, std::string>>& changes) { return testing::EditLines(kBase, changes); }
+std::string With(const std::vector<std::pair<int, std::string>>& changes) {
+  return testing::EditLines(kBase, changes);
+}
 
 using testing::ErrorOf;
 
@@ -46,36 +48,49 @@ TEST(ScenarioErrorsTest, BaseIsValid) { EXPECT_EQ(ErrorOf(With({})), "(loaded wi
 // `begin` asking for one is refused when the file loads, each with its line, column and field — not
 // at run time after setup with only the first of them.
 TEST(ScenarioErrorsTest, BeginModesSqliteLacksAreRefusedWhenLoaded) {
-  const std::string sqlite = "teaches: L\nengines: [postgresql, sqlite]";  // lines after 3 move down by one
-  std::string msg = ErrorOf(With({{3, sqlite}, {9, "      - { begin: , isolation: rc, read_only: true }"}}));
-  EXPECT_THAT(msg, StartsWith("t.yaml:10:31: sessions[0].steps[0].isolation: SQLite has one isolation level, "
-                              "serializable: a begin cannot run at read committed"));
-  EXPECT_THAT(msg, HasSubstr("\nt.yaml:10:46: sessions[0].steps[0].read_only: SQLite has no READ ONLY "
-                             "transaction mode"));
+  const std::string sqlite =
+      "teaches: L\nengines: [postgresql, sqlite]";  // lines after 3 move down by one
+  std::string msg =
+      ErrorOf(With({{3, sqlite}, {9, "      - { begin: , isolation: rc, read_only: true }"}}));
+  EXPECT_THAT(
+      msg,
+      StartsWith("t.yaml:10:31: sessions[0].steps[0].isolation: SQLite has one isolation level, "
+                 "serializable: a begin cannot run at read committed"));
+  EXPECT_THAT(msg,
+              HasSubstr("\nt.yaml:10:46: sessions[0].steps[0].read_only: SQLite has no READ ONLY "
+                        "transaction mode"));
   EXPECT_THAT(ErrorOf(With({{3, sqlite}, {9, "      - { begin: , deferrable: true }"}})),
-              StartsWith("t.yaml:10:32: sessions[0].steps[0].deferrable: SQLite has no DEFERRABLE transaction mode"));
+              StartsWith("t.yaml:10:32: sessions[0].steps[0].deferrable: SQLite has no DEFERRABLE "
+                         "transaction mode"));
   // What SQLite has is accepted, and the modes load for the other engines.
-  EXPECT_EQ(ErrorOf(With({{3, sqlite}, {9, "      - { begin: , isolation: serializable, read_only: false }"}})),
+  EXPECT_EQ(ErrorOf(With({{3, sqlite},
+                          {9, "      - { begin: , isolation: serializable, read_only: false }"}})),
             "(loaded without error)");
-  EXPECT_EQ(ErrorOf(With({{9, "      - { begin: , isolation: rc, read_only: true }"}})), "(loaded without error)");
+  EXPECT_EQ(ErrorOf(With({{9, "      - { begin: , isolation: rc, read_only: true }"}})),
+            "(loaded without error)");
 }
 
 // Levels come from the engine's traits (issue 20 item 12): a scenario without `isolation:` runs on
-// SQLite once, at serializable, and on the others at the three default levels; a level an engine does
-// cannot begin is refused at its line.
+// SQLite once, at serializable, and on the others at the three default levels; a level an engine
+// does cannot begin is refused at its line.
 TEST(ScenarioErrorsTest, LevelsAreTheEnginesOwn) {
   const std::string engines = "teaches: L\nengines: [postgresql, mariadb, sqlite]";
   Result<Scenario> r = LoadScenarioText(testing::EditLines(kBase, {{3, engines}}), "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->isolation, AllIsolationLevels());
   EXPECT_EQ(r->ForEngine("mariadb")->isolation, AllIsolationLevels());
-  EXPECT_EQ(r->ForEngine("sqlite")->isolation, std::vector<IsolationLevel>{IsolationLevel::kSerializable});
-  const std::string sqlite = "teaches: L\nengines: [sqlite]\nisolation: [serializable, read committed]";
-  EXPECT_THAT(ErrorOf(With({{3, sqlite}})),
-              StartsWith("t.yaml:5:27: isolation[1]: SQLite has one isolation level, serializable: it cannot run "
-                         "at read committed"));
+  EXPECT_EQ(r->ForEngine("sqlite")->isolation,
+            std::vector<IsolationLevel>{IsolationLevel::kSerializable});
+  const std::string sqlite =
+      "teaches: L\nengines: [sqlite]\nisolation: [serializable, read committed]";
+  EXPECT_THAT(
+      ErrorOf(With({{3, sqlite}})),
+      StartsWith(
+          "t.yaml:5:27: isolation[1]: SQLite has one isolation level, serializable: it cannot run "
+          "at read committed"));
   // PostgreSQL runs read uncommitted as read committed: asked for, it runs.
-  EXPECT_EQ(ErrorOf(With({{3, "teaches: L\nisolation: [read uncommitted]"}})), "(loaded without error)");
+  EXPECT_EQ(ErrorOf(With({{3, "teaches: L\nisolation: [read uncommitted]"}})),
+            "(loaded without error)");
 }
 
 TEST(ScenarioErrorsTest, BadYaml) {
@@ -97,9 +112,10 @@ TEST(ScenarioErrorsTest, UnknownKey) {
               StartsWith("t.yaml:15:1: expectt: unknown key 'expectt' (did you mean 'expect'?"));
   EXPECT_THAT(ErrorOf(With({{14, "outcome: { win: { step: claim, row: 1 } }"}})),
               StartsWith("t.yaml:14:32: outcome.win.row: unknown key 'row'"));
-  EXPECT_THAT(ErrorOf(With({{12, "        name: claim\n        captures: [id]"}})),
-              StartsWith("t.yaml:13:9: sessions[0].steps[2].captures: unknown key 'captures' for "
-                         "a sql step (expected one of: sql, name, capture, when, on_error, timeout_ms)"));
+  EXPECT_THAT(
+      ErrorOf(With({{12, "        name: claim\n        captures: [id]"}})),
+      StartsWith("t.yaml:13:9: sessions[0].steps[2].captures: unknown key 'captures' for "
+                 "a sql step (expected one of: sql, name, capture, when, on_error, timeout_ms)"));
   EXPECT_THAT(ErrorOf(With({{10, "      - { barrier: go, on_error: continue }"}})),
               StartsWith("t.yaml:10:24: sessions[0].steps[1].on_error: unknown key 'on_error' for "
                          "a barrier step"));
@@ -301,52 +317,69 @@ TEST(ScenarioErrorsTest, RetryOldKeyOnOnlyQuoted) {
 }
 
 TEST(ScenarioErrorsTest, DefinedAndRowsConditions) {
-  const std::pair<int, std::string> read = {9, "      - { sql: SELECT 1 AS s, capture: s, name: read }"};
+  const std::pair<int, std::string> read = {
+      9, "      - { sql: SELECT 1 AS s, capture: s, name: read }"};
   for (const char* when : {"defined(s)", "!defined(s)", "rows(read) == 0", "rows(read) >= 1"}) {
-    EXPECT_EQ(ErrorOf(With({read, {12, std::string("        name: claim\n        when: \"") + when + "\""}})),
-              "(loaded without error)")
+    EXPECT_EQ(
+        ErrorOf(
+            With({read, {12, std::string("        name: claim\n        when: \"") + when + "\""}})),
+        "(loaded without error)")
         << when;
   }
-  EXPECT_THAT(ErrorOf(With({read, {12, "        name: claim\n        when: \"defined(id)\""}})),
-              StartsWith("t.yaml:13:15: sessions[0].steps[2].when: 'id' is not captured by an earlier step "
-                         "of this session (captured so far: s)"));
-  EXPECT_THAT(ErrorOf(With({read, {12, "        name: claim\n        when: \"rows(claim) > 0\""}})),
-              StartsWith("t.yaml:13:15: sessions[0].steps[2].when: rows(claim): not an earlier sql step of "
-                         "this session (earlier sql steps: read)"));
-  EXPECT_THAT(ErrorOf(With({{12, "        name: claim\n        when: \"rows(begin1) > 0\""}})),
-              StartsWith("t.yaml:13:15: sessions[0].steps[2].when: rows(begin1): not an earlier sql step"));
+  EXPECT_THAT(
+      ErrorOf(With({read, {12, "        name: claim\n        when: \"defined(id)\""}})),
+      StartsWith("t.yaml:13:15: sessions[0].steps[2].when: 'id' is not captured by an earlier step "
+                 "of this session (captured so far: s)"));
+  EXPECT_THAT(
+      ErrorOf(With({read, {12, "        name: claim\n        when: \"rows(claim) > 0\""}})),
+      StartsWith("t.yaml:13:15: sessions[0].steps[2].when: rows(claim): not an earlier sql step of "
+                 "this session (earlier sql steps: read)"));
+  EXPECT_THAT(
+      ErrorOf(With({{12, "        name: claim\n        when: \"rows(begin1) > 0\""}})),
+      StartsWith("t.yaml:13:15: sessions[0].steps[2].when: rows(begin1): not an earlier sql step"));
   // sqlstate() and failed() name any earlier statement step, begin/commit/rollback included.
-  EXPECT_EQ(ErrorOf(With({{12, "        name: claim\n        when: \"sqlstate(begin1) == '25P02'\""}})),
+  EXPECT_EQ(
+      ErrorOf(With({{12, "        name: claim\n        when: \"sqlstate(begin1) == '25P02'\""}})),
+      "(loaded without error)");
+  EXPECT_EQ(ErrorOf(With({{12, "        name: claim\n        when: \"!failed(begin1)\""}})),
             "(loaded without error)");
-  EXPECT_EQ(ErrorOf(With({{12, "        name: claim\n        when: \"!failed(begin1)\""}})), "(loaded without error)");
-  EXPECT_THAT(ErrorOf(With({{12, "        name: claim\n        when: \"failed(claim)\""}})),
-              StartsWith("t.yaml:13:15: sessions[0].steps[2].when: failed(claim): not an earlier statement step "
-                         "of this session (earlier statement steps: begin1)"));
-  EXPECT_THAT(ErrorOf(With({read, {12, "        name: claim\n        when: \"!s == 1\""}})),
-              StartsWith("t.yaml:13:15: sessions[0].steps[2].when: bad condition '!s == 1': '!' goes only "
-                         "before defined(NAME)"));
+  EXPECT_THAT(
+      ErrorOf(With({{12, "        name: claim\n        when: \"failed(claim)\""}})),
+      StartsWith(
+          "t.yaml:13:15: sessions[0].steps[2].when: failed(claim): not an earlier statement step "
+          "of this session (earlier statement steps: begin1)"));
+  EXPECT_THAT(
+      ErrorOf(With({read, {12, "        name: claim\n        when: \"!s == 1\""}})),
+      StartsWith("t.yaml:13:15: sessions[0].steps[2].when: bad condition '!s == 1': '!' goes only "
+                 "before defined(NAME)"));
 }
 
 TEST(ScenarioErrorsTest, EveryLevelMustCheckSomething) {
   // An override that empties the only list at one level.
-  EXPECT_THAT(ErrorOf(With({{15, "expect: { step_rows: [ { step: claim, rows: 1, sessions: 1 } ],\n"
-                                 "          at: { serializable: { step_rows: [] } } }"}})),
-              StartsWith("t.yaml:16:17: expect.at.serializable: leaves nothing to check at serializable: a "
-                         "trial there would pass whatever happened"));
+  EXPECT_THAT(
+      ErrorOf(With({{15,
+                     "expect: { step_rows: [ { step: claim, rows: 1, sessions: 1 } ],\n"
+                     "          at: { serializable: { step_rows: [] } } }"}})),
+      StartsWith("t.yaml:16:17: expect.at.serializable: leaves nothing to check at serializable: a "
+                 "trial there would pass whatever happened"));
   // ...is fine when the scenario does not run that level, or the base keeps another check.
   EXPECT_EQ(ErrorOf(With({{3, "teaches: L\nisolation: [rc, rr]"},
-                          {15, "expect: { step_rows: [ { step: claim, rows: 1, sessions: 1 } ],\n"
-                               "          at: { serializable: { step_rows: [] } } }"}})),
+                          {15,
+                           "expect: { step_rows: [ { step: claim, rows: 1, sessions: 1 } ],\n"
+                           "          at: { serializable: { step_rows: [] } } }"}})),
             "(loaded without error)");
-  EXPECT_EQ(ErrorOf(With({{15, "expect: { winners: 1, at: { serializable: { final: [], blocked: [] } } }"}})),
-            "(loaded without error)");
+  EXPECT_EQ(
+      ErrorOf(
+          With({{15, "expect: { winners: 1, at: { serializable: { final: [], blocked: [] } } }"}})),
+      "(loaded without error)");
   EXPECT_EQ(ErrorOf(With({{15, "expect: { sqlstates: {} }"}})), "(loaded without error)");
   // Nothing at all, at every level.
   std::string msg = ErrorOf(With({{15, "expect: { step_rows: [], distinct_claims: false }"}}));
   EXPECT_THAT(msg, StartsWith("t.yaml:15:9: expect: nothing to check at read committed"));
   EXPECT_THAT(msg, HasSubstr("\nt.yaml:15:9: expect: nothing to check at serializable"));
-  EXPECT_THAT(ErrorOf(With({{15, ""}})), StartsWith("t.yaml:1:1: expect: no expect: a trial would pass "
-                                                   "whatever happened"));
+  EXPECT_THAT(ErrorOf(With({{15, ""}})),
+              StartsWith("t.yaml:1:1: expect: no expect: a trial would pass "
+                         "whatever happened"));
 }
 
 TEST(ScenarioErrorsTest, ReportsEveryErrorInFileOrder) {
@@ -372,9 +405,11 @@ TEST(ScenarioErrorsTest, BadFixtureFiles) {
       {"bad_expr.yaml", ":21:50: expect.step_rows[0].sessions: '${workers} -' is not a number"},
       {"duplicate_step.yaml", ":18:15: sessions[0].steps[3].name: duplicate step name 'claim'"},
       {"unknown_outcome_step.yaml", ":18:25: outcome.win.step: unknown step 'clam'"},
-      {"level_without_check.yaml", ":21:5: expect.at.serializable: leaves nothing to check at serializable"},
+      {"level_without_check.yaml",
+       ":21:5: expect.at.serializable: leaves nothing to check at serializable"},
       {"barrier_cycle.yaml", ":8:14: sessions[0].steps[0].barrier: barrier cycle: session 'a'"},
-      {"deep_expression.yaml", ":7:12: sessions[0].count: '((((((((((((((((((((((((((((((((((((((((2"},
+      {"deep_expression.yaml",
+       ":7:12: sessions[0].count: '((((((((((((((((((((((((((((((((((((((((2"},
   };
   for (const Fixture& f : kFixtures) {
     std::string path = std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/bad/" + f.file;

@@ -177,9 +177,10 @@ TEST(ScenarioLimitsTest, NumbersStayInTheClocksRange) {
                    "      - begin\n")),
       StartsWith("t.yaml:6:48: sessions[0].retry.initial_ms: '100000000000000000000' must "
                  "be a number of ms from 0 to 86400000"));
-  EXPECT_THAT(ErrorOf(File("", "    retry: { sqlstates: [\"40001\"], attempts: 1001, factor: 1001 }\n",
-                           "      - begin\n")),
-              HasSubstr("sessions[0].retry.attempts: '1001' must be an integer from 1 to 1000"));
+  EXPECT_THAT(
+      ErrorOf(File("", "    retry: { sqlstates: [\"40001\"], attempts: 1001, factor: 1001 }\n",
+                   "      - begin\n")),
+      HasSubstr("sessions[0].retry.attempts: '1001' must be an integer from 1 to 1000"));
   EXPECT_THAT(ErrorOf(File("", "", "      - sleep_ms: 1e13\n")), HasSubstr("is not a number"));
 }
 

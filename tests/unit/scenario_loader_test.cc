@@ -233,7 +233,8 @@ TEST(ScenarioLoaderTest, FileNotFound) {
   Result<Scenario> r = LoadScenarioFile("/nonexistent/x.yaml");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUsage);
-  EXPECT_EQ(r.status().message(), "/nonexistent/x.yaml: cannot open scenario file: No such file or directory");
+  EXPECT_EQ(r.status().message(),
+            "/nonexistent/x.yaml: cannot open scenario file: No such file or directory");
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
-// The server's own lock-wait records: parsing jsonlog (harness/engines/postgresql/server_log.cc) and placing them on
-// statements (harness/run/lock_waits.cc). The lines are PostgreSQL 15's, as written by the embedded
-// cluster (log_lock_waits = on, deadlock_timeout = 1ms, log_timezone = UTC).
+// The server's own lock-wait records: parsing jsonlog (harness/engines/postgresql/server_log.cc)
+// and placing them on statements (harness/run/lock_waits.cc). The lines are PostgreSQL 15's, as
+// written by the embedded cluster (log_lock_waits = on, deadlock_timeout = 1ms, log_timezone =
+// UTC).
+#include "harness/engines/postgresql/server_log.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "harness/engines/postgresql/server_log.h"
 #include "harness/run/lock_waits.h"
 
 namespace racelab {
@@ -71,13 +73,15 @@ StepEvent Ev(const std::string& step, int64_t sent, int64_t completed, const std
   return ev;
 }
 
-const internal::BackendNames kNames{{{21012, "worker.2"}, {21011, "worker.1"}, {5, "racelab:control"}},
-                                    {{"worker.2", 21012}, {"worker.1", 21011}},
-                                    {{31000, "autovacuum worker"}}};
+const internal::BackendNames kNames{
+    {{21012, "worker.2"}, {21011, "worker.1"}, {5, "racelab:control"}},
+    {{"worker.2", 21012}, {"worker.1", 21011}},
+    {{31000, "autovacuum worker"}}};
 
 // Item 3 of issue 6: a 0.44 ms SELECT, then the UPDATE that waits. A slow poll straddles both and
-// pg_stat_activity's (older) text names the SELECT. The server's record puts the wait on the UPDATE,
-// with the server's duration, and the poll joins it there — nothing is pinned on the SELECT.
+// pg_stat_activity's (older) text names the SELECT. The server's record puts the wait on the
+// UPDATE, with the server's duration, and the poll joins it there — nothing is pinned on the
+// SELECT.
 TEST(ServerLockWaits, TheServersRecordPlacesTheWaitAndThePollFollows) {
   ServerWaitBatch b = ParseServerLog(kNaiveWait);
   const int64_t origin = kSecond + 600000;  // trial t = 0 at 41.600 s
@@ -128,8 +132,8 @@ TEST(ServerLockWaits, AnAutovacuumHolderIsNamed) {
   EXPECT_EQ(events[0].blocked_by, std::vector<std::string>{"(autovacuum worker)"});
 }
 
-// Whatever the polls' timing, no statement is marked with a wait seen before it was sent or after it
-// completed (item 3 of issue 6: lock_wait_first_seen_us < sent_us must be impossible).
+// Whatever the polls' timing, no statement is marked with a wait seen before it was sent or after
+// it completed (item 3 of issue 6: lock_wait_first_seen_us < sent_us must be impossible).
 TEST(PollLockWaits, FirstAndLastSeenStayInsideTheStatement) {
   std::mt19937 rng(7);
   for (int round = 0; round < 2000; ++round) {

@@ -1,6 +1,8 @@
 // `racelab convert`'s core (harness/loader/spec_convert.h): the team's spec files convert to one
-// scenario whose `order:` holds every permutation — markers and repeated steps included — and that the
-// loader accepts and the planner plans.
+// scenario whose `order:` holds every permutation — markers and repeated steps included — and that
+// the loader accepts and the planner plans.
+#include "harness/loader/spec_convert.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -8,7 +10,6 @@
 #include "harness/loader/order_planner.h"
 #include "harness/loader/planner.h"
 #include "harness/loader/scenario_loader.h"
-#include "harness/loader/spec_convert.h"
 #include "harness/loader/spec_parser.h"
 #include "harness/loader/spec_permutations.h"
 
@@ -39,15 +40,20 @@ void ExpectEveryPermutationLoads(const std::string& file) {
   EXPECT_EQ(plan->size(), orders->size());
 }
 
-TEST(SpecConvertTest, EveryPermutationOfTheGrammarFileLoadsAndPlans) { ExpectEveryPermutationLoads("grammar.spec"); }
+TEST(SpecConvertTest, EveryPermutationOfTheGrammarFileLoadsAndPlans) {
+  ExpectEveryPermutationLoads("grammar.spec");
+}
 
-TEST(SpecConvertTest, EveryInterleavingLoadsAndPlans) { ExpectEveryPermutationLoads("interleavings.spec"); }
+TEST(SpecConvertTest, EveryInterleavingLoadsAndPlans) {
+  ExpectEveryPermutationLoads("interleavings.spec");
+}
 
 TEST(SpecConvertTest, PermutationsBecomeOrderWithTheirMarkersAndRepeatedSteps) {
   auto spec = ParseSpecText(
       "setup { CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0); }\n"
       "teardown { DROP TABLE t; }\n"
-      "session a\nsetup { BEGIN; }\nstep a1 { UPDATE t SET v = 1 WHERE id = 1; }\nstep a2 { COMMIT; }\n"
+      "session a\nsetup { BEGIN; }\nstep a1 { UPDATE t SET v = 1 WHERE id = 1; }\nstep a2 { "
+      "COMMIT; }\n"
       "session b\nstep b1 { UPDATE t SET v = 2 WHERE id = 1; }\nstep \"setup\" { SELECT 1; }\n"
       "teardown { SELECT 2; }\n"
       "permutation a1 b1 a2 \"setup\"\n"
@@ -71,12 +77,15 @@ TEST(SpecConvertTest, PermutationsBecomeOrderWithTheirMarkersAndRepeatedSteps) {
   EXPECT_EQ(b[1].name, "setup");  // the spec's step keeps its name; b has no session setup
   EXPECT_EQ(b[2].name, "teardown");
   ASSERT_EQ(scenario->order->permutations.size(), 2u);
-  EXPECT_EQ(PermutationName(scenario->order->permutations[0]), "a.setup a.a1 b.b1 a.a2 b.setup b.teardown");
+  EXPECT_EQ(PermutationName(scenario->order->permutations[0]),
+            "a.setup a.a1 b.b1 a.a2 b.setup b.teardown");
   // (*) and (other) carried, b1 listed twice; `notices` dropped and said so at the top.
   EXPECT_EQ(PermutationName(scenario->order->permutations[1]),
             "a.setup a.a1 b.b1(*) a.a2(b.b1) b.b1 b.setup b.teardown");
-  EXPECT_NE(c.yaml.find("the marker 'a1 notices 1' of step setup is dropped"), std::string::npos) << c.yaml;
-  EXPECT_EQ(scenario->setup, "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0);");
+  EXPECT_NE(c.yaml.find("the marker 'a1 notices 1' of step setup is dropped"), std::string::npos)
+      << c.yaml;
+  EXPECT_EQ(scenario->setup,
+            "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 0);");
   EXPECT_NE(c.yaml.find("# Not carried over:"), std::string::npos);
 }
 
@@ -95,7 +104,8 @@ TEST(SpecConvertTest, APermutationListedTwiceIsWrittenOnce) {
   auto scenario = LoadScenarioText(c.yaml, "twice.yaml");
   ASSERT_TRUE(scenario.ok()) << scenario.status().message() << "\n" << c.yaml;
   ASSERT_EQ(scenario->order->permutations.size(), 2u);
-  EXPECT_NE(c.yaml.find("permutation 3 is permutation 1 again: listed once"), std::string::npos) << c.yaml;
+  EXPECT_NE(c.yaml.find("permutation 3 is permutation 1 again: listed once"), std::string::npos)
+      << c.yaml;
   EXPECT_NE(c.yaml.find(": 2 permutation(s) in order:"), std::string::npos) << c.yaml;
 }
 

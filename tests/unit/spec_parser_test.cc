@@ -1,11 +1,12 @@
 // The isolation spec parser (harness/loader/spec_parser.h) and the permutation expansion
-// (harness/loader/spec_permutations.h): the whole grammar on the team's own spec files, and bad input
-// with FILE:LINE:COL.
+// (harness/loader/spec_permutations.h): the whole grammar on the team's own spec files, and bad
+// input with FILE:LINE:COL.
+#include "harness/loader/spec_parser.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "harness/loader/spec_parser.h"
 #include "harness/loader/spec_permutations.h"
 
 namespace racelab {
@@ -27,7 +28,8 @@ TEST(SpecParserTest, ReadsEveryPartOfTheGrammar) {
   auto spec = LoadSpecFile(Fixture("grammar.spec"));
   ASSERT_TRUE(spec.ok()) << spec.status().message();
   ASSERT_EQ(spec->setup.size(), 2u);
-  EXPECT_EQ(spec->setup[0].text, "\n  CREATE TABLE accounts (id int PRIMARY KEY, balance int NOT NULL);\n");
+  EXPECT_EQ(spec->setup[0].text,
+            "\n  CREATE TABLE accounts (id int PRIMARY KEY, balance int NOT NULL);\n");
   EXPECT_EQ(spec->setup[0].loc.line, 4);
   EXPECT_EQ(spec->setup[1].text, "INSERT INTO accounts VALUES (1, 100), (2, 100);");
   ASSERT_TRUE(spec->teardown.has_value());
@@ -114,17 +116,20 @@ TEST(SpecParserTest, TooManyInterleavingsIsAnErrorThatSaysWhatToDo) {
   std::string text;
   for (int s = 0; s < 4; ++s) {
     text += "session s" + std::to_string(s) + "\n";
-    for (int k = 0; k < 5; ++k) text += "step s" + std::to_string(s) + "_" + std::to_string(k) + " { SELECT 1; }\n";
+    for (int k = 0; k < 5; ++k)
+      text += "step s" + std::to_string(s) + "_" + std::to_string(k) + " { SELECT 1; }\n";
   }
   auto spec = ParseSpecText(text, "big.spec");
   ASSERT_TRUE(spec.ok()) << spec.status().message();
   auto orders = ExpandSpecPermutations(*spec);  // 20!/(5!^4) = 11732745024 orders
   ASSERT_FALSE(orders.ok());
-  EXPECT_NE(orders.status().message().find("permutation"), std::string::npos) << orders.status().message();
+  EXPECT_NE(orders.status().message().find("permutation"), std::string::npos)
+      << orders.status().message();
 }
 
 TEST(SpecParserTest, UnusedStepsAreWarningsAsInIsolationtester) {
-  auto spec = ParseSpecText("session a\nstep a1 { SELECT 1; }\nstep a2 { SELECT 2; }\npermutation a1\n", "t.spec");
+  auto spec = ParseSpecText(
+      "session a\nstep a1 { SELECT 1; }\nstep a2 { SELECT 2; }\npermutation a1\n", "t.spec");
   ASSERT_TRUE(spec.ok()) << spec.status().message();
   ASSERT_EQ(spec->warnings.size(), 1u);
   EXPECT_EQ(spec->warnings[0], "t.spec:3:1: unused step name: a2");
@@ -137,23 +142,29 @@ TEST(SpecParserTest, CommentsNeedNotEndTheFileWithANewline) {
 }
 
 TEST(SpecParserTest, SyntaxErrorsNameLineColumnAndWhatWasExpected) {
-  EXPECT_EQ(ErrorOf(""), "t.spec:1:1: expected 'setup', 'teardown' or 'session', found end of file");
+  EXPECT_EQ(ErrorOf(""),
+            "t.spec:1:1: expected 'setup', 'teardown' or 'session', found end of file");
   EXPECT_EQ(ErrorOf("session s1\n  step s1a SELECT 1;"),
             "t.spec:2:12: expected a { SQL } block for step \"s1a\", found name \"SELECT\"");
-  EXPECT_EQ(ErrorOf("session s1\n"), "t.spec:2:1: expected 'step' (session \"s1\" needs at least one step; its "
-                                     "'setup' comes first), found end of file");
+  EXPECT_EQ(ErrorOf("session s1\n"),
+            "t.spec:2:1: expected 'step' (session \"s1\" needs at least one step; its "
+            "'setup' comes first), found end of file");
   EXPECT_EQ(ErrorOf("session step step s { SELECT 1; }"),
-            "t.spec:1:9: expected a session name (to use the keyword 'step' as a name, quote it: \"step\"), found "
+            "t.spec:1:9: expected a session name (to use the keyword 'step' as a name, quote it: "
+            "\"step\"), found "
             "keyword 'step'");
-  EXPECT_EQ(ErrorOf("session s step a { SELECT 1;"),
-            "t.spec:1:18: unterminated SQL block: '{' without '}' (a step's SQL cannot contain '}')");
+  EXPECT_EQ(
+      ErrorOf("session s step a { SELECT 1;"),
+      "t.spec:1:18: unterminated SQL block: '{' without '}' (a step's SQL cannot contain '}')");
   EXPECT_EQ(ErrorOf("session \"s\nstep a {}"), "t.spec:1:11: unexpected newline in quoted name");
   EXPECT_EQ(ErrorOf("session \"s"), "t.spec:1:9: unterminated quoted name");
   EXPECT_EQ(ErrorOf("session s step a { SELECT 1; } ;"), "t.spec:1:32: unexpected character ';'");
   EXPECT_EQ(ErrorOf("session s step a {x}\nsetup {y}"),
-            "t.spec:2:1: expected 'session', 'permutation' or the end of the file, found keyword 'setup'");
+            "t.spec:2:1: expected 'session', 'permutation' or the end of the file, found keyword "
+            "'setup'");
   EXPECT_EQ(ErrorOf("teardown {x}\nteardown {y}\nsession s step a {x}"),
-            "t.spec:2:1: expected 'session' (setup and teardown come first, at most one teardown), found keyword "
+            "t.spec:2:1: expected 'session' (setup and teardown come first, at most one teardown), "
+            "found keyword "
             "'teardown'");
   EXPECT_EQ(ErrorOf("session s step a {x}\npermutation"),
             "t.spec:2:12: expected a step name after 'permutation', found end of file");
@@ -167,14 +178,18 @@ TEST(SpecParserTest, SyntaxErrorsNameLineColumnAndWhatWasExpected) {
 
 TEST(SpecParserTest, MeaningErrorsNameLineColumn) {
   EXPECT_EQ(ErrorOf("session s\nstep a {x}\nsession t\nstep a {y}"),
-            "t.spec:4:1: duplicate step name \"a\" (first at line 2; step names are unique in the whole file)");
+            "t.spec:4:1: duplicate step name \"a\" (first at line 2; step names are unique in the "
+            "whole file)");
   EXPECT_EQ(ErrorOf("session s\nstep a {x}\nsession s\nstep b {y}"),
             "t.spec:3:1: duplicate session name \"s\" (first at line 1)");
-  EXPECT_EQ(ErrorOf("session s\nstep a {x}\npermutation a zz"), "t.spec:3:15: permutation: undefined step \"zz\"");
+  EXPECT_EQ(ErrorOf("session s\nstep a {x}\npermutation a zz"),
+            "t.spec:3:15: permutation: undefined step \"zz\"");
   EXPECT_EQ(ErrorOf("session s\nstep a {x}\nsession t\nstep b {y}\npermutation a(zz) b"),
-            "t.spec:5:15: permutation step \"a\": marker names step \"zz\", which this permutation does not run");
-  EXPECT_EQ(ErrorOf("session s\nstep a {x}\nstep c {x}\npermutation a(c) c"),
-            "t.spec:4:15: permutation step \"a\" cannot wait for \"c\", a step of its own session \"s\"");
+            "t.spec:5:15: permutation step \"a\": marker names step \"zz\", which this permutation "
+            "does not run");
+  EXPECT_EQ(
+      ErrorOf("session s\nstep a {x}\nstep c {x}\npermutation a(c) c"),
+      "t.spec:4:15: permutation step \"a\" cannot wait for \"c\", a step of its own session \"s\"");
   EXPECT_EQ(ErrorOf("session s\nstep a {x}\nsession t\nstep b {y}\npermutation a(b notices 0) b"),
             "t.spec:5:15: permutation step \"a\": notices must be at least 1");
 }

@@ -53,9 +53,9 @@ TEST(SqliteDsnTest, FilePathsOnly) {
 }
 
 TEST(SqliteDsnTest, ASecretTypedIntoTheDsnIsNeverShown) {
-  for (const char* dsn : {"sqlite://u:hunter2@host/x.db", "sqlite:///tmp/x.db?password=hunter2",
-                          "sqlite:u:hunter2@x.db", "sqlite:///a.db?mode=ro&key=hunter2",
-                          "sqlite://:hunter2@/x.db"}) {
+  for (const char* dsn :
+       {"sqlite://u:hunter2@host/x.db", "sqlite:///tmp/x.db?password=hunter2",
+        "sqlite:u:hunter2@x.db", "sqlite:///a.db?mode=ro&key=hunter2", "sqlite://:hunter2@/x.db"}) {
     EXPECT_EQ(RedactSqliteDsn(dsn).find("hunter2"), std::string::npos) << dsn;
     EXPECT_TRUE(SqliteDsnMayHoldPassword(dsn)) << dsn;
     auto parsed = ParseSqliteDsn(dsn);
@@ -65,7 +65,8 @@ TEST(SqliteDsnTest, ASecretTypedIntoTheDsnIsNeverShown) {
     }
   }
   EXPECT_EQ(RedactSqliteDsn("sqlite://u:hunter2@host/x.db"), "sqlite://u:***@host/x.db");
-  EXPECT_EQ(RedactSqliteDsn("sqlite:///tmp/x.db?password=hunter2"), "sqlite:///tmp/x.db?password=***");
+  EXPECT_EQ(RedactSqliteDsn("sqlite:///tmp/x.db?password=hunter2"),
+            "sqlite:///tmp/x.db?password=***");
   // A DSN as documented is shown as written.
   for (const char* dsn : {"sqlite:///var/lib/app/runs.db", "sqlite:runs.db", "sqlite:/a:b/c.db"}) {
     EXPECT_EQ(RedactSqliteDsn(dsn), dsn);

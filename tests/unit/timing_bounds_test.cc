@@ -1,6 +1,7 @@
-// Timing bounds on a busy machine (harness/eval/lateness.h) and the texts of `blocked` expectations,
-// on hand-built TrialResults: an upper bound is widened by exactly the lateness measured on the wait's
-// path — never by time the scenario asked for — and every text says what is checked.
+// Timing bounds on a busy machine (harness/eval/lateness.h) and the texts of `blocked`
+// expectations, on hand-built TrialResults: an upper bound is widened by exactly the lateness
+// measured on the wait's path — never by time the scenario asked for — and every text says what is
+// checked.
 #include <gtest/gtest.h>
 
 #include "harness/eval/evaluator.h"
@@ -21,8 +22,10 @@ StepEvent Step(const std::string& session, const std::string& step, StepKind kin
   return e;
 }
 
-// Role a holds the row, sleeps `hold_ms` and commits; b's claim waits for it (lock-hold-wait's shape).
-PlanItem HoldItem(std::optional<double> min_ms, std::optional<double> max_ms, const std::string& by) {
+// Role a holds the row, sleeps `hold_ms` and commits; b's claim waits for it (lock-hold-wait's
+// shape).
+PlanItem HoldItem(std::optional<double> min_ms, std::optional<double> max_ms,
+                  const std::string& by) {
   PlanItem item;
   item.scenario = "hold";
   for (const char* role : {"a", "b"}) {
@@ -37,7 +40,8 @@ PlanItem HoldItem(std::optional<double> min_ms, std::optional<double> max_ms, co
 
 // b/claim is sent at 10 ms; a awaits it until 13 ms, sleeps `hold_ms` (woke `sleep_late_ms` late),
 // commits; b's answer comes 1 ms after the commit. b/claim's own late_us is `own_late_ms`.
-TrialResult HoldTrial(int64_t hold_ms, int64_t sleep_late_ms, int64_t own_late_ms, bool seen = true) {
+TrialResult HoldTrial(int64_t hold_ms, int64_t sleep_late_ms, int64_t own_late_ms,
+                      bool seen = true) {
   TrialResult r;
   const int64_t sleep_end = 13 + hold_ms + sleep_late_ms;
   r.events = {Step("a", "await", StepKind::kAwaitBlocked, 9, 13),
@@ -70,7 +74,8 @@ TEST(TimingBounds, UpperBoundWidenedByRealLatenessPasses) {
   // Blocked 1356 ms > 1300 ms, but 150 + 20 + 3 + 1 ms of it was measured lateness.
   ASSERT_EQ(v.checks.size(), 2u);
   EXPECT_EQ(v.checks[0].text,
-            "b/claim was seen in a lock wait and took >= 1140.000 ms and <= 1300.000 ms + measured lateness, send to answer");
+            "b/claim was seen in a lock wait and took >= 1140.000 ms and <= 1300.000 ms + measured "
+            "lateness, send to answer");
   EXPECT_TRUE(v.checks[0].passed) << v.checks[0].detail;
   EXPECT_DOUBLE_EQ(v.checks[0].widened_by_ms, 174.0);
   EXPECT_EQ(v.verdict, Verdict::kPass);
@@ -84,7 +89,8 @@ TEST(TimingBounds, AskedTimeIsNeverLatenessSoALongerHoldStillFails) {
   TrialVerdict v = EvaluateTrial(item, HoldTrial(2400, /*sleep_late_ms=*/0, /*own_late_ms=*/2));
   EXPECT_FALSE(v.checks[0].passed);
   EXPECT_EQ(v.checks[0].detail,
-            "b/claim took 2406.000 ms > 2200.000 ms + 6.000 ms measured lateness (own 2.000, blockers' 4.000)");
+            "b/claim took 2406.000 ms > 2200.000 ms + 6.000 ms measured lateness (own 2.000, "
+            "blockers' 4.000)");
   EXPECT_EQ(v.verdict, Verdict::kFail);
 }
 
@@ -115,14 +121,18 @@ TEST(TimingBounds, ByWithoutBoundsChecksThatTheStepWaited) {
 }
 
 TEST(TimingBounds, TextsSayWhatEachBoundChecks) {
-  auto text = [](std::optional<double> min_ms, std::optional<double> max_ms, const std::string& by) {
+  auto text = [](std::optional<double> min_ms, std::optional<double> max_ms,
+                 const std::string& by) {
     return EvaluateTrial(HoldItem(min_ms, max_ms, by), HoldTrial(300, 0, 0)).checks[0].text;
   };
-  EXPECT_EQ(text(100, std::nullopt, ""), "b/claim was seen in a lock wait and took >= 100.000 ms, send to answer");
+  EXPECT_EQ(text(100, std::nullopt, ""),
+            "b/claim was seen in a lock wait and took >= 100.000 ms, send to answer");
   EXPECT_EQ(text(std::nullopt, 50, ""),
-            "b/claim was not seen in a lock wait or took <= 50.000 ms + measured lateness, send to answer");
-  EXPECT_EQ(text(std::nullopt, 50, "a"),
-            "b/claim was seen in a lock wait and took <= 50.000 ms + measured lateness, send to answer");
+            "b/claim was not seen in a lock wait or took <= 50.000 ms + measured lateness, send to "
+            "answer");
+  EXPECT_EQ(
+      text(std::nullopt, 50, "a"),
+      "b/claim was seen in a lock wait and took <= 50.000 ms + measured lateness, send to answer");
   EXPECT_EQ(text(std::nullopt, std::nullopt, ""), "b/claim was seen in a lock wait");
   // A lone max_ms really does accept a statement that never waited.
   PlanItem item = HoldItem(std::nullopt, 50, "");
@@ -143,7 +153,8 @@ TEST(TimingBounds, SeveralInstancesAreNamedAsEach) {
   other.lock_wait = false;
   r.events.push_back(other);
   TrialVerdict v = EvaluateTrial(item, r);
-  EXPECT_EQ(v.checks[0].text, "each of the 2 b/claim was seen in a lock wait and took >= 100.000 ms, send to answer");
+  EXPECT_EQ(v.checks[0].text,
+            "each of the 2 b/claim was seen in a lock wait and took >= 100.000 ms, send to answer");
   EXPECT_FALSE(v.checks[0].passed);
   EXPECT_EQ(v.checks[0].detail, "b.2/claim was not seen in a lock wait (306.000 ms elapsed)");
 }

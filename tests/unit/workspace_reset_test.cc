@@ -1,11 +1,11 @@
 // StateDifference (harness/run/workspace_reset.h): what a `reset:` did not restore, by object.
+#include "harness/run/workspace_reset.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "harness/run/workspace_reset.h"
 
 namespace racelab::internal {
 namespace {
@@ -23,9 +23,12 @@ TEST(WorkspaceReset, SameObjectsAndStatesAreNoDifference) {
 }
 
 TEST(WorkspaceReset, NamesWhatDiffersIsGoneAndIsNew) {
-  QueryResult before = State({{"relation marks", "1a"}, {"relation tick", "2b"}, {"type marks", "3c"}});
-  QueryResult after = State({{"relation extra", "9"}, {"relation marks", "1a"}, {"relation tick", "2c"}});
-  EXPECT_EQ(StateDifference(before, after), "relation tick differs; type marks is gone; relation extra is new");
+  QueryResult before =
+      State({{"relation marks", "1a"}, {"relation tick", "2b"}, {"type marks", "3c"}});
+  QueryResult after =
+      State({{"relation extra", "9"}, {"relation marks", "1a"}, {"relation tick", "2c"}});
+  EXPECT_EQ(StateDifference(before, after),
+            "relation tick differs; type marks is gone; relation extra is new");
 }
 
 TEST(WorkspaceReset, NamesThreeThenCountsTheRest) {

@@ -97,9 +97,9 @@ ReadyWait WaitUntilReady(pid_t server, std::chrono::steady_clock::time_point dea
 bool KillProcessesIn(const std::string& data_dir, std::chrono::milliseconds timeout);
 
 // Runs an installer (initdb, mariadb-install-db) as `user` to its end, its output appended to
-// `log_path`, at most `timeout` (then it is killed). Errors: kDatabase "<what> did not finish within
-// N s; its output: …" or "<what> (as user 'u') exited with status 1; its output: …" (the last lines
-// of the log), or Spawn's.
+// `log_path`, at most `timeout` (then it is killed). Errors: kDatabase "<what> did not finish
+// within N s; its output: …" or "<what> (as user 'u') exited with status 1; its output: …" (the
+// last lines of the log), or Spawn's.
 Status RunToCompletion(const std::vector<std::string>& argv, const std::string& log_path,
                        const ServerUser& user, std::chrono::milliseconds timeout,
                        const std::string& what);

@@ -43,16 +43,18 @@ Status CheckTmpdirVariable() {
   if (dir == nullptr || *dir == '\0') return Status::Ok();
   const std::string path = dir;
   if (path[0] != '/') {
-    return Status::Usage("RACELAB_TMPDIR=" + path +
-                         ": not an absolute path (racelab keeps its servers' files there; name a folder "
-                         "that exists, e.g. RACELAB_TMPDIR=/tmp)");
+    return Status::Usage(
+        "RACELAB_TMPDIR=" + path +
+        ": not an absolute path (racelab keeps its servers' files there; name a folder "
+        "that exists, e.g. RACELAB_TMPDIR=/tmp)");
   }
   struct stat st {};
   if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return Status::Usage("RACELAB_TMPDIR=" + path +
-                         (stat(path.c_str(), &st) != 0 ? ": no such folder" : ": not a folder") +
-                         " (racelab makes its own folder inside it, never the folders above: create it, or "
-                         "fix the path)");
+    return Status::Usage(
+        "RACELAB_TMPDIR=" + path +
+        (stat(path.c_str(), &st) != 0 ? ": no such folder" : ": not a folder") +
+        " (racelab makes its own folder inside it, never the folders above: create it, or "
+        "fix the path)");
   }
   return Status::Ok();
 }
@@ -62,8 +64,8 @@ std::string MemoryTmpDir(unsigned long long min_free_bytes) {
   struct statfs fs_info {};
   if (statfs(kShm, &fs_info) != 0 || fs_info.f_type != TMPFS_MAGIC) return "";
   if (access(kShm, W_OK | X_OK) != 0) return "";
-  const unsigned long long free_bytes =
-      static_cast<unsigned long long>(fs_info.f_bavail) * static_cast<unsigned long long>(fs_info.f_bsize);
+  const unsigned long long free_bytes = static_cast<unsigned long long>(fs_info.f_bavail) *
+                                        static_cast<unsigned long long>(fs_info.f_bsize);
   return free_bytes >= min_free_bytes ? kShm : "";
 }
 
@@ -132,7 +134,8 @@ bool HasLiveRunFolder(const std::string& base_dir) {
   for (; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     std::error_code entry_ec;
-    if (name.rfind("run-", 0) == 0 && it->is_directory(entry_ec) && !OwnerGone(it->path().string())) return true;
+    if (name.rfind("run-", 0) == 0 && it->is_directory(entry_ec) && !OwnerGone(it->path().string()))
+      return true;
   }
   return false;
 }

@@ -1,5 +1,5 @@
-// Run folders of the embedded servers: <base>/run-<racelab pid>-<n>, one per started server, holding
-// its data folder, socket and logs, removed when the server stops. Shared by
+// Run folders of the embedded servers: <base>/run-<racelab pid>-<n>, one per started server,
+// holding its data folder, socket and logs, removed when the server stops. Shared by
 // harness/engines/postgresql (the cluster) and harness/engines/mariadb (the server).
 //
 // <run_dir>/owner.pid holds "<pid>\n<start time>\n": the racelab process that owns the run and its
@@ -23,15 +23,16 @@ namespace racelab::embedded {
 // + "/" + `sub` when not empty.
 std::string DefaultBaseDir(const std::string& sub, const std::string& preferred = "");
 
-// $RACELAB_TMPDIR, when set, must name a folder that exists, by an absolute path: racelab makes only
-// its own racelab-<euid> folder in it, never the folders above (a typo, or a relative path resolved
-// against whatever folder racelab runs in, would otherwise leave a tree with a cached template that
-// nobody looks for). kUsage naming the variable and the path otherwise; Ok when it is unset or empty.
+// $RACELAB_TMPDIR, when set, must name a folder that exists, by an absolute path: racelab makes
+// only its own racelab-<euid> folder in it, never the folders above (a typo, or a relative path
+// resolved against whatever folder racelab runs in, would otherwise leave a tree with a cached
+// template that nobody looks for). kUsage naming the variable and the path otherwise; Ok when it is
+// unset or empty.
 Status CheckTmpdirVariable();
 
 // "/dev/shm" when it is a tmpfs (statfs) that this process may write into and that has at least
-// `min_free_bytes` free for an unprivileged user, else "". A server's files there live in memory: no
-// disk, and no file system that is slow to create files (docs/performance.md "Time to the first
+// `min_free_bytes` free for an unprivileged user, else "". A server's files there live in memory:
+// no disk, and no file system that is slow to create files (docs/performance.md "Time to the first
 // result: where it goes").
 std::string MemoryTmpDir(unsigned long long min_free_bytes);
 
@@ -59,8 +60,8 @@ bool OwnerGone(const std::string& run_dir);
 int CleanRunFolders(const std::string& base_dir,
                     const std::function<bool(const std::string& run_dir)>& stop_server);
 
-// Whether a run folder under `base_dir` belongs to a live racelab (or one it cannot judge): the base
-// folder is in use.
+// Whether a run folder under `base_dir` belongs to a live racelab (or one it cannot judge): the
+// base folder is in use.
 bool HasLiveRunFolder(const std::string& base_dir);
 
 // The run folders under `base_dir` whose owner is gone — what CleanRunFolders would remove — as

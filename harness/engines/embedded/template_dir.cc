@@ -61,7 +61,8 @@ Result<TemplateDir> EnsureUnheld(const TemplateMaker& maker, const ServerUser& u
 
 }  // namespace
 
-Status TemplateLock::Acquire(const std::string& lock_path, std::chrono::milliseconds timeout, bool shared) {
+Status TemplateLock::Acquire(const std::string& lock_path, std::chrono::milliseconds timeout,
+                             bool shared) {
   Release();
   fd_ = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) return Status::Internal("cannot open " + lock_path + ": " + std::strerror(errno));
@@ -93,17 +94,21 @@ void TemplateLock::Release() {
   fd_ = -1;
 }
 
-Result<TemplateDir> EnsureTemplate(const TemplateMaker& maker, const ServerUser& user, TemplateLock* hold) {
+Result<TemplateDir> EnsureTemplate(const TemplateMaker& maker, const ServerUser& user,
+                                   TemplateLock* hold) {
   if (hold == nullptr) return EnsureUnheld(maker, user);
   // Made (or found), then held shared; removed by `racelab clean` in between: made again.
   for (int attempt = 0; attempt < 3; ++attempt) {
     Result<TemplateDir> made = EnsureUnheld(maker, user);
     if (!made.ok()) return made;
-    if (Status s = hold->Acquire(maker.path + ".lock", maker.lock_timeout, /*shared=*/true); !s.ok()) return s;
+    if (Status s = hold->Acquire(maker.path + ".lock", maker.lock_timeout, /*shared=*/true);
+        !s.ok())
+      return s;
     if (maker.complete(maker.path)) return made;
     hold->Release();
   }
-  return Status::Internal(maker.path + " was removed three times while this run was about to copy it");
+  return Status::Internal(maker.path +
+                          " was removed three times while this run was about to copy it");
 }
 
 bool RemoveTemplateUnlessHeld(const std::string& path) {

@@ -4,10 +4,10 @@
 //
 // Concurrency: several racelab processes (ctest runs test binaries in parallel) and threads may ask
 // at the same time. One of them holds an flock on <path>.lock (polled, with a deadline) and makes
-// the template in <path>.tmp-<pid>-<n>/data, then renames it to <path>: nobody ever sees a half-made
-// template. Leftover .tmp-* folders of a killed racelab are removed by the next lock holder.
-// A run copying the template holds the same lock shared (EnsureTemplate's `hold`), and `racelab clean`
-// removes a template only when it gets the lock exclusively without waiting
+// the template in <path>.tmp-<pid>-<n>/data, then renames it to <path>: nobody ever sees a
+// half-made template. Leftover .tmp-* folders of a killed racelab are removed by the next lock
+// holder. A run copying the template holds the same lock shared (EnsureTemplate's `hold`), and
+// `racelab clean` removes a template only when it gets the lock exclusively without waiting
 // (RemoveTemplateUnlessHeld): a template being made or copied is never removed.
 // Thread-safety: safe to call concurrently from threads and processes.
 #pragma once
@@ -21,7 +21,8 @@
 
 namespace racelab::embedded {
 
-// An flock on a template's <path>.lock, released by Release(), on destruction, or when the process dies.
+// An flock on a template's <path>.lock, released by Release(), on destruction, or when the process
+// dies.
 class TemplateLock {
  public:
   TemplateLock() = default;
@@ -29,10 +30,13 @@ class TemplateLock {
   TemplateLock(const TemplateLock&) = delete;
   TemplateLock& operator=(const TemplateLock&) = delete;
 
-  // Waits (polling every 20 ms) until the lock is ours — exclusive, or `shared` with other holders —
-  // at most `timeout`. Errors: kDatabase on timeout, kInternal when the lock file cannot be opened.
-  Status Acquire(const std::string& lock_path, std::chrono::milliseconds timeout, bool shared = false);
-  // Takes the lock exclusively if nobody holds it, without waiting; false when held or not openable.
+  // Waits (polling every 20 ms) until the lock is ours — exclusive, or `shared` with other holders
+  // — at most `timeout`. Errors: kDatabase on timeout, kInternal when the lock file cannot be
+  // opened.
+  Status Acquire(const std::string& lock_path, std::chrono::milliseconds timeout,
+                 bool shared = false);
+  // Takes the lock exclusively if nobody holds it, without waiting; false when held or not
+  // openable.
   bool TryExclusive(const std::string& lock_path);
   void Release();
 
@@ -59,18 +63,19 @@ struct TemplateMaker {
 
 // Returns the template at maker.path, making it when it is not complete (a broken one is removed
 // first). With `hold` (not null, not holding), returns with the template's lock held shared by it,
-// the template complete: keep it until the copy is done (a template `racelab clean` removed meanwhile
-// is made again). Errors: kDatabase when another process held the lock past lock_timeout, kInternal
-// for file-system errors, else make()'s.
+// the template complete: keep it until the copy is done (a template `racelab clean` removed
+// meanwhile is made again). Errors: kDatabase when another process held the lock past lock_timeout,
+// kInternal for file-system errors, else make()'s.
 Result<TemplateDir> EnsureTemplate(const TemplateMaker& maker, const ServerUser& user,
                                    TemplateLock* hold = nullptr);
 
-// Removes the template at `path` (and its .tmp-* leftovers) when nobody makes or copies it: takes its
-// lock exclusively without waiting, renames it to <path>.tmp-clean-<pid> (a run sees it whole or
-// not at all), then removes that. Returns false when it is held or cannot be renamed (nothing is
+// Removes the template at `path` (and its .tmp-* leftovers) when nobody makes or copies it: takes
+// its lock exclusively without waiting, renames it to <path>.tmp-clean-<pid> (a run sees it whole
+// or not at all), then removes that. Returns false when it is held or cannot be renamed (nothing is
 // touched). The lock file stays (a run may have it open). For `racelab clean`.
 bool RemoveTemplateUnlessHeld(const std::string& path);
-// Whether RemoveTemplateUnlessHeld(path) would remove it now (its lock is free: taken and released).
+// Whether RemoveTemplateUnlessHeld(path) would remove it now (its lock is free: taken and
+// released).
 bool TemplateFree(const std::string& path);
 
 }  // namespace racelab::embedded

@@ -37,7 +37,8 @@ int ReadyStatus(short revents) {
 // The first word of the last statement in `sql`, upper-cased ("COMMIT", "UPDATE").
 std::string Verb(const std::string& sql) {
   std::string text = sql;
-  while (!text.empty() && (std::isspace(static_cast<unsigned char>(text.back())) || text.back() == ';'))
+  while (!text.empty() &&
+         (std::isspace(static_cast<unsigned char>(text.back())) || text.back() == ';'))
     text.pop_back();
   size_t start = text.rfind(';');
   start = start == std::string::npos ? 0 : start + 1;
@@ -48,15 +49,17 @@ std::string Verb(const std::string& sql) {
   return verb;
 }
 
-// True when a statement of `sql` (statements separated by ';') starts with START TRANSACTION or BEGIN
-// — e.g. the engine's BeginSql, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; START TRANSACTION".
+// True when a statement of `sql` (statements separated by ';') starts with START TRANSACTION or
+// BEGIN — e.g. the engine's BeginSql, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; START
+// TRANSACTION".
 bool StartsTransaction(const std::string& sql) {
   size_t at = 0;
   while (at < sql.size()) {
     at = sql.find_first_not_of(" \t\r\n", at);
     if (at == std::string::npos) break;
     std::string head;
-    for (char c : sql.substr(at, 17)) head.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    for (char c : sql.substr(at, 17))
+      head.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
     if (head.rfind("START TRANSACTION", 0) == 0 || head.rfind("BEGIN", 0) == 0) return true;
     at = sql.find(';', at);
     if (at == std::string::npos) break;
@@ -142,7 +145,7 @@ bool HasXaStatement(const std::string& sql) {
 
 template <class Cont>
 int MariaConnection::Drive(int status, Cont cont, SteadyTime deadline, milliseconds grace,
-                            bool* cancelled) {
+                           bool* cancelled) {
   SteadyTime limit = deadline;
   bool cut = false;
   while (status != 0) {
@@ -170,8 +173,7 @@ int MariaConnection::Drive(int status, Cont cont, SteadyTime deadline, milliseco
       break;  // the library did not notice within kCutWait: give the handle up
     }
     int slice = static_cast<int>(std::min<int64_t>(
-        kStopPollSlice.count(),
-        std::chrono::duration_cast<milliseconds>(limit - now).count() + 1));
+        kStopPollSlice.count(), std::chrono::duration_cast<milliseconds>(limit - now).count() + 1));
     if (status & MYSQL_WAIT_TIMEOUT)
       slice = std::min<int>(slice, static_cast<int>(mysql_get_timeout_value_ms(mysql_)));
     pollfd p{mysql_get_socket(mysql_), static_cast<short>(PollEvents(status)), 0};
@@ -207,19 +209,22 @@ Result<std::unique_ptr<MariaConnection>> MariaConnection::Open(const ConnectTarg
   mysql_options(c->mysql_, MYSQL_OPT_PROTOCOL, &protocol);
   MYSQL* ret = nullptr;
   const char* host = target.socket.empty() ? target.host.c_str() : "localhost";
-  int status = mysql_real_connect_start(
-      &ret, c->mysql_, host, target.user.c_str(), target.password.c_str(),
-      target.database.empty() ? nullptr : target.database.c_str(), target.port,
-      target.socket.empty() ? nullptr : target.socket.c_str(),
-      CLIENT_MULTI_STATEMENTS | CLIENT_FOUND_ROWS);
-  c->Drive(status, [&](int ready) { return mysql_real_connect_cont(&ret, c->mysql_, ready); },
-           deadline, milliseconds(0), nullptr);
-  std::string where = target.socket.empty() ? fmt::format("{}:{}", target.host, target.port)
-                                            : target.socket;
+  int status =
+      mysql_real_connect_start(&ret, c->mysql_, host, target.user.c_str(), target.password.c_str(),
+                               target.database.empty() ? nullptr : target.database.c_str(),
+                               target.port, target.socket.empty() ? nullptr : target.socket.c_str(),
+                               CLIENT_MULTI_STATEMENTS | CLIENT_FOUND_ROWS);
+  c->Drive(
+      status, [&](int ready) { return mysql_real_connect_cont(&ret, c->mysql_, ready); }, deadline,
+      milliseconds(0), nullptr);
+  std::string where =
+      target.socket.empty() ? fmt::format("{}:{}", target.host, target.port) : target.socket;
   if (ret == nullptr) {
     if (c->lost_ || Clock::now() >= deadline)
-      return Status::Database(fmt::format("cannot connect to MariaDB at {} as {}: no answer by the "
-                                          "connect deadline", where, target.user));
+      return Status::Database(
+          fmt::format("cannot connect to MariaDB at {} as {}: no answer by the "
+                      "connect deadline",
+                      where, target.user));
     return Status::Database(fmt::format("cannot connect to MariaDB at {} as {}: {} (error {})",
                                         where, target.user, mysql_error(c->mysql_),
                                         mysql_errno(c->mysql_)));
@@ -237,8 +242,9 @@ void MariaConnection::Close() {
   if (mysql_ == nullptr) return;
   if (!lost_) {  // COM_QUIT, bounded: a server that does not read it is cut off
     int status = mysql_close_start(mysql_);
-    status = Drive(status, [&](int ready) { return mysql_close_cont(mysql_, ready); },
-                   Clock::now() + milliseconds(1000), milliseconds(0), nullptr);
+    status = Drive(
+        status, [&](int ready) { return mysql_close_cont(mysql_, ready); },
+        Clock::now() + milliseconds(1000), milliseconds(0), nullptr);
     if (status == 0) {
       mysql_ = nullptr;
       return;
@@ -274,9 +280,9 @@ void MariaConnection::FillError(QueryResult* r) {
   if (code == 4166) r->refused = true;  // ER_LOAD_INFILE_CAPABILITY_DISABLED
   // InnoDB rolls back the whole transaction of a deadlock victim (MariaDB docs "InnoDB Lock
   // Modes"/"Deadlocks"); a lock wait timeout (1205) rolls back the statement only, unless
-  // innodb_rollback_on_timeout. "Record has changed since last read" (1020, innodb_snapshot_isolation)
-  // rolls back the whole transaction too (checked by hand with the mariadb client: @@in_transaction
-  // is 0 after it and the transaction's earlier writes are gone).
+  // innodb_rollback_on_timeout. "Record has changed since last read" (1020,
+  // innodb_snapshot_isolation) rolls back the whole transaction too (checked by hand with the
+  // mariadb client: @@in_transaction is 0 after it and the transaction's earlier writes are gone).
   if (code == ER_LOCK_DEADLOCK || code == ER_CHECKREAD) rolled_back_ = true;
 }
 
@@ -304,8 +310,9 @@ QueryResult MariaConnection::Exec(const std::string& sql, SteadyTime deadline, s
   bool cancelled = false;
   int err = 0;
   int status = mysql_real_query_start(&err, mysql_, sql.data(), sql.size());
-  Drive(status, [&](int ready) { return mysql_real_query_cont(&err, mysql_, ready); }, deadline,
-        cancel_grace, &cancelled);
+  Drive(
+      status, [&](int ready) { return mysql_real_query_cont(&err, mysql_, ready); }, deadline,
+      cancel_grace, &cancelled);
   r.cancelled_by_deadline = cancelled;
   if (!open_) {
     r.sqlstate = kSqlstateConnectionFailure;
@@ -323,8 +330,9 @@ QueryResult MariaConnection::Exec(const std::string& sql, SteadyTime deadline, s
   while (true) {
     MYSQL_RES* res = nullptr;
     status = mysql_store_result_start(&res, mysql_);
-    Drive(status, [&](int ready) { return mysql_store_result_cont(&res, mysql_, ready); },
-          deadline, cancel_grace, &cancelled);
+    Drive(
+        status, [&](int ready) { return mysql_store_result_cont(&res, mysql_, ready); }, deadline,
+        cancel_grace, &cancelled);
     r.cancelled_by_deadline = cancelled;
     if (!open_) {
       r.sqlstate = kSqlstateConnectionFailure;
@@ -344,8 +352,10 @@ QueryResult MariaConnection::Exec(const std::string& sql, SteadyTime deadline, s
         unsigned long* lengths = mysql_fetch_lengths(res);
         std::vector<std::optional<std::string>> values;
         for (unsigned i = 0; i < n; ++i) {
-          if (row[i] == nullptr) values.emplace_back(std::nullopt);
-          else values.emplace_back(std::string(row[i], lengths[i]));
+          if (row[i] == nullptr)
+            values.emplace_back(std::nullopt);
+          else
+            values.emplace_back(std::string(row[i], lengths[i]));
         }
         r.values.push_back(std::move(values));
       }
@@ -360,8 +370,9 @@ QueryResult MariaConnection::Exec(const std::string& sql, SteadyTime deadline, s
     if (!mysql_more_results(mysql_)) break;
     int next = 0;
     status = mysql_next_result_start(&next, mysql_);
-    Drive(status, [&](int ready) { return mysql_next_result_cont(&next, mysql_, ready); }, deadline,
-          cancel_grace, &cancelled);
+    Drive(
+        status, [&](int ready) { return mysql_next_result_cont(&next, mysql_, ready); }, deadline,
+        cancel_grace, &cancelled);
     r.cancelled_by_deadline = cancelled;
     if (!open_ || next > 0) {
       FillError(&r);
@@ -384,8 +395,9 @@ QueryResult MariaConnection::Reset(SteadyTime deadline) {
   deadline = CapIfSilent(target_, deadline);
   int err = 0;
   int status = mysql_reset_connection_start(&err, mysql_);
-  Drive(status, [&](int ready) { return mysql_reset_connection_cont(&err, mysql_, ready); },
-        deadline, milliseconds(0), nullptr);
+  Drive(
+      status, [&](int ready) { return mysql_reset_connection_cont(&err, mysql_, ready); }, deadline,
+      milliseconds(0), nullptr);
   if (!open_ || err != 0) {
     FillError(&r);
     return r;

@@ -1,13 +1,16 @@
 // MariaConnection: one MariaDB/MySQL connection over MariaDB Connector/C, with a deadline on every
 // wait (docs/architecture.md "The engine interface").
 //
-// - Every call uses Connector/C's non-blocking API (mysql_real_query_start/_cont and friends; MariaDB
-//   Connector/C docs "Non-blocking API") driven by poll(2) in slices of kStopPollSlice, so a wait ends
-//   at its deadline or on stop whatever the server does.
+// - Every call uses Connector/C's non-blocking API (mysql_real_query_start/_cont and friends;
+// MariaDB
+//   Connector/C docs "Non-blocking API") driven by poll(2) in slices of kStopPollSlice, so a wait
+//   ends at its deadline or on stop whatever the server does.
 // - At an Exec deadline the running statement is cancelled by `KILL QUERY <id>` sent on a separate,
-//   short-lived control connection (its own deadline: kControlTimeout); if the server has not answered
-//   `cancel_grace` later, the socket is shut down and the connection reported lost (SQLSTATE 08006).
-// - Errors keep both codes: QueryResult::error_code is the MariaDB error number ("1213"), sqlstate the
+//   short-lived control connection (its own deadline: kControlTimeout); if the server has not
+//   answered `cancel_grace` later, the socket is shut down and the connection reported lost
+//   (SQLSTATE 08006).
+// - Errors keep both codes: QueryResult::error_code is the MariaDB error number ("1213"), sqlstate
+// the
 //   server's SQLSTATE ("40001"); client errors (2013 lost connection, …) get 08006.
 // - A server that does not take a cancel is marked silent (ServerSilence above).
 // - Local infile is off on every connection (MYSQL_OPT_LOCAL_INFILE = 0): `LOAD DATA LOCAL INFILE`
@@ -66,15 +69,16 @@ inline constexpr std::chrono::milliseconds kControlTimeout(5000);
 
 class MariaConnection : public Session {
  public:
-  // Connects (program_name = `label`, shown in SHOW PROCESSLIST's connect attributes) by `deadline`.
-  // Errors: kDatabase with the server's or client's message (never the password).
+  // Connects (program_name = `label`, shown in SHOW PROCESSLIST's connect attributes) by
+  // `deadline`. Errors: kDatabase with the server's or client's message (never the password).
   static Result<std::unique_ptr<MariaConnection>> Open(const ConnectTarget& target,
-                                                       const std::string& label, SteadyTime deadline,
-                                                       const StopFlag* stop);
+                                                       const std::string& label,
+                                                       SteadyTime deadline, const StopFlag* stop);
   ~MariaConnection() override;
 
-  QueryResult Exec(const std::string& sql, SteadyTime deadline, size_t max_rows = 1,
-                   std::chrono::milliseconds cancel_grace = std::chrono::milliseconds(5000)) override;
+  QueryResult Exec(
+      const std::string& sql, SteadyTime deadline, size_t max_rows = 1,
+      std::chrono::milliseconds cancel_grace = std::chrono::milliseconds(5000)) override;
   bool Cancel(std::chrono::milliseconds wait = std::chrono::milliseconds(0)) override;
   void Close() override;
   int64_t session_id() const override { return id_; }
@@ -96,13 +100,14 @@ class MariaConnection : public Session {
   void set_refuse_xa(bool refuse) { refuse_xa_ = refuse; }
 
  private:
-  MariaConnection(ConnectTarget target, const StopFlag* stop) : target_(std::move(target)), stop_(stop) {}
+  MariaConnection(ConnectTarget target, const StopFlag* stop)
+      : target_(std::move(target)), stop_(stop) {}
   // Drives a non-blocking call: `status` is what *_start returned, `cont(events)` calls *_cont.
   // Waits until `deadline`; past it, cancels (once) and waits up to `grace` more, then cuts the
   // socket. Sets *cancelled when it cancelled. Returns the last status (0: the call completed).
   template <class Cont>
   int Drive(int status, Cont cont, SteadyTime deadline, std::chrono::milliseconds grace,
-             bool* cancelled);
+            bool* cancelled);
   void FillError(QueryResult* r);
 
   ConnectTarget target_;

@@ -25,10 +25,14 @@ using std::chrono::milliseconds;
 
 std::string LevelSql(IsolationLevel level) {
   switch (level) {
-    case IsolationLevel::kReadUncommitted: return "READ UNCOMMITTED";
-    case IsolationLevel::kReadCommitted: return "READ COMMITTED";
-    case IsolationLevel::kRepeatableRead: return "REPEATABLE READ";
-    case IsolationLevel::kSerializable: return "SERIALIZABLE";
+    case IsolationLevel::kReadUncommitted:
+      return "READ UNCOMMITTED";
+    case IsolationLevel::kReadCommitted:
+      return "READ COMMITTED";
+    case IsolationLevel::kRepeatableRead:
+      return "REPEATABLE READ";
+    case IsolationLevel::kSerializable:
+      return "SERIALIZABLE";
   }
   return "REPEATABLE READ";
 }
@@ -76,14 +80,18 @@ class MariaDbEngine : public Engine {
  public:
   MariaDbEngine(ConnectTarget admin, std::unique_ptr<EmbeddedMariaDb> server, std::string dsn_shown,
                 bool confine, const StopFlag* stop)
-      : admin_target_(std::move(admin)), server_(std::move(server)), stop_(stop), confine_(confine) {
+      : admin_target_(std::move(admin)),
+        server_(std::move(server)),
+        stop_(stop),
+        confine_(confine) {
     caps_.levels = {IsolationLevel::kReadUncommitted, IsolationLevel::kReadCommitted,
                     IsolationLevel::kRepeatableRead, IsolationLevel::kSerializable};
     caps_.default_level = IsolationLevel::kRepeatableRead;
     caps_.terminate = true;
     caps_.row_locks = true;
     caps_.server_lock_log = false;
-    caps_.returning = false;  // MariaDB 10.11: INSERT/DELETE … RETURNING only, no UPDATE … RETURNING
+    caps_.returning =
+        false;  // MariaDB 10.11: INSERT/DELETE … RETURNING only, no UPDATE … RETURNING
     caps_.multi_statement = true;
     info_.engine = "mariadb";
     info_.embedded = server_ != nullptr;
@@ -110,10 +118,15 @@ class MariaDbEngine : public Engine {
                                           r.message, r.error_code));
     const auto& row = r.values[0];
     info_.server_version = row[0].value_or("");
-    const char* names[] = {"", "innodb_snapshot_isolation", "innodb_lock_wait_timeout",
-                           "innodb_deadlock_detect", "tx_isolation",
-                           "innodb_flush_log_at_trx_commit", "innodb_rollback_on_timeout"};
-    for (size_t i = 1; i < row.size(); ++i) info_.settings.emplace_back(names[i], row[i].value_or(""));
+    const char* names[] = {"",
+                           "innodb_snapshot_isolation",
+                           "innodb_lock_wait_timeout",
+                           "innodb_deadlock_detect",
+                           "tx_isolation",
+                           "innodb_flush_log_at_trx_commit",
+                           "innodb_rollback_on_timeout"};
+    for (size_t i = 1; i < row.size(); ++i)
+      info_.settings.emplace_back(names[i], row[i].value_or(""));
     session_target_ = admin_target_;
     return confine_ ? CreateConfinedUser(deadline) : Status::Ok();
   }
@@ -121,9 +134,7 @@ class MariaDbEngine : public Engine {
   std::string name() const override { return "mariadb"; }
   const Capabilities& capabilities() const override { return caps_; }
   const TargetInfo& info() const override { return info_; }
-  double ready_ms() const override {
-    return server_ ? server_->ready_time().count() / 1000.0 : -1;
-  }
+  double ready_ms() const override { return server_ ? server_->ready_time().count() / 1000.0 : -1; }
 
   Result<std::unique_ptr<Session>> OpenSession(const std::string& label, SteadyTime deadline,
                                                const StopFlag* stop) override {
@@ -135,14 +146,16 @@ class MariaDbEngine : public Engine {
   }
 
   Result<std::unique_ptr<WaitMonitor>> OpenMonitor(std::chrono::microseconds poll,
-                                                   SteadyTime deadline, const StopFlag* stop) override {
+                                                   SteadyTime deadline,
+                                                   const StopFlag* stop) override {
     Result<std::unique_ptr<MariaWaitMonitor>> m =
         MariaWaitMonitor::Open(admin_target_, poll, deadline, stop);
     if (!m.ok()) return m.status();
     return std::unique_ptr<WaitMonitor>(std::move(*m));
   }
 
-  Status ResetWorkspace(const std::string& name, SteadyTime deadline, const StopFlag* stop) override {
+  Status ResetWorkspace(const std::string& name, SteadyTime deadline,
+                        const StopFlag* stop) override {
     // Its sessions may be starting clean at this moment (sent ahead): only prepared XA transactions
     // go.
     if (Status s = EndWorkspaceSessions(name, deadline, false); !s.ok()) return s;
@@ -191,14 +204,15 @@ class MariaDbEngine : public Engine {
       r = c->Exec(fmt::format("SET SESSION {} = {}", name, SettingValue(value)), deadline);
       if (r.ok()) continue;
       *connection_lost = r.connection_lost;
-      std::string what = fmt::format("{}: session {}: setting {} = {}: {} (error {}, SQLSTATE {})",
-                                     file, start.label, name, value, r.message, r.error_code,
-                                     r.sqlstate);
+      std::string what =
+          fmt::format("{}: session {}: setting {} = {}: {} (error {}, SQLSTATE {})", file,
+                      start.label, name, value, r.message, r.error_code, r.sqlstate);
       int code = std::atoi(r.error_code.c_str());
       if (code == ER_UNKNOWN_SYSTEM_VARIABLE || code == ER_WRONG_VALUE_FOR_VAR ||
           code == ER_WRONG_TYPE_FOR_VAR || code == ER_GLOBAL_VARIABLE ||
           code == ER_INCORRECT_GLOBAL_LOCAL_VAR || code == ER_PARSE_ERROR ||
-          IsScenarioSqlError(r.sqlstate, static_cast<unsigned>(code))) {  // 1227: a privilege it lacks
+          IsScenarioSqlError(r.sqlstate,
+                             static_cast<unsigned>(code))) {  // 1227: a privilege it lacks
         return Status::Usage(what);
       }
       return Status::Database(what);
@@ -225,9 +239,12 @@ class MariaDbEngine : public Engine {
   }
   std::string ScenarioErrorHint(const std::set<std::string>& sqlstates) const override {
     if (confined_user_.empty() || sqlstates.count("42000") == 0) return "";
-    return "42000 (syntax error or access rule violation): scenario SQL runs as a MariaDB user racelab creates "
-           "for the run, with rights on the run's own databases only (docs/mariadb.md \"Scenario SQL is "
-           "confined\"); if it is an access error (1142, 1044, 1227), --no-confine runs it as the --dsn user";
+    return "42000 (syntax error or access rule violation): scenario SQL runs as a MariaDB user "
+           "racelab creates "
+           "for the run, with rights on the run's own databases only (docs/mariadb.md \"Scenario "
+           "SQL is "
+           "confined\"); if it is an access error (1142, 1044, 1227), --no-confine runs it as the "
+           "--dsn user";
   }
   bool IsSessionLost(const QueryResult& r) const override {
     if (r.connection_lost) return true;
@@ -247,11 +264,12 @@ class MariaDbEngine : public Engine {
       if (!admin.ok()) return admin.status();
       admin_ = std::move(*admin);
     }
-    QueryResult r = admin_->Exec(fmt::format("SELECT GET_LOCK({}, 0)", Literal(LockName(getpid(), run_id_))),
-                                 statement_deadline);
+    QueryResult r =
+        admin_->Exec(fmt::format("SELECT GET_LOCK({}, 0)", Literal(LockName(getpid(), run_id_))),
+                     statement_deadline);
     if (!r.ok() || r.values.empty() || r.values[0][0] != std::optional<std::string>("1"))
-      return Status::Database(fmt::format("cannot take the run lock: {} (error {})", r.message,
-                                          r.error_code));
+      return Status::Database(
+          fmt::format("cannot take the run lock: {} (error {})", r.message, r.error_code));
     lock_held_ = true;
     return Status::Ok();
   }
@@ -299,11 +317,12 @@ class MariaDbEngine : public Engine {
       l.live = row[1] == std::optional<std::string>("1");
       out.push_back(std::move(l));
     }
-    // The confined users of runs (racelab_u_<pid>_<run id>), after the databases. Listing them needs
-    // SELECT on mysql.user; without it they are not listed (a user left behind can log in nowhere but
-    // the dropped databases' names).
+    // The confined users of runs (racelab_u_<pid>_<run id>), after the databases. Listing them
+    // needs SELECT on mysql.user; without it they are not listed (a user left behind can log in
+    // nowhere but the dropped databases' names).
     QueryResult users = admin_->Exec(
-        "SELECT CONCAT(User, '@', Host), IS_USED_LOCK(CONCAT('racelab_run_', SUBSTRING(User, 11))) IS NOT NULL "
+        "SELECT CONCAT(User, '@', Host), IS_USED_LOCK(CONCAT('racelab_run_', SUBSTRING(User, 11))) "
+        "IS NOT NULL "
         "FROM mysql.user WHERE User LIKE 'racelab\\_u\\_%' ORDER BY User",
         deadline, 100000);
     for (const auto& row : users.values) {
@@ -360,15 +379,18 @@ class MariaDbEngine : public Engine {
 
  private:
   // Scenario SQL's own user (docs/mariadb.md "Scenario SQL is confined"): racelab_u_<pid>_<run id>,
-  // a random password, ALL PRIVILEGES on this run's databases (racelab_<pid>_<run id>_*) and nothing
-  // else, at the host part of the --dsn user's account (CURRENT_USER()), so it logs in from where that
-  // user does. Sessions connect as it; the admin and monitor connections stay the --dsn user's.
+  // a random password, ALL PRIVILEGES on this run's databases (racelab_<pid>_<run id>_*) and
+  // nothing else, at the host part of the --dsn user's account (CURRENT_USER()), so it logs in from
+  // where that user does. Sessions connect as it; the admin and monitor connections stay the --dsn
+  // user's.
   Status CreateConfinedUser(SteadyTime deadline) {
     QueryResult who = admin_->Exec("SELECT CURRENT_USER()", deadline, 1);
-    const std::string account = who.ok() && !who.values.empty() ? who.values[0][0].value_or("") : "";
+    const std::string account =
+        who.ok() && !who.values.empty() ? who.values[0][0].value_or("") : "";
     const size_t at = account.rfind('@');
     if (at == std::string::npos) {
-      return Status::Database("cannot read the --dsn user's account (SELECT CURRENT_USER()): " + who.message);
+      return Status::Database("cannot read the --dsn user's account (SELECT CURRENT_USER()): " +
+                              who.message);
     }
     const std::string user = fmt::format("racelab_u_{}_{}", getpid(), run_id_);
     static constexpr char kAlphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
@@ -376,7 +398,8 @@ class MariaDbEngine : public Engine {
     std::string password;
     for (int i = 0; i < 24; ++i) password += kAlphabet[rd() % (sizeof(kAlphabet) - 1)];
     const std::string name = Literal(user) + "@" + Literal(account.substr(at + 1));
-    QueryResult r = admin_->Exec(fmt::format("CREATE USER {} IDENTIFIED BY {}", name, Literal(password)), deadline);
+    QueryResult r = admin_->Exec(
+        fmt::format("CREATE USER {} IDENTIFIED BY {}", name, Literal(password)), deadline);
     if (r.ok()) {
       confined_user_ = name;
       // The GRANT OPTION the workspaces' grants need, checked now (on a database name no run uses)
@@ -388,11 +411,13 @@ class MariaDbEngine : public Engine {
     }
     if (!r.ok()) {
       // The statements are not in the message: CREATE USER holds the password.
-      return Status::Database(fmt::format(
-          "cannot create the MariaDB user that runs scenario SQL: {} (error {}): the --dsn user needs CREATE USER "
-          "and the GRANT OPTION on `racelab\\_%`.* (docs/mariadb.md \"Scenario SQL is confined\"), or "
-          "--no-confine runs scenario SQL as the --dsn user itself",
-          r.message, r.error_code));
+      return Status::Database(
+          fmt::format("cannot create the MariaDB user that runs scenario SQL: {} (error {}): the "
+                      "--dsn user needs CREATE USER "
+                      "and the GRANT OPTION on `racelab\\_%`.* (docs/mariadb.md \"Scenario SQL is "
+                      "confined\"), or "
+                      "--no-confine runs scenario SQL as the --dsn user itself",
+                      r.message, r.error_code));
     }
     session_target_.user = user;
     session_target_.password = password;
@@ -489,17 +514,18 @@ class MariaDbEngine : public Engine {
     if (!ServerAnswers(deadline)) return Status::Database(what + ": the server does not answer");
     QueryResult r = admin_->Exec(sql, deadline);
     if (!r.ok())
-      return Status::Database(fmt::format("{}: {} (error {}, SQLSTATE {})", what, r.message,
-                                          r.error_code, r.sqlstate));
+      return Status::Database(
+          fmt::format("{}: {} (error {}, SQLSTATE {})", what, r.message, r.error_code, r.sqlstate));
     return Status::Ok();
   }
 
   ConnectTarget admin_target_;
-  ConnectTarget session_target_;  // the sessions': the confined user's when confine_, else admin_target_
+  ConnectTarget
+      session_target_;  // the sessions': the confined user's when confine_, else admin_target_
   std::unique_ptr<EmbeddedMariaDb> server_;
   const StopFlag* stop_;
   bool confine_ = true;
-  std::string confined_user_;     // 'user'@'host' once created, "" after DROP USER
+  std::string confined_user_;  // 'user'@'host' once created, "" after DROP USER
   std::unique_ptr<MariaConnection> admin_;
   std::mutex grant_mu_;
   std::unique_ptr<MariaConnection> grant_;  // guarded by grant_mu_: GrantWorkspace's connection
@@ -535,7 +561,8 @@ Result<std::unique_ptr<Engine>> OpenMariaDbEngine(const EngineOptions& options) 
     shown = RedactMariaDbDsn(options.dsn);
   }
   target.silence = std::make_shared<ServerSilence>();  // shared by every connection to this server
-  auto engine = std::make_unique<MariaDbEngine>(target, std::move(server), shown, options.confine, options.stop);
+  auto engine = std::make_unique<MariaDbEngine>(target, std::move(server), shown, options.confine,
+                                                options.stop);
   if (Status s = engine->Init(deadline); !s.ok()) {
     engine->Close();  // drops a confined user created before the error
     return s;

@@ -66,16 +66,15 @@ std::string ParseVersion(const std::string& text) {
 // Runs mariadb-install-db into `data_dir` as `user`, its output in `log`.
 Status RunInstallDb(const std::string& install_db, const std::string& data_dir,
                     const std::string& log, const embedded::ServerUser& user) {
-  return embedded::RunToCompletion(
-      {install_db, "--no-defaults", "--datadir=" + data_dir,
-       "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve",
-       "--innodb-log-file-size=8M"},
-      log, user, kInstallTimeout, "mariadb-install-db");
+  return embedded::RunToCompletion({install_db, "--no-defaults", "--datadir=" + data_dir,
+                                    "--auth-root-authentication-method=normal", "--skip-test-db",
+                                    "--skip-name-resolve", "--innodb-log-file-size=8M"},
+                                   log, user, kInstallTimeout, "mariadb-install-db");
 }
 
 // <base>/template-<version>-data, made by mariadb-install-db as `user` when missing.
-Result<embedded::TemplateDir> EnsureTemplate(const std::string& install_db,
-                                             const std::string& base, const std::string& version,
+Result<embedded::TemplateDir> EnsureTemplate(const std::string& install_db, const std::string& base,
+                                             const std::string& version,
                                              const embedded::ServerUser& user) {
   embedded::TemplateMaker maker;
   maker.path = base + "/template-" + version + "-data";
@@ -118,7 +117,8 @@ Result<std::unique_ptr<EmbeddedMariaDb>> EmbeddedMariaDb::Start(const ServerOpti
       access(install_db.c_str(), X_OK) != 0) {
     return Status::Internal(
         "MariaDB server binaries not found (mariadbd, mariadb-install-db): install the "
-        "mariadb-server package (scripts/bootstrap), or give --dsn mariadb://… for a running server");
+        "mariadb-server package (scripts/bootstrap), or give --dsn mariadb://… for a running "
+        "server");
   }
   Result<std::string> version_text =
       embedded::RunCapture({mariadbd, "--no-defaults", "--version"}, milliseconds(10000));
@@ -130,9 +130,10 @@ Result<std::unique_ptr<EmbeddedMariaDb>> EmbeddedMariaDb::Start(const ServerOpti
   const std::string base = embedded::NormalizeBaseDir(
       options.base_dir.empty() ? DefaultMariaDbBaseDir() : options.base_dir);
   if (base.size() + 32 > 107) {
-    return Status::Usage(fmt::format("the socket path under {} would be longer than 107 bytes (a "
-                                     "Unix socket limit): set RACELAB_TMPDIR to a shorter folder",
-                                     base));
+    return Status::Usage(
+        fmt::format("the socket path under {} would be longer than 107 bytes (a "
+                    "Unix socket limit): set RACELAB_TMPDIR to a shorter folder",
+                    base));
   }
   if (Status s = embedded::PrepareBaseDir(base, *user); !s.ok()) return s;
   CleanMariaDbOrphans(base);
@@ -161,8 +162,7 @@ Result<std::unique_ptr<EmbeddedMariaDb>> EmbeddedMariaDb::Start(const ServerOpti
   if (!pid.ok()) return pid.status();
   server->pid_ = *pid;
   if (Status s = server->WaitReady(options.ready_timeout_ms); !s.ok()) return s;
-  server->start_time_ =
-      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+  server->start_time_ = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
   return server;
 }
 

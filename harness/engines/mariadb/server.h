@@ -4,9 +4,11 @@
 // - Binaries: options.bindir, else /usr/sbin/mariadbd and /usr/bin/mariadb-install-db (PATH too).
 // - mariadb-install-db runs once into a cached template <base>/template-<version>-data (flock, made
 //   in a .tmp folder and renamed: nobody sees half a template; harness/engines/embedded/
-//   template_dir.h), copied per run into <base>/run-<racelab pid>-<n>/data. <base> is $RACELAB_TMPDIR, else $TMPDIR, else /tmp, +
+//   template_dir.h), copied per run into <base>/run-<racelab pid>-<n>/data. <base> is
+//   $RACELAB_TMPDIR, else $TMPDIR, else /tmp, +
 //   "/racelab-<uid>/mariadb" (the PostgreSQL cluster's folder, its own sub-folder).
-// - Started with a private Unix socket in the run folder (--skip-networking: no TCP), durability off
+// - Started with a private Unix socket in the run folder (--skip-networking: no TCP), durability
+// off
 //   (innodb_flush_log_at_trx_commit=0, sync_binlog=0, no binary log, innodb_doublewrite=0), a 32 MB
 //   buffer pool, the performance schema off; root@localhost without password (socket only).
 // - When racelab runs as root, both run as an unprivileged user (harness/engines/embedded/process.h
@@ -14,8 +16,9 @@
 // - Stopped by Stop() and the destructor (SIGTERM = MariaDB's normal shutdown, SIGKILL after a
 //   deadline), its run folder removed. mariadbd gets SIGKILL if racelab dies (PR_SET_PDEATHSIG);
 //   the next start removes run folders whose owner process is gone (harness/engines/embedded/
-//   run_folders.h CleanRunFolders), killing what is left of their server first. MariaDB allocates nothing outside its
-//   run folder (no SysV shared memory), so the run folder is all there is to remove.
+//   run_folders.h CleanRunFolders), killing what is left of their server first. MariaDB allocates
+//   nothing outside its run folder (no SysV shared memory), so the run folder is all there is to
+//   remove.
 // Thread-safety: Start/Stop from one thread; the accessors from any thread after Start. The thread
 // that called Start() must outlive the server (Linux ties the parent-death signal to it).
 #pragma once
@@ -32,16 +35,16 @@
 namespace racelab::mariadb {
 
 struct ServerOptions {
-  std::string bindir;         // folder with mariadbd (and mariadb-install-db); "" = discover
-  std::string base_dir;       // "" = the default above
+  std::string bindir;            // folder with mariadbd (and mariadb-install-db); "" = discover
+  std::string base_dir;          // "" = the default above
   int ready_timeout_ms = 30000;  // from mariadbd's start until it accepts a connection
 };
 
 class EmbeddedMariaDb {
  public:
   // Cleans orphans, makes the template if needed, copies it, starts mariadbd, waits until it
-  // accepts connections. Errors: kDatabase (install or start failed or missed the deadline; with the
-  // tail of the server's log), kInternal (binaries not found, file-system errors).
+  // accepts connections. Errors: kDatabase (install or start failed or missed the deadline; with
+  // the tail of the server's log), kInternal (binaries not found, file-system errors).
   static Result<std::unique_ptr<EmbeddedMariaDb>> Start(const ServerOptions& options);
   ~EmbeddedMariaDb();  // Stop(), errors ignored
   EmbeddedMariaDb(const EmbeddedMariaDb&) = delete;

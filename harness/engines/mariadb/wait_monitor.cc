@@ -43,8 +43,7 @@ Result<std::unique_ptr<MariaWaitMonitor>> MariaWaitMonitor::Open(const ConnectTa
   Result<std::unique_ptr<MariaConnection>> c =
       MariaConnection::Open(target, "racelab monitor", deadline, stop);
   if (!c.ok()) return c.status();
-  return std::unique_ptr<MariaWaitMonitor>(
-      new MariaWaitMonitor(target, std::move(*c), poll, stop));
+  return std::unique_ptr<MariaWaitMonitor>(new MariaWaitMonitor(target, std::move(*c), poll, stop));
 }
 
 MariaWaitMonitor::~MariaWaitMonitor() {
@@ -89,7 +88,8 @@ PolledWaitMonitor::PollResult MariaWaitMonitor::Poll(const std::vector<int64_t>&
 
 std::string MariaWaitMonitor::Terminate(const std::vector<int64_t>& sessions, SteadyTime deadline) {
   for (int64_t id : sessions) {
-    std::string e = MariaConnection::Kill(target_, id, false, std::min(deadline, Clock::now() + kControlTimeout));
+    std::string e = MariaConnection::Kill(target_, id, false,
+                                          std::min(deadline, Clock::now() + kControlTimeout));
     if (!e.empty()) return e;
   }
   // KILL marks the connection; it ends when its thread notices. Wait until PROCESSLIST drops it.
@@ -103,15 +103,16 @@ std::string MariaWaitMonitor::Terminate(const std::vector<int64_t>& sessions, St
         "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID IN (" + ids + ")", deadline);
     if (!r.ok()) return fmt::format("cannot see whether sessions {} ended: {}", ids, r.message);
     if (!r.values.empty() && r.values[0][0] == std::optional<std::string>("0")) return "";
-    if (Clock::now() >= deadline) return fmt::format("sessions {} did not end by the deadline", ids);
+    if (Clock::now() >= deadline)
+      return fmt::format("sessions {} did not end by the deadline", ids);
     std::this_thread::sleep_for(milliseconds(5));
   }
 }
 
 EndWait MariaWaitMonitor::AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline,
                                      const StopFlag* stop) {
-  Result<std::unique_ptr<MariaConnection>> c =
-      MariaConnection::Open(target_, "racelab control", std::max(deadline, Clock::now() + milliseconds(1000)), stop);
+  Result<std::unique_ptr<MariaConnection>> c = MariaConnection::Open(
+      target_, "racelab control", std::max(deadline, Clock::now() + milliseconds(1000)), stop);
   if (!c.ok()) {
     EndWait failed;
     failed.error = "cannot open a control connection: " + c.status().message();
@@ -119,7 +120,8 @@ EndWait MariaWaitMonitor::AwaitEnded(const std::vector<int64_t>& sessions, Stead
   }
   std::string ids;
   for (int64_t id : sessions) ids += (ids.empty() ? "" : ",") + std::to_string(id);
-  const std::string sql = "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID IN (" + ids + ")";
+  const std::string sql =
+      "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID IN (" + ids + ")";
   EndWait out = PollUntilEnded(
       [&](SteadyTime query_deadline) -> Result<size_t> {
         QueryResult r = (*c)->Exec(sql, query_deadline);

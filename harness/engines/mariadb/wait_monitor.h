@@ -10,12 +10,12 @@
 // (storage/innobase/trx/trx0i_s.cc, CACHE_MIN_IDLE_TIME_US; MariaDB docs "INNODB_TRX": "the data is
 // cached … refreshed … if not read for 0.1 s"): a monitor polling faster would read the same stale
 // picture forever. So polls are at least kMinPollInterval apart, whatever `poll` asks for; a wait
-// shorter than that may go unseen, and another client reading those tables just as often on the same
-// server delays what this monitor sees.
-// Waits outside InnoDB (GET_LOCK, metadata locks) are seen in information_schema.PROCESSLIST by their
-// state ("User lock", "Waiting for table metadata lock"), without blockers.
-// The polling thread, its spacing and AwaitBlocked are harness/engine/polled_wait_monitor.h's.
-// Thread-safety: Begin/End from the runner thread; AwaitBlocked/AwaitEnded/Terminate/error/healthy from any.
+// shorter than that may go unseen, and another client reading those tables just as often on the
+// same server delays what this monitor sees. Waits outside InnoDB (GET_LOCK, metadata locks) are
+// seen in information_schema.PROCESSLIST by their state ("User lock", "Waiting for table metadata
+// lock"), without blockers. The polling thread, its spacing and AwaitBlocked are
+// harness/engine/polled_wait_monitor.h's. Thread-safety: Begin/End from the runner thread;
+// AwaitBlocked/AwaitEnded/Terminate/error/healthy from any.
 #pragma once
 
 #include <algorithm>
@@ -43,10 +43,11 @@ class MariaWaitMonitor : public PolledWaitMonitor {
 
   std::string Terminate(const std::vector<int64_t>& sessions, SteadyTime deadline) override;
   // Looks every few ms, on a control connection of its own (the monitor's is the polling thread's),
-  // whether any of `sessions` is still in information_schema.PROCESSLIST. A connection leaves it after
-  // its transaction was rolled back (THD::cleanup before the server forgets the thread; MariaDB source
-  // sql/sql_class.cc, sql/mysqld.cc unlink_thd).
-  EndWait AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline, const StopFlag* stop) override;
+  // whether any of `sessions` is still in information_schema.PROCESSLIST. A connection leaves it
+  // after its transaction was rolled back (THD::cleanup before the server forgets the thread;
+  // MariaDB source sql/sql_class.cc, sql/mysqld.cc unlink_thd).
+  EndWait AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline,
+                     const StopFlag* stop) override;
   bool healthy() override;
   int64_t session_id() override { return id_; }
 

@@ -25,7 +25,8 @@ Status KeepCatalogsUntruncated(const std::string& conninfo) {
   if (!conn.ok()) return conn.status();
   QueryResult r = (*conn)->Exec(kSql, deadline);
   if (!r.ok()) {
-    return Status::Database("cannot set vacuum_truncate on the embedded server's catalogs: " + r.message);
+    return Status::Database("cannot set vacuum_truncate on the embedded server's catalogs: " +
+                            r.message);
   }
   return Status::Ok();
 }

@@ -48,27 +48,28 @@ bool Reserved(const std::string& name) {
 
 // Defaults first, then the caller's; a later value for the same name replaces the earlier one.
 Result<Settings> MergeSettings(const Settings& extra) {
-  Settings merged = {{"listen_addresses", ""},
-                     {"port", "5432"},
-                     {"fsync", "off"},
-                     {"synchronous_commit", "off"},
-                     {"full_page_writes", "off"},
-                     {"max_connections", "200"},
-                     // Every lock wait of 1 ms or more in the server's own record (docs/lock-waits.md):
-                     // the deadlock check runs after deadlock_timeout and, with log_lock_waits, logs
-                     // the wait and its end. Scenarios whose outcome depends on when deadlocks are
-                     // found set deadlock_timeout in their sessions' settings.
-                     {"log_lock_waits", "on"},
-                     {"deadlock_timeout", "1ms"},
-                     {"logging_collector", "on"},
-                     {"log_destination", "jsonlog"},
-                     {"log_filename", "server.log"},  // jsonlog goes to server.json beside it
-                     {"log_rotation_age", "0"},
-                     {"log_rotation_size", "0"},
-                     {"log_timezone", "UTC"},
-                     // Dynamic shared memory in files under data/pg_dynshmem, not /dev/shm: a
-                     // killed server's segments then go with its run folder.
-                     {"dynamic_shared_memory_type", "mmap"}};
+  Settings merged = {
+      {"listen_addresses", ""},
+      {"port", "5432"},
+      {"fsync", "off"},
+      {"synchronous_commit", "off"},
+      {"full_page_writes", "off"},
+      {"max_connections", "200"},
+      // Every lock wait of 1 ms or more in the server's own record (docs/lock-waits.md):
+      // the deadlock check runs after deadlock_timeout and, with log_lock_waits, logs
+      // the wait and its end. Scenarios whose outcome depends on when deadlocks are
+      // found set deadlock_timeout in their sessions' settings.
+      {"log_lock_waits", "on"},
+      {"deadlock_timeout", "1ms"},
+      {"logging_collector", "on"},
+      {"log_destination", "jsonlog"},
+      {"log_filename", "server.log"},  // jsonlog goes to server.json beside it
+      {"log_rotation_age", "0"},
+      {"log_rotation_size", "0"},
+      {"log_timezone", "UTC"},
+      // Dynamic shared memory in files under data/pg_dynshmem, not /dev/shm: a
+      // killed server's segments then go with its run folder.
+      {"dynamic_shared_memory_type", "mmap"}};
 
   for (const auto& [raw_name, value] : extra) {
     std::string name = raw_name;
@@ -173,7 +174,8 @@ Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::Start(const ClusterOpt
   template_hold.Release();
 
   embedded::SpawnOptions spawn;
-  spawn.argv = {bins->postgres(), "-D", data_dir, "-k", *run_dir, "-c", "log_directory=" + *run_dir};
+  spawn.argv = {bins->postgres(),           "-D", data_dir, "-k", *run_dir, "-c",
+                "log_directory=" + *run_dir};
   for (const auto& [name, value] : *settings) {
     spawn.argv.push_back("-c");
     spawn.argv.push_back(name + "=" + value);
@@ -211,10 +213,9 @@ Status EmbeddedCluster::WaitReady(int timeout_ms) {
   if (wait.ready) return Status::Ok();
   if (wait.exit_status) {
     postmaster_pid_ = -1;
-    return Status::Database("the embedded PostgreSQL server " +
-                            embedded::DescribeWaitStatus(*wait.exit_status) +
-                            " before accepting connections; the end of its log:\n" +
-                            embedded::TailOfFile(log_path));
+    return Status::Database(
+        "the embedded PostgreSQL server " + embedded::DescribeWaitStatus(*wait.exit_status) +
+        " before accepting connections; the end of its log:\n" + embedded::TailOfFile(log_path));
   }
   return Status::Database("the embedded PostgreSQL server did not accept connections within " +
                           std::to_string(timeout_ms) + " ms; the end of its log:\n" +

@@ -3,14 +3,15 @@
 //
 // - Binaries: ClusterOptions::pg_bindir, else `pg_config --bindir`, else initdb on PATH, else the
 //   newest /usr/lib/postgresql/*/bin.
-// - initdb once into a cached template (<base_dir>/template-<major>-wal1, template.h), copied per run into
+// - initdb once into a cached template (<base_dir>/template-<major>-wal1, template.h), copied per
+// run into
 //   <base_dir>/run-<racelab pid>-<n>/data; started with a private Unix socket in the run folder
 //   (listen_addresses=''), fsync, synchronous_commit and full_page_writes off, max_connections=200,
 //   log_lock_waits on with deadlock_timeout 1ms, jsonlog to <run folder>/server.json (see
-//   server_log_path()). Its catalogs are never truncated by vacuum (harness/engines/postgresql/catalogs.h).
-//   dynamic_shared_memory_type=mmap: its segments are files in the run folder, not in /dev/shm.
-//   The run folder also holds owner.pid (the owning racelab process) and postgres.log (server
-//   output until the logging collector starts).
+//   server_log_path()). Its catalogs are never truncated by vacuum
+//   (harness/engines/postgresql/catalogs.h). dynamic_shared_memory_type=mmap: its segments are
+//   files in the run folder, not in /dev/shm. The run folder also holds owner.pid (the owning
+//   racelab process) and postgres.log (server output until the logging collector starts).
 // - When racelab runs as root, initdb and postgres run as an unprivileged user (`postgres` if it
 //   exists, else `nobody`): PostgreSQL refuses to run as root. The base folder's parents must be
 //   enterable by that user (/tmp is).
@@ -44,7 +45,8 @@ namespace racelab::pg {
 
 struct ClusterOptions {
   std::string pg_bindir;  // empty: discover
-  std::string base_dir;   // empty: DefaultBaseDir() ($RACELAB_TMPDIR, else $TMPDIR, else /dev/shm or /tmp)
+  std::string
+      base_dir;  // empty: DefaultBaseDir() ($RACELAB_TMPDIR, else $TMPDIR, else /dev/shm or /tmp)
   // How long to wait for the started server to accept connections, in ms (counted from the
   // postmaster's start; initdb, when needed, has its own 120 s deadline).
   int ready_timeout_ms = 30000;

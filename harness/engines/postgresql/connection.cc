@@ -1,7 +1,6 @@
 #include "harness/engines/postgresql/connection.h"
 
-#include "harness/engines/postgresql/application_name.h"
-
+#include <fmt/format.h>
 #include <poll.h>
 
 #include <algorithm>
@@ -13,10 +12,9 @@
 #include <thread>
 #include <utility>
 
-#include <fmt/format.h>
-
-#include "harness/engines/postgresql/dsn.h"
 #include "harness/engine/run_queue_delay.h"
+#include "harness/engines/postgresql/application_name.h"
+#include "harness/engines/postgresql/dsn.h"
 
 namespace racelab::pg {
 namespace {
@@ -168,12 +166,14 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo
   c->local_backend_ = IsLocalBackend(PQsocket(conn), c->backend_pid_);
   SilentServers::Get().Clear(c->server_);
   // Server notices (e.g. "drop cascades to …") are not racelab's output: the library never prints.
-  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
   if (PGcancel* cancel = PQgetCancel(conn)) {
     boost::lock_guard<boost::mutex> lock(c->cancel_mu_);
     c->cancel_ = std::shared_ptr<PGcancel>(cancel, PQfreeCancel);
   }
-  if (PQsetnonblocking(conn, 1) != 0) return Status::Database("cannot make the connection non-blocking");
+  if (PQsetnonblocking(conn, 1) != 0)
+    return Status::Database("cannot make the connection non-blocking");
   return c;
 }
 
@@ -184,7 +184,8 @@ bool Connection::WaitSocket(bool for_write, SteadyTime until, const StopFlag* st
     auto now = std::chrono::steady_clock::now();
     if (now >= until) return false;
     auto slice = std::min<std::chrono::steady_clock::duration>(until - now, kStopPollSlice);
-    int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(slice).count()) + 1;
+    int ms =
+        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(slice).count()) + 1;
     pollfd pfd{PQsocket(conn_), static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
     if (pfd.fd < 0) return false;
     const int64_t before = ThreadRunDelayUs();
@@ -309,7 +310,8 @@ bool Connection::Send(const std::string& sql, SteadyTime deadline) {
   return true;
 }
 
-QueryResult Connection::Finish(SteadyTime deadline, size_t max_rows, std::chrono::milliseconds cancel_grace) {
+QueryResult Connection::Finish(SteadyTime deadline, size_t max_rows,
+                               std::chrono::milliseconds cancel_grace) {
   if (conn_ == nullptr || PQtransactionStatus(conn_) != PQTRANS_ACTIVE) {
     QueryResult out;
     out.sqlstate = kSqlstateConnectionFailure;
@@ -325,8 +327,8 @@ QueryResult Connection::Finish(SteadyTime deadline, size_t max_rows, std::chrono
   return Receive(deadline, max_rows, cancel_grace, -1);
 }
 
-QueryResult Connection::Receive(SteadyTime deadline, size_t max_rows, std::chrono::milliseconds cancel_grace,
-                                int64_t run_delay_start) {
+QueryResult Connection::Receive(SteadyTime deadline, size_t max_rows,
+                                std::chrono::milliseconds cancel_grace, int64_t run_delay_start) {
   QueryResult out;
   auto lost = [&](const std::string& why) { return Lost(std::move(out), why); };
   SteadyTime hard_deadline = deadline;
@@ -352,7 +354,8 @@ QueryResult Connection::Receive(SteadyTime deadline, size_t max_rows, std::chron
         if (PQstatus(conn_) != CONNECTION_OK) return lost(Trim(PQerrorMessage(conn_)));
         const int64_t run_delay_end = run_delay_start < 0 ? -1 : ThreadRunDelayUs();
         if (run_delay_end >= run_delay_start) {
-          out.client_late_us = std::max<int64_t>(0, run_delay_end - run_delay_start - idle_poll_delay_us_);
+          out.client_late_us =
+              std::max<int64_t>(0, run_delay_end - run_delay_start - idle_poll_delay_us_);
         }
         SilentServers::Get().Clear(server_);  // it answered
         return out;
@@ -360,7 +363,8 @@ QueryResult Connection::Receive(SteadyTime deadline, size_t max_rows, std::chron
       ExecStatusType st = PQresultStatus(res);
       if (st == PGRES_COPY_IN) {
         PQclear(res);
-        if (out.sqlstate.empty()) {  // the server's "COPY from stdin failed" follows; ours is clearer
+        if (out.sqlstate
+                .empty()) {  // the server's "COPY from stdin failed" follows; ours is clearer
           out.sqlstate = kSqlstateNotSupported;
           out.message = kCopyInMessage;
           out.refused = true;
@@ -375,7 +379,8 @@ QueryResult Connection::Receive(SteadyTime deadline, size_t max_rows, std::chron
       }
       if (st == PGRES_COPY_BOTH) {  // only replication connections start one; racelab never does
         PQclear(res);
-        return lost("the server started a COPY BOTH (replication) exchange, which racelab does not speak");
+        return lost(
+            "the server started a COPY BOTH (replication) exchange, which racelab does not speak");
       }
       Absorb(res, max_rows, &out);
       PQclear(res);
@@ -391,7 +396,8 @@ QueryResult Connection::Receive(SteadyTime deadline, size_t max_rows, std::chron
     out.cancelled_by_deadline = true;
     // After a stop request racelab is on its way out: a short grace (the connection is closed after
     // it, which ends the backend too).
-    if (stop_ != nullptr && stop_->stop_requested()) cancel_grace = std::min(cancel_grace, kAfterStopGrace);
+    if (stop_ != nullptr && stop_->stop_requested())
+      cancel_grace = std::min(cancel_grace, kAfterStopGrace);
     hard_deadline = std::chrono::steady_clock::now() + cancel_grace;
     if (!Cancel(cancel_grace)) {
       SilentServers::Get().Mark(server_);

@@ -1,33 +1,34 @@
 // Connection: one libpq connection with deadlines on every wait — the PostgreSQL engine's Session
 // (harness/engine/session.h; docs/architecture.md "The engine interface").
 //
-// Every call is non-blocking underneath (PQconnectStartParams/PQconnectPoll, PQsendQuery + poll(2)):
-// a wait ends at its deadline, or at a stop request, by a cancel request, then a grace period, then
-// the connection is declared lost. The cancel request has a deadline too: libpq's PQcancel() blocks
-// until the server answers (a stopped server never does), so it runs on a detached helper thread that
-// is abandoned at the deadline (it ends when the server answers or the process exits; it touches only
-// memory it owns, so it never delays exit). A server that does not take a cancel request within the grace is
-// marked silent for this process: until it answers again, every wait on it (any Connection) lasts at
-// most 1 s, so what follows — other statements, cleanup — ends in seconds, not a deadline each. Errors are data: a QueryResult carries the SQLSTATE and
+// Every call is non-blocking underneath (PQconnectStartParams/PQconnectPoll, PQsendQuery +
+// poll(2)): a wait ends at its deadline, or at a stop request, by a cancel request, then a grace
+// period, then the connection is declared lost. The cancel request has a deadline too: libpq's
+// PQcancel() blocks until the server answers (a stopped server never does), so it runs on a
+// detached helper thread that is abandoned at the deadline (it ends when the server answers or the
+// process exits; it touches only memory it owns, so it never delays exit). A server that does not
+// take a cancel request within the grace is marked silent for this process: until it answers again,
+// every wait on it (any Connection) lasts at most 1 s, so what follows — other statements, cleanup
+// — ends in seconds, not a deadline each. Errors are data: a QueryResult carries the SQLSTATE and
 // primary message.
-// COPY: `COPY … TO STDOUT` is drained (its rows are counted, not kept); `COPY … FROM STDIN` is refused
-// (racelab has no data to send): the statement ends with SQLSTATE 0A000 and a message saying so.
-// Thread-safety: one thread uses a Connection at a time; Cancel() may be called from any thread.
+// COPY: `COPY … TO STDOUT` is drained (its rows are counted, not kept); `COPY … FROM STDIN` is
+// refused (racelab has no data to send): the statement ends with SQLSTATE 0A000 and a message
+// saying so. Thread-safety: one thread uses a Connection at a time; Cancel() may be called from any
+// thread.
 #pragma once
 
 #include <libpq-fe.h>
 
+#include <boost/thread/lock_guard.hpp>
+#include <boost/thread/mutex.hpp>
 #include <chrono>
-#include <cstdint>
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/thread/lock_guard.hpp>
-#include <boost/thread/mutex.hpp>
 
 #include "harness/engine/session.h"
 #include "harness/model/status.h"
@@ -51,15 +52,17 @@ class Connection : public Session {
   // from the request (delivering it included); after that the connection is closed and reported
   // lost. So Exec returns by deadline + cancel_grace (+ one poll slice), whatever the server does.
   // The first error wins.
-  QueryResult Exec(const std::string& sql, SteadyTime deadline, size_t max_rows = 1,
-                   std::chrono::milliseconds cancel_grace = std::chrono::milliseconds(5000)) override;
+  QueryResult Exec(
+      const std::string& sql, SteadyTime deadline, size_t max_rows = 1,
+      std::chrono::milliseconds cancel_grace = std::chrono::milliseconds(5000)) override;
 
   // Exec in two halves, for a statement whose answer can wait (the runner sends a session's clean
   // start after a trial and collects it before the next): Send sends `sql` and returns at once —
-  // false, sending nothing, when a transaction is open or a statement is in flight, and false with the
-  // connection closed when it could not be sent (Finish or Exec then report it lost); Finish collects
-  // its results as Exec does (deadline, cancel, grace; client_late_us not measured). Until Finish,
-  // nothing else may use the connection (healthy() is false while the statement is in flight).
+  // false, sending nothing, when a transaction is open or a statement is in flight, and false with
+  // the connection closed when it could not be sent (Finish or Exec then report it lost); Finish
+  // collects its results as Exec does (deadline, cancel, grace; client_late_us not measured). Until
+  // Finish, nothing else may use the connection (healthy() is false while the statement is in
+  // flight).
   bool Send(const std::string& sql, SteadyTime deadline);
   QueryResult Finish(SteadyTime deadline, size_t max_rows = 1,
                      std::chrono::milliseconds cancel_grace = std::chrono::milliseconds(5000));
@@ -79,8 +82,8 @@ class Connection : public Session {
 
   int backend_pid() const { return backend_pid_; }
   int64_t session_id() const override { return backend_pid_; }
-  // The backend is a process of this machine (run_queue_delay.h IsLocalBackend): its run-queue delay
-  // can be read. Fixed when the connection opens.
+  // The backend is a process of this machine (run_queue_delay.h IsLocalBackend): its run-queue
+  // delay can be read. Fixed when the connection opens.
   bool local_backend() const override { return local_backend_; }
   // Open, not lost, and not inside a failed or unknown transaction state.
   bool healthy() const override;
@@ -97,8 +100,8 @@ class Connection : public Session {
 
   Connection(PGconn* conn, const StopFlag* stop);
   // Collects the results of the statement sent last (Exec's second half).
-  // `out` as a lost connection (08006 with `why`, unless it already holds a server error that was not
-  // a deadline's cancel), after closing the connection.
+  // `out` as a lost connection (08006 with `why`, unless it already holds a server error that was
+  // not a deadline's cancel), after closing the connection.
   QueryResult Lost(QueryResult out, const std::string& why);
   QueryResult Receive(SteadyTime deadline, size_t max_rows, std::chrono::milliseconds cancel_grace,
                       int64_t run_delay_start);
@@ -115,8 +118,8 @@ class Connection : public Session {
   bool local_backend_ = false;
   int64_t idle_poll_delay_us_ = 0;  // run-queue delay in poll slices that timed out (owning thread)
   boost::mutex cancel_mu_;
-  std::shared_ptr<PGcancel> cancel_;        // guarded by cancel_mu_; the helper thread holds a copy
-  std::shared_ptr<CancelCall> in_flight_;   // guarded by cancel_mu_
+  std::shared_ptr<PGcancel> cancel_;       // guarded by cancel_mu_; the helper thread holds a copy
+  std::shared_ptr<CancelCall> in_flight_;  // guarded by cancel_mu_
 };
 
 // Quotes an identifier for SQL (PostgreSQL docs §4.1.1): "a""b".

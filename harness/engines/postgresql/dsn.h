@@ -25,13 +25,15 @@ inline constexpr std::string_view kUnparseableDsn = kUnparseableDsnText;
 // The DSN in key=value form with any password replaced by ***, e.g. "postgresql://u:pw@h/db" ->
 // "user=u password=*** host=h dbname=db" (libpq's PQconninfoParse decides the keys). A dbname that
 // is itself a connection string is redacted the same way. kUnparseableDsn when libpq cannot parse
-// it, or when it cannot be parsed safely: a URI whose '@' is ambiguous (harness/model/dsn_uri.h), as
-// in postgresql://u:pa/ss@h/db, where libpq would read the password's pieces as host, port and dbname.
+// it, or when it cannot be parsed safely: a URI whose '@' is ambiguous (harness/model/dsn_uri.h),
+// as in postgresql://u:pa/ss@h/db, where libpq would read the password's pieces as host, port and
+// dbname.
 std::string RedactDsn(const std::string& dsn);
 
-// kUsage error when libpq cannot parse `dsn`, or it cannot be parsed safely (RedactDsn). The message says which part is malformed (e.g. "the
-// password in the URI has a malformed percent-escape", "key=value pair 3 has no '='") and never
-// quotes a value or libpq's own message (which quotes the raw text, password included).
+// kUsage error when libpq cannot parse `dsn`, or it cannot be parsed safely (RedactDsn). The
+// message says which part is malformed (e.g. "the password in the URI has a malformed
+// percent-escape", "key=value pair 3 has no '='") and never quotes a value or libpq's own message
+// (which quotes the raw text, password included).
 Status ValidateDsn(const std::string& dsn);
 
 // Whether a command-line argument is a connection string that may carry a password: a
@@ -65,4 +67,3 @@ namespace racelab::internal {
 std::string DescribeDsnParseError(std::string_view dsn);
 
 }  // namespace racelab::internal
-

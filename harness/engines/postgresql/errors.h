@@ -1,5 +1,5 @@
-// What PostgreSQL's SQLSTATEs mean to racelab (PostgreSQL docs Appendix A, "PostgreSQL Error Codes").
-// The PostgreSQL engine answers Engine::IsScenarioError / IsSessionLost with these.
+// What PostgreSQL's SQLSTATEs mean to racelab (PostgreSQL docs Appendix A, "PostgreSQL Error
+// Codes"). The PostgreSQL engine answers Engine::IsScenarioError / IsSessionLost with these.
 // Thread-safety: pure functions.
 #pragma once
 

@@ -18,15 +18,16 @@ int64_t UsSince(SteadyTime origin) {
       .count();
 }
 
-// The poll, prepared once per monitor connection: planning it (the pg_stat_activity view's joins) was
-// ~90% of its cost — 0.23 of 0.25 ms server CPU, 0.5 of 0.6 ms per poll, measured on the embedded
-// cluster (docs/performance.md "Trials per second with reset:") — and it runs while the workers race.
+// The poll, prepared once per monitor connection: planning it (the pg_stat_activity view's joins)
+// was ~90% of its cost — 0.23 of 0.25 ms server CPU, 0.5 of 0.6 ms per poll, measured on the
+// embedded cluster (docs/performance.md "Trials per second with reset:") — and it runs while the
+// workers race.
 constexpr const char* kPreparePoll =
     // A wait on another session: a heavyweight lock (wait_event_type Lock: row, transaction, tuple,
-    // advisory, relation, …) or, not a lock, a SERIALIZABLE READ ONLY DEFERRABLE transaction waiting
-    // for a safe snapshot (IPC / SafeSnapshot; its holders from pg_safe_snapshot_blocking_pids) — the
-    // waits PostgreSQL's own pg_isolation_test_session_is_blocked() counts (PostgreSQL docs §9.26,
-    // Table 28.4).
+    // advisory, relation, …) or, not a lock, a SERIALIZABLE READ ONLY DEFERRABLE transaction
+    // waiting for a safe snapshot (IPC / SafeSnapshot; its holders from
+    // pg_safe_snapshot_blocking_pids) — the waits PostgreSQL's own
+    // pg_isolation_test_session_is_blocked() counts (PostgreSQL docs §9.26, Table 28.4).
     "PREPARE racelab_poll(int[]) AS SELECT pid, wait_event_type, wait_event, "
     "CASE WHEN wait_event_type = 'Lock' THEN pg_blocking_pids(pid) "
     "WHEN wait_event = 'SafeSnapshot' THEN pg_safe_snapshot_blocking_pids(pid) END, "
@@ -71,7 +72,8 @@ PolledWaitMonitor::PollResult Monitor::Poll(const std::vector<int64_t>& pids, St
   }
   for (const auto& row : res.values) {
     const bool lock = row.size() >= 5 && row[1] && *row[1] == "Lock";
-    const bool safe_snapshot = row.size() >= 5 && row[1] && *row[1] == "IPC" && row[2] && *row[2] == "SafeSnapshot";
+    const bool safe_snapshot =
+        row.size() >= 5 && row[1] && *row[1] == "IPC" && row[2] && *row[2] == "SafeSnapshot";
     if (!lock && !safe_snapshot) continue;
     WaitObservation o;
     o.poll_sent_us = sent;
@@ -90,14 +92,17 @@ std::string Monitor::Terminate(const std::vector<int64_t>& pids, SteadyTime dead
   // PostgreSQL 14+: with a timeout, pg_terminate_backend waits until the backend has exited (docs
   // §9.27.2), so the terminated session's next statement deterministically finds it gone.
   long wait_ms = std::max<long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                       deadline - std::chrono::steady_clock::now()).count() - 100);
+                                       deadline - std::chrono::steady_clock::now())
+                                           .count() -
+                                       100);
   QueryResult r = conn_->Exec("SELECT pg_terminate_backend(pid, " + std::to_string(wait_ms) +
                                   ") FROM unnest(ARRAY[" + PidList(pids) + "]::int[]) AS pid",
                               deadline);
   return r.ok() ? "" : r.sqlstate + " " + r.message;
 }
 
-EndWait Monitor::AwaitEnded(const std::vector<int64_t>& pids, SteadyTime deadline, const StopFlag* stop) {
+EndWait Monitor::AwaitEnded(const std::vector<int64_t>& pids, SteadyTime deadline,
+                            const StopFlag* stop) {
   const std::string sql =
       "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(ARRAY[" + PidList(pids) + "]::int[])";
   return PollUntilEnded(
@@ -108,7 +113,8 @@ EndWait Monitor::AwaitEnded(const std::vector<int64_t>& pids, SteadyTime deadlin
           r = conn_->Exec(sql, query_deadline);
         }
         if (!r.ok() || r.values.empty() || r.values[0].empty() || !r.values[0][0]) {
-          return Status::Database("monitor connection: " + (r.ok() ? std::string("no answer") : r.message));
+          return Status::Database("monitor connection: " +
+                                  (r.ok() ? std::string("no answer") : r.message));
         }
         return static_cast<size_t>(std::stoul(*r.values[0][0]));
       },

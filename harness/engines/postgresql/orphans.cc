@@ -1,6 +1,5 @@
 // CleanOrphans() and what a killed postmaster leaves behind (orphans.h).
 #include "harness/engines/postgresql/orphans.h"
-#include "harness/engines/postgresql/template.h"
 
 #include <signal.h>
 #include <sys/shm.h>
@@ -16,6 +15,7 @@
 #include "harness/engines/embedded/process.h"
 #include "harness/engines/embedded/run_folders.h"
 #include "harness/engines/postgresql/cluster.h"
+#include "harness/engines/postgresql/template.h"
 
 namespace racelab::internal {
 namespace {
@@ -80,7 +80,7 @@ std::string IpcRecordPath(const std::string& run_dir) {
 
 Status WriteIpcRecord(const std::string& run_dir, const PostmasterPidFile& pm) {
   return embedded::WriteFileAtomic(IpcRecordPath(run_dir),
-                         std::to_string(pm.pid) + " " + std::to_string(pm.shm_id) + "\n");
+                                   std::to_string(pm.pid) + " " + std::to_string(pm.shm_id) + "\n");
 }
 
 int SweepIpcRecords(const std::string& base_dir) {
@@ -113,16 +113,22 @@ int SweepIpcRecords(const std::string& base_dir) {
 
 namespace racelab::pg {
 
-std::vector<std::string> ListOrphans(const std::string& base_dir) { return embedded::DeadRunFolders(base_dir); }
+std::vector<std::string> ListOrphans(const std::string& base_dir) {
+  return embedded::DeadRunFolders(base_dir);
+}
 
 std::vector<std::string> ListObsoleteTemplates(const std::string& base_dir) {
   return internal::ListObsoleteTemplates(base_dir);
 }
-int CleanObsoleteTemplates(const std::string& base_dir) { return internal::CleanObsoleteTemplates(base_dir); }
+int CleanObsoleteTemplates(const std::string& base_dir) {
+  return internal::CleanObsoleteTemplates(base_dir);
+}
 std::vector<std::string> ListUnusedTemplates(const std::string& base_dir) {
   return internal::ListUnusedTemplates(base_dir);
 }
-int CleanUnusedTemplates(const std::string& base_dir) { return internal::CleanUnusedTemplates(base_dir); }
+int CleanUnusedTemplates(const std::string& base_dir) {
+  return internal::CleanUnusedTemplates(base_dir);
+}
 
 int CleanOrphans(const std::string& base_dir) {
   int removed = embedded::CleanRunFolders(base_dir, internal::StopLeftoverPostmaster);

@@ -1,13 +1,10 @@
 #include "harness/engines/postgresql/pg_engine.h"
 
-#include "harness/engines/postgresql/spec/transcript_runner.h"
-
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "harness/engines/postgresql/dsn.h"
 #include "harness/engines/postgresql/errors.h"
@@ -15,6 +12,7 @@
 #include "harness/engines/postgresql/prepared_xacts.h"
 #include "harness/engines/postgresql/server_log.h"
 #include "harness/engines/postgresql/session_reset.h"
+#include "harness/engines/postgresql/spec/transcript_runner.h"
 #include "harness/engines/postgresql/workspace_state.h"
 
 namespace racelab::pg {
@@ -29,8 +27,8 @@ constexpr const char* kSettingsQuery =
 
 // lock_timeout of DROP SCHEMA at the end of an item, in ms (the caller's deadline adds a margin).
 constexpr long kDropLockTimeoutMs = 15000;
-// After a stop request only cleanup runs, and a server that cannot answer it within this never will:
-// the cap on the admin connection's connect deadline then, in ms.
+// After a stop request only cleanup runs, and a server that cannot answer it within this never
+// will: the cap on the admin connection's connect deadline then, in ms.
 constexpr long kAfterStopDeadlineMs = 3000;
 
 // A superuser-only setting the generated role may not SET (added to a 42501 on `settings`).
@@ -49,8 +47,9 @@ Result<std::unique_ptr<Engine>> OpenPostgresEngine(const PgEngineOptions& option
   e->info_.engine = "postgresql";
   e->caps_.levels = AllIsolationLevels();
   e->caps_.default_level = IsolationLevel::kReadCommitted;
-  // ResetWorkspace uses only admin_, which nothing on the runner's thread touches while a trial runs
-  // (DropWorkspace comes after the helper is joined); OpenSession and StartClean use their own connection.
+  // ResetWorkspace uses only admin_, which nothing on the runner's thread touches while a trial
+  // runs (DropWorkspace comes after the helper is joined); OpenSession and StartClean use their own
+  // connection.
   e->caps_.workspace_reset_in_background = true;
   if (options.dsn.empty()) {
     ClusterOptions co;
@@ -70,30 +69,35 @@ Result<std::unique_ptr<Engine>> OpenPostgresEngine(const PgEngineOptions& option
     e->info_.dsn_redacted = RedactDsn(options.dsn);
   }
   e->caps_.server_lock_log = !e->server_log_path_.empty();
-  auto conn = Connection::Open(e->conninfo_, "racelab:probe",
-                               std::chrono::steady_clock::now() +
-                                   std::chrono::milliseconds(options.connect_timeout_ms),
-                               options.stop);
+  auto conn = Connection::Open(
+      e->conninfo_, "racelab:probe",
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options.connect_timeout_ms),
+      options.stop);
   if (!conn.ok()) return conn.status();
-  QueryResult r = (*conn)->Exec(kSettingsQuery, std::chrono::steady_clock::now() + std::chrono::seconds(10),
-                                /*max_rows=*/100);
+  QueryResult r =
+      (*conn)->Exec(kSettingsQuery, std::chrono::steady_clock::now() + std::chrono::seconds(10),
+                    /*max_rows=*/100);
   if (!r.ok()) return Status::Database("cannot read server settings: " + r.message);
-  QueryResult prepared = (*conn)->Exec("SELECT current_setting('max_prepared_transactions')::int > 0",
-                                       std::chrono::steady_clock::now() + std::chrono::seconds(10));
+  QueryResult prepared =
+      (*conn)->Exec("SELECT current_setting('max_prepared_transactions')::int > 0",
+                    std::chrono::steady_clock::now() + std::chrono::seconds(10));
   if (!prepared.ok() || prepared.values.empty()) {
     return Status::Database("cannot read max_prepared_transactions: " + prepared.message);
   }
   e->prepared_xacts_ = prepared.values[0][0].value_or("f") == "t";
   if (!e->info_.embedded && !options.allow_superuser) {
-    QueryResult su = (*conn)->Exec("SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user",
-                                   std::chrono::steady_clock::now() + std::chrono::seconds(10));
+    QueryResult su =
+        (*conn)->Exec("SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user",
+                      std::chrono::steady_clock::now() + std::chrono::seconds(10));
     if (!su.ok()) return Status::Database("cannot read the --dsn role's attributes: " + su.message);
     if (!su.values.empty() && su.values[0][1].value_or("f") == "t") {
-      return Status::Usage(fmt::format(
-          "--dsn connects as superuser '{}': refused without --allow-superuser. Scenario files are code; connect "
-          "as a role with CREATEROLE (racelab then runs scenario SQL as a role it creates, confined to its "
-          "schemas), or pass --allow-superuser",
-          su.values[0][0].value_or("")));
+      return Status::Usage(
+          fmt::format("--dsn connects as superuser '{}': refused without --allow-superuser. "
+                      "Scenario files are code; connect "
+                      "as a role with CREATEROLE (racelab then runs scenario SQL as a role it "
+                      "creates, confined to its "
+                      "schemas), or pass --allow-superuser",
+                      su.values[0][0].value_or("")));
     }
   }
   conn.value().reset();
@@ -116,11 +120,12 @@ Result<std::unique_ptr<Engine>> OpenPostgresEngine(const PgEngineOptions& option
 PostgresEngine::~PostgresEngine() { Close(); }
 
 Status PostgresEngine::Close() {
-  // Before the role goes: a transaction it prepared would outlive it (the last item's were rolled back
-  // after its trials; this catches a run cut short between them).
+  // Before the role goes: a transaction it prepared would outlive it (the last item's were rolled
+  // back after its trials; this catches a run cut short between them).
   if (role_ || prepared_) {
-    Status rolled_back = RollbackRunPrepared(std::chrono::steady_clock::now() +
-                                             std::chrono::milliseconds(std::min(connect_timeout_ms_, kAfterStopDeadlineMs)));
+    Status rolled_back = RollbackRunPrepared(
+        std::chrono::steady_clock::now() +
+        std::chrono::milliseconds(std::min(connect_timeout_ms_, kAfterStopDeadlineMs)));
     (void)rolled_back;  // a server that went away keeps them: `racelab clean --dsn` rolls them back
   }
   prepared_.reset();
@@ -132,7 +137,8 @@ Status PostgresEngine::Close() {
   if (!cluster_) {
     if (dropped.ok()) return dropped;
     // A --dsn server that went away (or refused) keeps the role: clean finds it by its run lock.
-    return Status::Database(dropped.message() + " — `racelab clean --dsn …` drops it once the server answers");
+    return Status::Database(dropped.message() +
+                            " — `racelab clean --dsn …` drops it once the server answers");
   }
   // The embedded cluster's roles go with its folder: a role that could not be dropped (the server
   // died first: 57P01, a lost connection) is no leftover, and saying so would only be noise.
@@ -141,7 +147,8 @@ Status PostgresEngine::Close() {
   return s;
 }
 
-Result<std::unique_ptr<Session>> PostgresEngine::OpenSession(const std::string& label, SteadyTime deadline,
+Result<std::unique_ptr<Session>> PostgresEngine::OpenSession(const std::string& label,
+                                                             SteadyTime deadline,
                                                              const StopFlag* stop) {
   auto c = Connection::Open(session_conninfo(), "racelab:" + label, deadline, stop);
   if (!c.ok()) return c.status();
@@ -149,7 +156,8 @@ Result<std::unique_ptr<Session>> PostgresEngine::OpenSession(const std::string& 
 }
 
 Result<std::unique_ptr<WaitMonitor>> PostgresEngine::OpenMonitor(std::chrono::microseconds poll,
-                                                                 SteadyTime deadline, const StopFlag* stop) {
+                                                                 SteadyTime deadline,
+                                                                 const StopFlag* stop) {
   auto c = Connection::Open(session_conninfo(), "racelab:monitor", deadline, stop);
   if (!c.ok()) return c.status();
   return std::unique_ptr<WaitMonitor>(std::make_unique<Monitor>(std::move(c.value()), poll));
@@ -159,8 +167,9 @@ Result<Connection*> PostgresEngine::Admin() {
   if (admin_ && admin_->healthy()) return admin_.get();
   long ms = connect_timeout_ms_;
   if (stop_ != nullptr && stop_->stop_requested()) ms = std::min(ms, kAfterStopDeadlineMs);
-  auto c = Connection::Open(conninfo_, "racelab:admin", std::chrono::steady_clock::now() + std::chrono::milliseconds(ms),
-                            nullptr);
+  auto c =
+      Connection::Open(conninfo_, "racelab:admin",
+                       std::chrono::steady_clock::now() + std::chrono::milliseconds(ms), nullptr);
   if (!c.ok()) return c.status();
   admin_ = std::move(c.value());
   return admin_.get();
@@ -170,28 +179,35 @@ std::string PostgresEngine::WorkspaceName(int n) const {
   return fmt::format("racelab_{}_{}_{}", static_cast<long>(getpid()), RunIdHex(), n);
 }
 
-Status PostgresEngine::ResetWorkspace(const std::string& name, SteadyTime deadline, const StopFlag* stop) {
+Status PostgresEngine::ResetWorkspace(const std::string& name, SteadyTime deadline,
+                                      const StopFlag* stop) {
   auto admin = Admin();
   if (!admin.ok()) return admin.status();
   const std::string q = QuoteIdent(name);
   // Under confinement the schema belongs to the generated role, which can create nothing else.
   const std::string authorization = role_ ? " AUTHORIZATION " + QuoteIdent(role_->name()) : "";
-  QueryResult r = (*admin)->Exec(fmt::format("DROP SCHEMA IF EXISTS {0} CASCADE; CREATE SCHEMA {0}{1};", q, authorization),
-                                 deadline);
-  if (!r.ok()) return Status::Database(fmt::format("cannot create schema {}: {} ({})", q, r.message, r.sqlstate));
+  QueryResult r = (*admin)->Exec(
+      fmt::format("DROP SCHEMA IF EXISTS {0} CASCADE; CREATE SCHEMA {0}{1};", q, authorization),
+      deadline);
+  if (!r.ok())
+    return Status::Database(
+        fmt::format("cannot create schema {}: {} ({})", q, r.message, r.sqlstate));
   return Status::Ok();
 }
 
-Status PostgresEngine::PrepareWorkspaceChecks(Session* checker, const std::string& workspace, SteadyTime deadline) {
+Status PostgresEngine::PrepareWorkspaceChecks(Session* checker, const std::string& workspace,
+                                              SteadyTime deadline) {
   const auto failed = [&](const QueryResult& r) {
-    return Status::Database(
-        fmt::format("cannot prepare the state query of schema {}: {} ({})", workspace, r.message, r.sqlstate));
+    return Status::Database(fmt::format("cannot prepare the state query of schema {}: {} ({})",
+                                        workspace, r.message, r.sqlstate));
   };
-  QueryResult r = checker->Exec(pg::PrepareWorkspaceStateSql(workspace), deadline, pg::kMaxStateRows);
+  QueryResult r =
+      checker->Exec(pg::PrepareWorkspaceStateSql(workspace), deadline, pg::kMaxStateRows);
   if (!r.ok()) return failed(r);
   if (r.rows < 0 || static_cast<size_t>(r.rows) != r.values.size()) {
-    return Status::Database(fmt::format("cannot prepare the state query of schema {}: more than {} relations",
-                                        workspace, pg::kMaxStateRows));
+    return Status::Database(
+        fmt::format("cannot prepare the state query of schema {}: more than {} relations",
+                    workspace, pg::kMaxStateRows));
   }
   std::vector<pg::WorkspaceRelation> relations;
   for (const auto& row : r.values) {
@@ -203,10 +219,14 @@ Status PostgresEngine::PrepareWorkspaceChecks(Session* checker, const std::strin
   return Status::Ok();
 }
 
-Result<QueryResult> PostgresEngine::ReadWorkspaceState(Session* checker, WorkspaceStateKind kind, SteadyTime deadline) {
-  QueryResult r = checker->Exec(kind == WorkspaceStateKind::kFull ? pg::kExecuteStateSql : pg::kExecuteVersionSql,
-                                deadline, pg::kMaxStateRows);
-  if (!r.ok()) return Status::Database(fmt::format("cannot read a workspace's state: {} ({})", r.message, r.sqlstate));
+Result<QueryResult> PostgresEngine::ReadWorkspaceState(Session* checker, WorkspaceStateKind kind,
+                                                       SteadyTime deadline) {
+  QueryResult r = checker->Exec(
+      kind == WorkspaceStateKind::kFull ? pg::kExecuteStateSql : pg::kExecuteVersionSql, deadline,
+      pg::kMaxStateRows);
+  if (!r.ok())
+    return Status::Database(
+        fmt::format("cannot read a workspace's state: {} ({})", r.message, r.sqlstate));
   return r;
 }
 
@@ -217,7 +237,8 @@ Status PostgresEngine::RollbackRunPrepared(SteadyTime deadline) {
   if (!prepared_ || !prepared_->healthy()) {
     prepared_.reset();
     const SteadyTime connect_by =
-        std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(connect_timeout_ms_));
+        std::min(deadline,
+                 std::chrono::steady_clock::now() + std::chrono::milliseconds(connect_timeout_ms_));
     auto c = Connection::Open(session_conninfo(), "racelab:prepared", connect_by, nullptr);
     if (!c.ok()) return c.status();
     prepared_ = std::move(c.value());
@@ -232,9 +253,10 @@ Status PostgresEngine::DropWorkspace(const std::string& name, SteadyTime deadlin
   if (Status rolled_back = RollbackRunPrepared(deadline); !rolled_back.ok()) return rolled_back;
   auto admin = Admin();
   if (!admin.ok()) return admin.status();
-  QueryResult r = (*admin)->Exec(
-      fmt::format("SET lock_timeout = '{}ms'; DROP SCHEMA IF EXISTS {} CASCADE", kDropLockTimeoutMs, QuoteIdent(name)),
-      deadline);
+  QueryResult r =
+      (*admin)->Exec(fmt::format("SET lock_timeout = '{}ms'; DROP SCHEMA IF EXISTS {} CASCADE",
+                                 kDropLockTimeoutMs, QuoteIdent(name)),
+                     deadline);
   if (!r.ok()) return Status::Database(fmt::format("cannot drop schema {}: {}", name, r.message));
   return Status::Ok();
 }
@@ -245,14 +267,16 @@ Status PostgresEngine::StartClean(Session* session, const SessionStart& start, S
                         role_ ? kDeniedSettingHint : "");
 }
 
-bool PostgresEngine::SendStartClean(Session* session, const SessionStart& start, SteadyTime deadline) {
+bool PostgresEngine::SendStartClean(Session* session, const SessionStart& start,
+                                    SteadyTime deadline) {
   return pg::SendStartClean(static_cast<Connection*>(session), start, deadline);
 }
 
-Status PostgresEngine::FinishStartClean(Session* session, const SessionStart& start, SteadyTime deadline,
-                                        const std::string& file, bool* connection_lost) {
-  return pg::FinishStartClean(static_cast<Connection*>(session), start, deadline, file, connection_lost,
-                              role_ ? kDeniedSettingHint : "");
+Status PostgresEngine::FinishStartClean(Session* session, const SessionStart& start,
+                                        SteadyTime deadline, const std::string& file,
+                                        bool* connection_lost) {
+  return pg::FinishStartClean(static_cast<Connection*>(session), start, deadline, file,
+                              connection_lost, role_ ? kDeniedSettingHint : "");
 }
 
 std::string PostgresEngine::BeginSql(IsolationLevel level) const {
@@ -260,21 +284,31 @@ std::string PostgresEngine::BeginSql(IsolationLevel level) const {
 }
 
 // BEGIN's modes are comma-separated (PostgreSQL docs, BEGIN and SET TRANSACTION).
-std::string PostgresEngine::BeginSqlWith(IsolationLevel level, const TransactionModes& modes) const {
-  return BeginSql(level) + (modes.read_only ? ", READ ONLY" : "") + (modes.deferrable ? ", DEFERRABLE" : "");
+std::string PostgresEngine::BeginSqlWith(IsolationLevel level,
+                                         const TransactionModes& modes) const {
+  return BeginSql(level) + (modes.read_only ? ", READ ONLY" : "") +
+         (modes.deferrable ? ", DEFERRABLE" : "");
 }
 
 // PostgreSQL answers COMMIT on a failed transaction with the tag ROLLBACK and no error.
-bool PostgresEngine::Committed(const QueryResult& commit) const { return commit.command_tag != "ROLLBACK"; }
+bool PostgresEngine::Committed(const QueryResult& commit) const {
+  return commit.command_tag != "ROLLBACK";
+}
 
-bool PostgresEngine::IsScenarioError(const QueryResult& r) const { return IsScenarioSqlError(r.sqlstate); }
+bool PostgresEngine::IsScenarioError(const QueryResult& r) const {
+  return IsScenarioSqlError(r.sqlstate);
+}
 
-bool PostgresEngine::IsSessionLost(const QueryResult& r) const { return pg::IsSessionLost(r.sqlstate); }
+bool PostgresEngine::IsSessionLost(const QueryResult& r) const {
+  return pg::IsSessionLost(r.sqlstate);
+}
 
 std::string PostgresEngine::ScenarioErrorHint(const std::set<std::string>& sqlstates) const {
   if (!role_ || sqlstates.count("42501") == 0) return "";
-  return "42501 (insufficient privilege): scenario SQL runs as a role racelab creates for the run, which owns "
-         "only the run's schemas (README, \"Scenario files are code\"); --no-confine runs it with the --dsn "
+  return "42501 (insufficient privilege): scenario SQL runs as a role racelab creates for the run, "
+         "which owns "
+         "only the run's schemas (README, \"Scenario files are code\"); --no-confine runs it with "
+         "the --dsn "
          "role's own rights";
 }
 
@@ -291,11 +325,16 @@ Status PostgresEngine::HoldRunLock(SteadyTime connect_deadline, SteadyTime state
   return run_lock_.Hold(conninfo_, connect_deadline, statement_deadline, stop);
 }
 
-bool PostgresEngine::ServerAnswers(SteadyTime deadline) { return run_lock_.ServerAnswers(conninfo_, deadline); }
+bool PostgresEngine::ServerAnswers(SteadyTime deadline) {
+  return run_lock_.ServerAnswers(conninfo_, deadline);
+}
 
-Status PostgresEngine::RunIsolationSpec(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
-                                        const SpecRunOptions& options, const StopFlag* stop, FILE* out) {
-  // The run lock first: `racelab clean` drops a spec database only once its run is gone (run_lock.h).
+Status PostgresEngine::RunIsolationSpec(const IsolationSpec& spec,
+                                        const std::vector<StepOrder>& orders,
+                                        const SpecRunOptions& options, const StopFlag* stop,
+                                        FILE* out) {
+  // The run lock first: `racelab clean` drops a spec database only once its run is gone
+  // (run_lock.h).
   const auto now = std::chrono::steady_clock::now();
   Status locked = HoldRunLock(now + std::chrono::milliseconds(connect_timeout_ms_),
                               now + std::chrono::milliseconds(options.step_timeout_ms), stop);

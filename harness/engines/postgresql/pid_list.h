@@ -1,5 +1,5 @@
-// Backend pid lists as the server writes them: an int[] value from pg_blocking_pids() ("{12,34}") or
-// the pids in a lock-wait log DETAIL ("Process holding the lock: 12. Wait queue: 34, 56.").
+// Backend pid lists as the server writes them: an int[] value from pg_blocking_pids() ("{12,34}")
+// or the pids in a lock-wait log DETAIL ("Process holding the lock: 12. Wait queue: 34, 56.").
 // Thread-safety: pure function.
 #pragma once
 

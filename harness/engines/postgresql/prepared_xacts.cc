@@ -24,14 +24,19 @@ std::string RunPreparedSql(bool confined, const std::string& schema_prefix) {
   if (!confined) {
     // A prepared transaction's locks are shown with no pid and the virtualtransaction it had before
     // PREPARE (PostgreSQL 15), the same for all of them, one of them its ExclusiveLock on its own
-    // transactionid (checked by hand with psql: an UPDATE, a CREATE TABLE — which locks its schema —
-    // and an INSERT into public, each then prepared).
+    // transactionid (checked by hand with psql: an UPDATE, a CREATE TABLE — which locks its schema
+    // — and an INSERT into public, each then prepared).
     sql += fmt::format(
-        " AND EXISTS (SELECT 1 FROM pg_locks x JOIN pg_locks l ON l.virtualtransaction = x.virtualtransaction "
-        "AND l.pid IS NULL WHERE x.locktype = 'transactionid' AND x.transactionid = p.transaction AND "
-        "x.pid IS NULL AND ((l.locktype = 'relation' AND l.relation IN (SELECT c.oid FROM pg_class c JOIN "
-        "pg_namespace n ON n.oid = c.relnamespace WHERE left(n.nspname, {0}) = {1})) OR (l.locktype = "
-        "'object' AND l.classid = 'pg_namespace'::regclass AND l.objid IN (SELECT oid FROM pg_namespace "
+        " AND EXISTS (SELECT 1 FROM pg_locks x JOIN pg_locks l ON l.virtualtransaction = "
+        "x.virtualtransaction "
+        "AND l.pid IS NULL WHERE x.locktype = 'transactionid' AND x.transactionid = p.transaction "
+        "AND "
+        "x.pid IS NULL AND ((l.locktype = 'relation' AND l.relation IN (SELECT c.oid FROM pg_class "
+        "c JOIN "
+        "pg_namespace n ON n.oid = c.relnamespace WHERE left(n.nspname, {0}) = {1})) OR "
+        "(l.locktype = "
+        "'object' AND l.classid = 'pg_namespace'::regclass AND l.objid IN (SELECT oid FROM "
+        "pg_namespace "
         "WHERE left(nspname, {0}) = {1}))))",
         schema_prefix.size(), SqlLiteral(schema_prefix));
   }

@@ -1,8 +1,8 @@
 #include "harness/engines/postgresql/run_lock.h"
 
-#include <random>
-
 #include <fmt/format.h>
+
+#include <random>
 
 namespace racelab::pg {
 namespace {
@@ -38,8 +38,10 @@ std::string RunAliveSql(const std::string& hex) {
   // objid and objsubid 1 (PostgreSQL docs §54.12, pg_locks).
   const uint64_t key = static_cast<uint64_t>(*RunLockKey(hex));
   return fmt::format(
-      "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = '{}') OR EXISTS (SELECT 1 FROM "
-      "pg_locks WHERE locktype = 'advisory' AND granted AND classid = {} AND objid = {} AND objsubid = 1)",
+      "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = '{}') OR EXISTS "
+      "(SELECT 1 FROM "
+      "pg_locks WHERE locktype = 'advisory' AND granted AND classid = {} AND objid = {} AND "
+      "objsubid = 1)",
       RunLockApplicationName(hex), key >> 32, key & 0xFFFFFFFFu);
 }
 
@@ -68,11 +70,14 @@ Status RunLock::Hold(const std::string& conninfo, SteadyTime connect_deadline,
                      SteadyTime statement_deadline, const StopFlag* stop) {
   if (conn_ && conn_->healthy()) return Status::Ok();
   conn_.reset();
-  auto conn = Connection::Open(conninfo, RunLockApplicationName(RunIdHex()), connect_deadline, stop);
+  auto conn =
+      Connection::Open(conninfo, RunLockApplicationName(RunIdHex()), connect_deadline, stop);
   if (!conn.ok()) return conn.status();
   // The backend is in pg_stat_activity with its application_name once it answers.
   QueryResult r = (*conn)->Exec("SELECT 1", statement_deadline);
-  if (!r.ok()) return Status::Database(fmt::format("cannot open the run-lock connection: {} ({})", r.message, r.sqlstate));
+  if (!r.ok())
+    return Status::Database(
+        fmt::format("cannot open the run-lock connection: {} ({})", r.message, r.sqlstate));
   conn_ = std::move(conn.value());
   return Status::Ok();
 }

@@ -18,19 +18,18 @@
 // pg_hba.conf must let the generated role log in with a password (scram-sha-256, md5 or password
 // method) from where racelab connects. The embedded cluster uses trust on its private socket.
 // Superuser-only settings a scenario may set (deadlock_timeout, log_lock_waits) are granted with
-// GRANT SET ON PARAMETER on PostgreSQL 15+ when the admin may (a superuser, or one holding SET … WITH
-// GRANT OPTION). Dropped
-// (DROP OWNED BY, DROP ROLE) by Drop() and the destructor; `racelab clean` drops the role of a run
-// killed with SIGKILL: the owner of that dead run's schemas or spec database, after ending its
-// backends; or a role nothing is logged in as or names any more (pg_leftovers.cc).
-// Thread-safety: one thread.
+// GRANT SET ON PARAMETER on PostgreSQL 15+ when the admin may (a superuser, or one holding SET …
+// WITH GRANT OPTION). Dropped (DROP OWNED BY, DROP ROLE) by Drop() and the destructor; `racelab
+// clean` drops the role of a run killed with SIGKILL: the owner of that dead run's schemas or spec
+// database, after ending its backends; or a role nothing is logged in as or names any more
+// (pg_leftovers.cc). Thread-safety: one thread.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "harness/model/status.h"
 #include "harness/engines/postgresql/connection.h"
+#include "harness/model/status.h"
 #include "harness/model/stop_flag.h"
 
 namespace racelab::pg {

@@ -1,13 +1,14 @@
 #include "harness/engines/postgresql/server_log.h"
-#include "harness/engines/postgresql/pid_list.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include "harness/engines/postgresql/pid_list.h"
 
 namespace racelab::pg {
 namespace {
@@ -51,7 +52,6 @@ std::string WaitEventOf(const std::string& object) {
   if (starts("user lock")) return "userlock";
   return "other";
 }
-
 
 }  // namespace
 
@@ -141,15 +141,17 @@ bool ServerLog::ReadLines(std::vector<std::string>* lines) {
 
 Result<ServerWaitBatch> ServerLog::Collect(Session* conn, SteadyTime deadline) {
   const std::string marker = kMarkerPrefix + std::to_string(++markers_);
-  QueryResult r = conn->Exec(fmt::format("DO $racelab$BEGIN RAISE LOG '{}'; END$racelab$", marker), deadline);
+  QueryResult r =
+      conn->Exec(fmt::format("DO $racelab$BEGIN RAISE LOG '{}'; END$racelab$", marker), deadline);
   if (!r.ok()) return Status::Database("cannot mark the server log: " + r.message);
   const std::string needle = "\"message\":\"" + marker + "\"";
   std::vector<std::string> lines;
   std::chrono::microseconds pause(50);
   for (;;) {
     if (!ReadLines(&lines)) return Status::Database("cannot read the server log " + path_);
-    auto found = std::find_if(lines.begin(), lines.end(),
-                              [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+    auto found = std::find_if(lines.begin(), lines.end(), [&](const std::string& l) {
+      return l.find(needle) != std::string::npos;
+    });
     if (found != lines.end()) {
       lines.erase(found, lines.end());  // after the marker: racelab's own between-trial work
       return ParseServerLog(lines);

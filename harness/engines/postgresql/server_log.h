@@ -7,7 +7,8 @@
 // log_lock_waits; ProcSleep in src/backend/storage/lmgr/proc.c). X and Y are measured from the
 // wait's start in µs; the record's timestamp has ms resolution. A wait that ends in an error
 // (lock_timeout, statement_timeout, cancel) logs no end. The embedded cluster writes jsonlog with
-// log_timezone = UTC (harness/engines/postgresql/cluster.h); see docs/lock-waits.md for why this source.
+// log_timezone = UTC (harness/engines/postgresql/cluster.h); see docs/lock-waits.md for why this
+// source.
 //
 // The PostgreSQL engine's ServerWaitLog (harness/engine/wait_monitor.h).
 // Reading is synchronised with a marker: Collect() has the given connection RAISE LOG a unique
@@ -24,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/model/status.h"
 #include "harness/engine/wait_monitor.h"
 #include "harness/engines/postgresql/connection.h"
+#include "harness/model/status.h"
 
 namespace racelab::pg {
 
@@ -54,7 +55,8 @@ class ServerLog : public ServerWaitLog {
 
  private:
   explicit ServerLog(std::string path) : path_(std::move(path)) {}
-  bool ReadLines(std::vector<std::string>* lines);  // appends complete new lines; false on I/O error
+  bool ReadLines(
+      std::vector<std::string>* lines);  // appends complete new lines; false on I/O error
 
   std::string path_;
   std::ifstream in_;

@@ -23,11 +23,12 @@ bool IsSettingError(const std::string& sqlstate) {
   return IsScenarioSqlError(sqlstate) || sqlstate == "22023" || sqlstate == "55P02";
 }
 
-// DISCARD ALL spelled out (PostgreSQL docs, SQL command DISCARD: "equivalent to"). DISCARD ALL itself
-// cannot run inside a transaction block, and a multi-statement query string is one; its parts can, so
-// they share one query string with the search_path and the settings: one round trip. Checked by hand
-// with psql (`\;` sends one query string): a SET, SET ROLE, temporary table and sequence, prepared
-// statement, cursor WITH HOLD, session advisory lock and LISTEN are all gone after it.
+// DISCARD ALL spelled out (PostgreSQL docs, SQL command DISCARD: "equivalent to"). DISCARD ALL
+// itself cannot run inside a transaction block, and a multi-statement query string is one; its
+// parts can, so they share one query string with the search_path and the settings: one round trip.
+// Checked by hand with psql (`\;` sends one query string): a SET, SET ROLE, temporary table and
+// sequence, prepared statement, cursor WITH HOLD, session advisory lock and LISTEN are all gone
+// after it.
 constexpr const char* kDiscardAllParts =
     "CLOSE ALL;SET SESSION AUTHORIZATION DEFAULT;RESET ALL;DEALLOCATE ALL;UNLISTEN *;"
     "SELECT pg_advisory_unlock_all();DISCARD PLANS;DISCARD TEMP;DISCARD SEQUENCES;";
@@ -43,8 +44,8 @@ std::string SessionStartSql(const SessionStart& start) {
 namespace {
 
 // Steps 2–5's result, judged: what StartClean says about it.
-Status Judge(const QueryResult& r, const SessionStart& start, const std::string& file, bool* connection_lost,
-             const std::string& denied_hint) {
+Status Judge(const QueryResult& r, const SessionStart& start, const std::string& file,
+             bool* connection_lost, const std::string& denied_hint) {
   if (r.ok()) return Status::Ok();
   std::string what = fmt::format("{}: {} ({}): settings of session '{}'", file, r.message,
                                  r.sqlstate, start.label);
@@ -78,7 +79,8 @@ bool SendStartClean(Connection* conn, const SessionStart& start, SteadyTime dead
 }
 
 Status FinishStartClean(Connection* conn, const SessionStart& start, SteadyTime deadline,
-                        const std::string& file, bool* connection_lost, const std::string& denied_hint) {
+                        const std::string& file, bool* connection_lost,
+                        const std::string& denied_hint) {
   *connection_lost = false;
   return Judge(conn->Finish(deadline), start, file, connection_lost, denied_hint);
 }

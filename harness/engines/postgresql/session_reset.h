@@ -1,4 +1,5 @@
-// StartClean: makes a worker connection (a PostgreSQL engine internal: Engine::StartClean) begin a trial as if it had just connected.
+// StartClean: makes a worker connection (a PostgreSQL engine internal: Engine::StartClean) begin a
+// trial as if it had just connected.
 //
 // Connections are reused from trial to trial (opening one costs a backend fork), so whatever a
 // trial left in its sessions — a session-level advisory lock, a SET, a temporary table, a prepared
@@ -15,12 +16,12 @@
 //      taken with SET ROLE would be set again here;
 //   4. SET search_path TO the trial's schema;
 //   5. SET each of the session's `settings`, in file order.
-// Steps 2–5 are one query string: one round trip (step 1 is a second one, when needed). RESET ALL returns every parameter to its session default — the
-// value from the connection's start-up packet (application_name "racelab:<label>") or the server's.
-// What DISCARD ALL does not undo: a custom placeholder parameter (`SET myapp.x = 1`) still exists,
-// reset to '' (a new session would answer 42704 to current_setting('myapp.x')), and a LOADed
-// library stays loaded.
-// Cost: see docs/scenario-format.md "Every trial starts clean" (measured with racelab-reset-bench).
+// Steps 2–5 are one query string: one round trip (step 1 is a second one, when needed). RESET ALL
+// returns every parameter to its session default — the value from the connection's start-up packet
+// (application_name "racelab:<label>") or the server's. What DISCARD ALL does not undo: a custom
+// placeholder parameter (`SET myapp.x = 1`) still exists, reset to '' (a new session would answer
+// 42704 to current_setting('myapp.x')), and a LOADed library stays loaded. Cost: see
+// docs/scenario-format.md "Every trial starts clean" (measured with racelab-reset-bench).
 // Thread-safety: uses only `conn`; several threads may run it at once on different connections (the
 // runner starts a trial's sessions clean in parallel).
 #pragma once
@@ -30,8 +31,8 @@
 #include <vector>
 
 #include "harness/engine/engine.h"
-#include "harness/model/status.h"
 #include "harness/engines/postgresql/connection.h"
+#include "harness/model/status.h"
 
 namespace racelab::pg {
 
@@ -50,16 +51,18 @@ std::string SessionStartSql(const SessionStart& start);
 // settings of session 'a' (<denied_hint>)". Sets *connection_lost when the connection turned out to
 // be gone (the caller may reopen and retry).
 Status StartClean(Connection* conn, const SessionStart& start, SteadyTime deadline,
-                  const std::string& file, bool* connection_lost, const std::string& denied_hint = "");
+                  const std::string& file, bool* connection_lost,
+                  const std::string& denied_hint = "");
 
 // StartClean in two halves, so that the round trip overlaps other work (the runner sends it after a
-// trial's final checks and collects it before the next trial starts). SendStartClean sends steps 2–5
-// and returns at once; false when it sent nothing — a transaction is open (step 1 is needed) or the
-// connection is gone: call StartClean then. FinishStartClean waits (at most until `deadline`) for
-// what SendStartClean sent and judges it as StartClean does, same errors. Between the two, nothing
-// else may use `conn`.
+// trial's final checks and collects it before the next trial starts). SendStartClean sends steps
+// 2–5 and returns at once; false when it sent nothing — a transaction is open (step 1 is needed) or
+// the connection is gone: call StartClean then. FinishStartClean waits (at most until `deadline`)
+// for what SendStartClean sent and judges it as StartClean does, same errors. Between the two,
+// nothing else may use `conn`.
 bool SendStartClean(Connection* conn, const SessionStart& start, SteadyTime deadline);
 Status FinishStartClean(Connection* conn, const SessionStart& start, SteadyTime deadline,
-                        const std::string& file, bool* connection_lost, const std::string& denied_hint = "");
+                        const std::string& file, bool* connection_lost,
+                        const std::string& denied_hint = "");
 
 }  // namespace racelab::pg

@@ -34,19 +34,22 @@ bool IsObsoleteTemplate(const std::string& name) {
 // Whether `name` is a template folder of this version: template-<major>-wal1.
 bool IsCurrentTemplate(const std::string& name) {
   const std::string suffix = kTemplateSuffix;
-  if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+  if (name.size() <= suffix.size() ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
     return false;
   }
   return IsObsoleteTemplate(name.substr(0, name.size() - suffix.size()));
 }
 
-// This version's complete templates under `base_dir`, sorted; none while a live run has a folder there.
+// This version's complete templates under `base_dir`, sorted; none while a live run has a folder
+// there.
 std::vector<std::string> CurrentTemplatesOfUnusedBase(const std::string& base_dir) {
   std::vector<std::string> out;
   if (embedded::HasLiveRunFolder(base_dir)) return out;
   std::error_code ec;
   for (fs::directory_iterator it(base_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec) && IsCurrentTemplate(it->path().filename().string())) out.push_back(it->path().string());
+    if (it->is_directory(ec) && IsCurrentTemplate(it->path().filename().string()))
+      out.push_back(it->path().string());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -74,7 +77,8 @@ std::vector<std::string> ListObsoleteTemplates(const std::string& base_dir) {
   std::vector<std::string> out;
   std::error_code ec;
   for (fs::directory_iterator it(base_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec) && IsObsoleteTemplate(it->path().filename().string())) out.push_back(it->path().string());
+    if (it->is_directory(ec) && IsObsoleteTemplate(it->path().filename().string()))
+      out.push_back(it->path().string());
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -70,10 +70,10 @@ SELECT object, state FROM (
 )sql";
 
 // {0}: the schema's name as a literal. The header says why each catalogue is here and why each is
-// read the way it is: pg_class, pg_constraint and pg_type by a scan filtered on the namespace (a few
-// hundred rows), the rows that hang off a relation by their relation's oid (an index each), pg_proc
-// through pg_depend's index on the referenced object (pg_proc has no index on pronamespace and ~3,000
-// rows: scanning it was a fifth of the old version's cost).
+// read the way it is: pg_class, pg_constraint and pg_type by a scan filtered on the namespace (a
+// few hundred rows), the rows that hang off a relation by their relation's oid (an index each),
+// pg_proc through pg_depend's index on the referenced object (pg_proc has no index on pronamespace
+// and ~3,000 rows: scanning it was a fifth of the old version's cost).
 constexpr const char* kVersionCatalogSql = R"sql(
 WITH ns AS (SELECT oid, xmin FROM pg_namespace WHERE nspname = {0}),
 cls AS (SELECT c.oid, c.xmin FROM pg_class c WHERE c.relnamespace = (SELECT oid FROM ns))
@@ -101,7 +101,8 @@ SELECT 'catalog' AS object, md5(concat_ws(E'\n',
 // A table's or materialized view's contents ({}: the qualified name): its row count and the md5 of
 // its rows as text, sorted so that the digest does not depend on their physical order.
 constexpr const char* kTableContentsSql =
-    "SELECT concat_ws(' ', count(*), md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), ''))) FROM {} t";
+    "SELECT concat_ws(' ', count(*), md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), "
+    "''))) FROM {} t";
 constexpr const char* kSequenceContentsSql = "SELECT concat_ws(' ', last_value, is_called) FROM {}";
 
 constexpr const char* kRelationsSql =
@@ -110,16 +111,22 @@ constexpr const char* kRelationsSql =
 
 }  // namespace
 
-std::string WorkspaceStateSql(const std::string& schema) { return fmt::format(kStateSql, Literal(schema)); }
+std::string WorkspaceStateSql(const std::string& schema) {
+  return fmt::format(kStateSql, Literal(schema));
+}
 
-std::string WorkspaceRelationsSql(const std::string& schema) { return fmt::format(kRelationsSql, Literal(schema)); }
+std::string WorkspaceRelationsSql(const std::string& schema) {
+  return fmt::format(kRelationsSql, Literal(schema));
+}
 
-std::string WorkspaceVersionSql(const std::string& schema, const std::vector<WorkspaceRelation>& relations) {
+std::string WorkspaceVersionSql(const std::string& schema,
+                                const std::vector<WorkspaceRelation>& relations) {
   std::string sql = fmt::format(kVersionCatalogSql, Literal(schema));
   for (const WorkspaceRelation& r : relations) {
     const std::string name = QuoteIdent(schema) + "." + QuoteIdent(r.name);
-    sql += fmt::format("UNION ALL SELECT {}, ({})\n", Literal("contents " + r.name),
-                       fmt::format(fmt::runtime(r.kind == 'S' ? kSequenceContentsSql : kTableContentsSql), name));
+    sql += fmt::format(
+        "UNION ALL SELECT {}, ({})\n", Literal("contents " + r.name),
+        fmt::format(fmt::runtime(r.kind == 'S' ? kSequenceContentsSql : kTableContentsSql), name));
   }
   return sql;
 }
@@ -129,7 +136,8 @@ std::string PrepareWorkspaceStateSql(const std::string& schema) {
                      WorkspaceRelationsSql(schema));
 }
 
-std::string PrepareWorkspaceVersionSql(const std::string& schema, const std::vector<WorkspaceRelation>& relations) {
+std::string PrepareWorkspaceVersionSql(const std::string& schema,
+                                       const std::vector<WorkspaceRelation>& relations) {
   return "PREPARE racelab_version AS " + WorkspaceVersionSql(schema, relations);
 }
 

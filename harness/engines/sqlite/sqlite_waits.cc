@@ -43,10 +43,12 @@ std::string SqliteWaitMonitor::Terminate(const std::vector<int64_t>& sessions,
          "(the engine runs inside racelab)";
 }
 
-EndWait SqliteWaitMonitor::AwaitEnded(const std::vector<int64_t>& /*sessions*/, SteadyTime /*deadline*/,
-                                      const StopFlag* /*stop*/) {
+EndWait SqliteWaitMonitor::AwaitEnded(const std::vector<int64_t>& /*sessions*/,
+                                      SteadyTime /*deadline*/, const StopFlag* /*stop*/) {
   EndWait out;
-  out.error = "await_ended is not supported on SQLite: no server ends a connection (the engine runs inside racelab)";
+  out.error =
+      "await_ended is not supported on SQLite: no server ends a connection (the engine runs inside "
+      "racelab)";
   return out;
 }
 

@@ -34,7 +34,8 @@ class SqliteWaitMonitor final : public WaitMonitor {
                     const StopFlag* stop) override;
   std::string Terminate(const std::vector<int64_t>& sessions, SteadyTime deadline) override;
   // kFailed: no server ends a SQLite connection (the loader refuses await_ended on SQLite first).
-  EndWait AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline, const StopFlag* stop) override;
+  EndWait AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline,
+                     const StopFlag* stop) override;
   std::string error() override { return ""; }
   bool healthy() override { return true; }
   int64_t session_id() override { return 0; }

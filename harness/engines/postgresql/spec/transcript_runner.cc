@@ -25,9 +25,9 @@ constexpr int kPollMs = 10;   // isolationtester looks for lock waits every 10 m
 
 struct Conn {
   PgConnPtr pg;
-  std::string name;      // session name, or "control connection"
-  std::string pid;       // backend pid, as text
-  int active = -1;       // index in the permutation of the step running here, -1 when idle
+  std::string name;  // session name, or "control connection"
+  std::string pid;   // backend pid, as text
+  int active = -1;   // index in the permutation of the step running here, -1 when idle
   int total_notices = 0;
   FILE* out = nullptr;
   bool* any_new_notice = nullptr;
@@ -77,8 +77,8 @@ class TranscriptRun {
     for (size_t i = 0; i <= spec_.sessions.size(); ++i) {
       auto c = std::make_unique<Conn>();
       c->name = i == 0 ? "control connection" : spec_.sessions[i - 1].name;
-      // pg_regress names its sessions "isolation/TEST" and isolationtester appends "/SESSION"; specs
-      // that show pg_stat_activity print it.
+      // pg_regress names its sessions "isolation/TEST" and isolationtester appends "/SESSION";
+      // specs that show pg_stat_activity print it.
       auto pg = db.Connect("isolation/" + TestName() + "/" + c->name);
       if (!pg.ok()) return pg.status();
       c->pg = std::move(*pg);
@@ -89,12 +89,15 @@ class TranscriptRun {
       conns_.push_back(std::move(c));
     }
     // The server's own test of "waits on another session of the spec" (PostgreSQL 10+): heavyweight
-    // locks held or awaited by these sessions, and a safe-snapshot wait of a DEFERRABLE transaction.
+    // locks held or awaited by these sessions, and a safe-snapshot wait of a DEFERRABLE
+    // transaction.
     std::string pids;
     for (size_t i = 1; i < conns_.size(); ++i) pids += (i > 1 ? "," : "") + conns_[i]->pid;
-    PGresult* r = PQprepare(control(), "racelab_waiting",
-                            fmt::format("SELECT pg_catalog.pg_isolation_test_session_is_blocked($1, '{{{}}}')",
-                                        pids).c_str(), 0, nullptr);
+    PGresult* r = PQprepare(
+        control(), "racelab_waiting",
+        fmt::format("SELECT pg_catalog.pg_isolation_test_session_is_blocked($1, '{{{}}}')", pids)
+            .c_str(),
+        0, nullptr);
     bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
     if (!ok) return Status::Database("cannot prepare the lock-wait query: " + Message(control()));
@@ -111,7 +114,9 @@ class TranscriptRun {
     return f;
   }
   Conn& SessionConn(int session) { return *conns_[session + 1]; }
-  const SpecStep& StepOf(const OrderedStep& s) const { return spec_.sessions[s.session].steps[s.step]; }
+  const SpecStep& StepOf(const OrderedStep& s) const {
+    return spec_.sessions[s.session].steps[s.step];
+  }
   static std::string Message(PGconn* c) {
     std::string m = PQerrorMessage(c);
     while (!m.empty() && m.back() == '\n') m.pop_back();
@@ -135,7 +140,8 @@ class TranscriptRun {
         return nullptr;
       }
       if (ret > 0 && !PQconsumeInput(c)) break;
-      auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+      auto waited =
+          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
       if ((waited > options_.step_timeout_ms || Stopped()) && !cancelled) {
         Cancel(c);
         cancelled = true;
@@ -171,7 +177,8 @@ class TranscriptRun {
     if (st == PGRES_TUPLES_OK) {
       PrintResult(out_, r);
     } else if (st != PGRES_COMMAND_OK) {
-      // isolationtester writes these to stderr, which pg_isolation_regress sends to the same .out file.
+      // isolationtester writes these to stderr, which pg_isolation_regress sends to the same .out
+      // file.
       std::fprintf(out_, "%s failed: %s", what.c_str(), PQerrorMessage(c));
       ok = false;
     }
@@ -193,17 +200,19 @@ class TranscriptRun {
   // waiting backend, holders named by session where they are sessions of the spec.
   void PrintWaitDetail(const Conn& c) {
     const char* param = c.pid.c_str();
-    PGresult* r = PQexecParams(control(),
-                               "SELECT coalesce(wait_event_type, '?') || '/' || coalesce(wait_event, '?'), "
-                               "array_to_string(pg_blocking_pids(pid), ' ') FROM pg_stat_activity WHERE pid = $1",
-                               1, nullptr, &param, nullptr, nullptr, 0);
+    PGresult* r = PQexecParams(
+        control(),
+        "SELECT coalesce(wait_event_type, '?') || '/' || coalesce(wait_event, '?'), "
+        "array_to_string(pg_blocking_pids(pid), ' ') FROM pg_stat_activity WHERE pid = $1",
+        1, nullptr, &param, nullptr, nullptr, 0);
     if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) {
       std::string holders;
       std::string pids = PQgetvalue(r, 0, 1);
       size_t pos = 0;
       while (pos < pids.size()) {
         size_t end = pids.find(' ', pos);
-        std::string pid = pids.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        std::string pid =
+            pids.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
         std::string name = "pid " + pid;
         for (size_t k = 1; k < conns_.size(); ++k) {
           if (conns_[k]->pid == pid) name = conns_[k]->name;
@@ -246,7 +255,8 @@ class TranscriptRun {
     if (!(flags & kRetry)) {
       for (const OrderedBlocker& b : s.blockers) {
         if (b.kind == SpecBlocker::Kind::kOnce) {
-          std::fprintf(out_, "step %s: %s <waiting ...>\n", step.name.c_str(), step.sql.text.c_str());
+          std::fprintf(out_, "step %s: %s <waiting ...>\n", step.name.c_str(),
+                       step.sql.text.c_str());
           return true;
         }
       }
@@ -273,22 +283,27 @@ class TranscriptRun {
           if (!PQconsumeInput(pg)) break;
           if (!PQisBusy(pg)) break;
           if (!(flags & kRetry)) {
-            std::fprintf(out_, "step %s: %s <waiting ...>\n", step.name.c_str(), step.sql.text.c_str());
+            std::fprintf(out_, "step %s: %s <waiting ...>\n", step.name.c_str(),
+                         step.sql.text.c_str());
             if (options_.wait_detail) PrintWaitDetail(c);
           }
           return true;
         }
       }
-      auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+      auto waited =
+          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
       if ((waited > options_.step_timeout_ms || Stopped()) && !cancelled) {
         Cancel(pg);
         cancelled = true;
-        if (!Stopped()) std::fprintf(out_, "racelab: canceling step %s after %ld ms\n", step.name.c_str(),
-                                     static_cast<long>(waited));
+        if (!Stopped())
+          std::fprintf(out_, "racelab: canceling step %s after %ld ms\n", step.name.c_str(),
+                       static_cast<long>(waited));
       }
-      if (waited > 2 * options_.step_timeout_ms || (Stopped() && waited > options_.step_timeout_ms)) {
-        *fatal = Status::Database(fmt::format("step {} did not end within {} ms (twice the step timeout)",
-                                              step.name, 2 * options_.step_timeout_ms));
+      if (waited > 2 * options_.step_timeout_ms ||
+          (Stopped() && waited > options_.step_timeout_ms)) {
+        *fatal = Status::Database(
+            fmt::format("step {} did not end within {} ms (twice the step timeout)", step.name,
+                        2 * options_.step_timeout_ms));
         return true;
       }
     }
@@ -336,8 +351,8 @@ class TranscriptRun {
           break;
         }
       }
-      std::fprintf(out_, "%s: NOTIFY \"%s\" with payload \"%s\" from %s\n", c.name.c_str(), n->relname, n->extra,
-                   sender.c_str());
+      std::fprintf(out_, "%s: NOTIFY \"%s\" with payload \"%s\" from %s\n", c.name.c_str(),
+                   n->relname, n->extra, sender.c_str());
       PQfreemem(n);
       PQconsumeInput(pg);
     }
@@ -385,8 +400,10 @@ class TranscriptRun {
     for (size_t i = 0; i < spec_.sessions.size(); ++i) {
       if (!spec_.sessions[i].setup) continue;
       Conn& c = SessionConn(static_cast<int>(i));
-      if (!RunBlock(c.pg.get(), spec_.sessions[i].setup->text, "setup of session " + c.name, &fatal)) {
-        return fatal.ok() ? Status::Database("setup of session " + c.name + " failed: " + Message(c.pg.get()))
+      if (!RunBlock(c.pg.get(), spec_.sessions[i].setup->text, "setup of session " + c.name,
+                    &fatal)) {
+        return fatal.ok() ? Status::Database("setup of session " + c.name +
+                                             " failed: " + Message(c.pg.get()))
                           : fatal;
       }
     }
@@ -395,7 +412,8 @@ class TranscriptRun {
       if (Stopped()) return Status::Database("interrupted");
       const OrderedStep& s = order.steps[i];
       Conn& c = SessionConn(s.session);
-      // (A) an earlier step of this session still runs: wait for it, looking at the others meanwhile.
+      // (A) an earlier step of this session still runs: wait for it, looking at the others
+      // meanwhile.
       auto start = Clock::now();
       while (c.active >= 0) {
         int old = c.active;
@@ -403,17 +421,19 @@ class TranscriptRun {
         if (!fatal.ok()) return fatal;
         TryCompleteAll(&waiting, kNonBlock | kRetry, &fatal);
         if (!fatal.ok()) return fatal;
-        auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+        auto waited =
+            std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
         if (c.active >= 0 && (waited > 2 * options_.step_timeout_ms || Stopped())) {
-          return Status::Database(fmt::format("step {} could not start: step {} of its session did not end within "
-                                              "{} ms (a marker that never releases?)",
-                                              StepOf(s).name, StepOf(order.steps[c.active]).name,
-                                              2 * options_.step_timeout_ms));
+          return Status::Database(fmt::format(
+              "step {} could not start: step {} of its session did not end within "
+              "{} ms (a marker that never releases?)",
+              StepOf(s).name, StepOf(order.steps[c.active]).name, 2 * options_.step_timeout_ms));
         }
       }
       const SpecStep& step = StepOf(s);
       if (!PQsendQuery(c.pg.get(), step.sql.text.c_str())) {
-        return Status::Database(fmt::format("failed to send query for step {}: {}", step.name, Message(c.pg.get())));
+        return Status::Database(
+            fmt::format("failed to send query for step {}: {}", step.name, Message(c.pg.get())));
       }
       c.active = static_cast<int>(i);
       for (const OrderedBlocker& b : s.blockers) {
@@ -437,7 +457,8 @@ class TranscriptRun {
     for (size_t i = 0; i < spec_.sessions.size(); ++i) {
       if (!spec_.sessions[i].teardown) continue;
       Conn& c = SessionConn(static_cast<int>(i));
-      RunBlock(c.pg.get(), spec_.sessions[i].teardown->text, "teardown of session " + c.name, &fatal);
+      RunBlock(c.pg.get(), spec_.sessions[i].teardown->text, "teardown of session " + c.name,
+               &fatal);
       if (!fatal.ok()) return fatal;
     }
     if (spec_.teardown) {
@@ -461,7 +482,8 @@ class TranscriptRun {
 }  // namespace
 
 Status RunSpecTranscript(const IsolationSpec& spec, const std::vector<StepOrder>& orders,
-                         const SpecRunOptions& options, const SpecServer& server, const StopFlag* stop, FILE* out) {
+                         const SpecRunOptions& options, const SpecServer& server,
+                         const StopFlag* stop, FILE* out) {
   // isolationtester's warnings come first, sorted by name: steps no permutation line uses.
   if (!spec.permutations.empty()) {
     std::set<std::string> used, all;
