@@ -60,7 +60,9 @@ class SqliteConfinementTest : public ::testing::Test {
         << r.message;
     EXPECT_TRUE(engine_->IsScenarioError(r)) << sql;
     EXPECT_FALSE(engine_->IsInfrastructureFault(r)) << sql;
-    if (!file.empty()) EXPECT_FALSE(fs::exists(file)) << sql << " wrote " << file;
+    if (!file.empty()) {
+      EXPECT_FALSE(fs::exists(file)) << sql << " wrote " << file;
+    }
   }
 
   std::string outside_, ws_;
