@@ -415,8 +415,8 @@ TEST(Cli, OrphanOfAKilledRunIsCleanedByTheNextRun) {
 }
 
 // The initdb template of an earlier racelab (template-<major>, 16 MB WAL segments) is never used
-// again: clean --dry-run names it, clean removes it. This version's (template-<major>-wal1) is kept in
-// racelab's own base folders, but under RACELAB_TMPDIR it goes too.
+// again: clean --dry-run names it, clean removes it. This version's (template-<major>-wal1) is kept
+// in racelab's own base folders, but under RACELAB_TMPDIR it goes too.
 TEST(Cli, CleanRemovesEarlierVersionsTemplatesAndThoseUnderRacelabTmpdir) {
   TempDir base;
   const fs::path dir = base.path / ("racelab-" + std::to_string(getuid()));
@@ -430,8 +430,8 @@ TEST(Cli, CleanRemovesEarlierVersionsTemplatesAndThoseUnderRacelabTmpdir) {
                          (dir / "template-15").string() + "\n"),
             std::string::npos)
       << dry.out;
-  // This version's template under RACELAB_TMPDIR is listed too (a folder the user chose: clean leaves
-  // it as before racelab ran; SqliteCli.CleanListsAndRemovesTheTemplateUnderRacelabTmpdir).
+  // This version's template under RACELAB_TMPDIR is listed too (a folder the user chose: clean
+  // leaves it as before racelab ran; SqliteCli.CleanListsAndRemovesTheTemplateUnderRacelabTmpdir).
   EXPECT_NE(dry.out.find("2 unused template(s) found"), std::string::npos) << dry.out;
   EXPECT_TRUE(fs::exists(dir / "template-15")) << "--dry-run removes nothing";
   ProcessResult r =
