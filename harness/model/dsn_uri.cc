@@ -17,4 +17,13 @@ UriUserInfo FindUriUserInfo(std::string_view uri, size_t body) {
   return out;
 }
 
+std::string Ordinal(size_t n) {
+  const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th"
+                       : n % 10 == 1                    ? "st"
+                       : n % 10 == 2                    ? "nd"
+                       : n % 10 == 3                    ? "rd"
+                                                        : "th";
+  return std::to_string(n) + suffix;
+}
+
 }  // namespace racelab

@@ -34,4 +34,8 @@ inline constexpr std::string_view kAmbiguousUriProblem =
     "'/'): write '@' as %40 and '/' as %2F in a user name, a password, a database name or a query "
     "value";
 
+// "1st", "2nd", "3rd", "11th", "21st": which query parameter of a DSN an error means (the
+// parameter's name or value could be a piece of a password, so messages name its place instead).
+std::string Ordinal(size_t n);
+
 }  // namespace racelab

@@ -36,15 +36,6 @@ bool Decode(const std::string& in, std::string* out) {
   return true;
 }
 
-std::string Ordinal(size_t n) {
-  const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th"
-                       : n % 10 == 1                    ? "st"
-                       : n % 10 == 2                    ? "nd"
-                       : n % 10 == 3                    ? "rd"
-                                                        : "th";
-  return fmt::format("{}{}", n, suffix);
-}
-
 Status Refused(const std::string& what) {
   return Status::Usage("--dsn: the MariaDB URL is malformed: " + what +
                        " (the connection string is not shown: it may contain a password)");

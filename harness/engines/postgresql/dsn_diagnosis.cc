@@ -45,15 +45,6 @@ std::string PercentProblem(std::string_view s) {
   return "";
 }
 
-std::string Ordinal(size_t n) {
-  const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th"
-                       : n % 10 == 1                    ? "st"
-                       : n % 10 == 2                    ? "nd"
-                       : n % 10 == 3                    ? "rd"
-                                                        : "th";
-  return fmt::format("{}{}", n, suffix);
-}
-
 std::string DescribeUri(std::string_view uri) {
   std::string_view rest = uri.substr(uri.find("://") + 3);
   size_t stop = rest.find_first_of("@/");
