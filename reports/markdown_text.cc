@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "harness/model/terminal_text.h"
+
 namespace racelab::internal::md {
 namespace {
 
@@ -20,8 +22,10 @@ std::string ControlPicture(unsigned char c) {
 // §2.4: any ASCII punctuation may be), line breaks become spaces and other control characters their
 // control pictures, so a value is one run of literal text: it cannot start a block (no line of its
 // own), open a span, link, image, table cell or HTML tag.
-std::string Text(std::string_view text) {
+std::string Text(std::string_view raw) {
   static constexpr std::string_view kSyntax = "\\`*_[]<>!#|~&$";
+  const std::string shown = ShowBidiControls(raw);  // U+202E … as "\u202e", never obeyed
+  const std::string_view text = shown;
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
@@ -46,7 +50,9 @@ std::string Cell(std::string_view text) { return Text(text); }
 // control pictures, so the span is on one line and no blank line can end it; the fence is one
 // backtick longer than the longest backtick run inside, so no backtick can close it (CommonMark
 // §6.1).
-std::string Code(std::string_view text) {
+std::string Code(std::string_view raw) {
+  const std::string shown = ShowBidiControls(raw);
+  const std::string_view text = shown;
   std::string body;
   size_t longest = 0, run = 0;
   for (char ch : text) {
@@ -62,16 +68,18 @@ std::string Code(std::string_view text) {
 }
 
 // The `teaches` lesson is Markdown as authored, minus raw HTML: '<' and '&' are escaped.
-std::string Lesson(std::string_view text) {
+std::string Lesson(std::string_view raw) {
   std::string out;
-  for (char c : text) {
+  for (char c : ShowBidiControls(raw)) {
     if (c == '<' || c == '&') out += '\\';
     out += c;
   }
   return out;
 }
 
-std::string Html(std::string_view text) {
+std::string Html(std::string_view raw) {
+  const std::string shown = ShowBidiControls(raw);
+  const std::string_view text = shown;
   std::string out;
   for (char ch : text) {
     const unsigned char c = static_cast<unsigned char>(ch);

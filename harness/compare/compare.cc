@@ -225,12 +225,15 @@ Comparison Compare(const ReportView& base, const ReportView& now, const CompareO
   c.options = options;
   auto differs = [&](const char* what, const std::string& x, const std::string& y) {
     if (x != y)
-      c.warnings.push_back(fmt::format("{} differs: BASE {} , NEW {} (compared all the same)", what,
+      c.warnings.push_back(fmt::format("{} differs: BASE {}, NEW {} (compared all the same)", what,
                                        x.empty() ? "(none)" : x, y.empty() ? "(none)" : y));
   };
   differs("racelab version", base.racelab_version, now.racelab_version);
-  differs("engine", base.engine, now.engine);
-  differs("server version", base.server_version, now.server_version);
+  // A report with no results (an empty shard: no server started) has no server to differ.
+  if (!base.results.empty() && !now.results.empty()) {
+    differs("engine", base.engine, now.engine);
+    differs("server version", base.server_version, now.server_version);
+  }
   if (base.schema_version != now.schema_version) {
     c.warnings.push_back(
         fmt::format("report schema differs: BASE {}, NEW {} (fields both know are compared)",

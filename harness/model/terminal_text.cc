@@ -86,6 +86,27 @@ std::string SanitizeForTerminal(std::string_view text, bool keep_newlines) {
   return out;
 }
 
+std::string ShowBidiControls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = static_cast<unsigned char>(text[i]) < 0x80 ? 0 : Utf8Length(text, i);
+    if (n == 0) {
+      out += text[i++];
+      continue;
+    }
+    if (const char32_t cp = CodePoint(text, i, n); IsBidiOrLineControl(cp)) {
+      char buf[12];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+    } else {
+      out.append(text.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
+}
+
 std::string TerminalLineFilter::Feed(std::string_view piece) {
   pending_.append(piece);
   const size_t end = pending_.rfind('\n');

@@ -41,4 +41,9 @@ class TerminalLineFilter {
 // (PARAGRAPH).
 bool IsBidiOrLineControl(char32_t code_point);
 
+// `text` with each character of IsBidiOrLineControl written as its code, "\u202e", and everything
+// else as it is: for writers with escaping of their own that must not obey these characters either
+// (the Markdown report, read in a pull-request page).
+std::string ShowBidiControls(std::string_view text);
+
 }  // namespace racelab

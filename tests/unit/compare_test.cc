@@ -257,6 +257,22 @@ TEST(CompareTest, BlockedTimeShiftBeyondBothSpreadsIsFlaggedAndGatesOnlyWhenAske
   EXPECT_TRUE(CompareJson(b, big, fail).regression());
 }
 
+// An empty shard's report (`run --shard 4/4` with nothing in it: no server started) names no
+// server: compared with a baseline it warns of nothing but what is missing from it.
+TEST(CompareTest, AnEmptyReportHasNoServerToDiffer) {
+  Json empty = Report({}, "0.1.0", "");
+  empty["target"]["engine"] = "";
+  const Comparison c = CompareJson(Report({Result("s", 20, 0, {{"1", 20}})}), empty);
+  for (const std::string& w : c.warnings) {
+    EXPECT_EQ(w.find("differs"), std::string::npos) << w;
+  }
+  const Comparison other = CompareJson(Report({Result("s", 20, 0, {{"1", 20}})}),
+                                       Report({Result("s", 20, 0, {{"1", 20}})}, "0.1.0", "16.2"));
+  EXPECT_TRUE(std::any_of(other.warnings.begin(), other.warnings.end(), [](const std::string& w) {
+    return w.find("server version differs: BASE 15.8, NEW 16.2") != std::string::npos;
+  }));
+}
+
 // An honest pair measured on a loaded machine (run-state-machine at serializable, 20 trials each,
 // load ~20): 9 statements in a lock wait in one run, 38 in the other. The losers of an interleaving
 // the scenario does not force wait or not depending on how long the winner holds its lock, so the

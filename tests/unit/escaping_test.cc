@@ -192,6 +192,22 @@ TEST(TerminalText, ConsoleReportKeepsEveryValueOnItsLine) {
 
 // The HTML page (and the JUnit file, through the same XML writer) shows a bidirectional control as
 // the terminal does: a character reference would be decoded and reorder the page.
+// The Markdown report is read in a pull-request page, which obeys U+202E as a browser does: shown
+// as its code there too, in text, code spans and the lesson alike.
+TEST(MarkdownEscaping, BidirectionalControlsAreShownNotObeyed) {
+  auto run = testing::MakeSampleRun();
+  Inject(run.get(), "evil \u202e\u2066txt.exe\u2069 \u200f");
+  for (const char* format : {"md", "md-summary"}) {
+    std::ostringstream out;
+    (*MakeReporter(format))->Write(run->report, out);
+    const std::string md = out.str();
+    for (const char* raw : {"\u202e", "\u2066", "\u2069", "\u200f"}) {
+      EXPECT_EQ(md.find(raw), std::string::npos) << format;
+    }
+    EXPECT_NE(md.find("u202e"), std::string::npos) << format;
+  }
+}
+
 TEST(HtmlEscaping, BidirectionalControlsAreShownNotObeyed) {
   auto run = testing::MakeSampleRun();
   Inject(run.get(), "evil \u202e\u2066txt.exe\u2069 \u200f");
@@ -206,6 +222,7 @@ TEST(HtmlEscaping, BidirectionalControlsAreShownNotObeyed) {
       EXPECT_EQ(page.find(ref), std::string::npos) << format;
     EXPECT_NE(page.find("evil \\u202e\\u2066txt.exe\\u2069 \\u200f"), std::string::npos) << format;
   }
+  EXPECT_EQ(ShowBidiControls("a\u202eb \u00d7"), "a\\u202eb \u00d7");  // others as they are
   EXPECT_EQ(EscapeXml("a\u202eb"), "a\\u202eb");
   EXPECT_EQ(EscapeXml("a\u202eb", XmlContext::kAttribute), "a\\u202eb");
 }
