@@ -282,6 +282,14 @@ std::string SqliteDsnFile() {
     std::string dir =
         fs::temp_directory_path() / ("racelab-contract-sqlite-" + std::to_string(getpid()));
     fs::create_directories(dir);
+    // Removed when the test process ends: the test leaves nothing in the temporary folder.
+    static const struct RemoveAtExit {
+      std::string dir;
+      ~RemoveAtExit() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+      }
+    } remove_at_exit{dir};
     return dir + "/user.db";
   }();
   return path;

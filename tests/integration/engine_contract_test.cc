@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -41,9 +42,12 @@ std::string Join(const std::vector<std::string>& lines) {
 class EngineContractTest : public ::testing::TestWithParam<ContractTarget> {
  protected:
   void SetUp() override {
+    // A parameterized test's name is "Case/target": its '/' would make dir_ a folder inside one
+    // that TearDown never removes.
+    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(test.begin(), test.end(), '/', '-');
     dir_ = fs::temp_directory_path() /
-           ("racelab-contract-" + std::to_string(getpid()) + "-" + GetParam().name + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("racelab-contract-" + std::to_string(getpid()) + "-" + GetParam().name + "-" + test);
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     fs::permissions(dir_,
