@@ -14,13 +14,13 @@
 
 #include "harness/engines/mariadb/connection.h"
 #include "harness/engines/mariadb/server.h"
+#include "tests/integration/mariadb_root.h"
 #include "tests/integration/subprocess.h"
 
 namespace racelab {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using testing::ProcessResult;
 using testing::RunProcess;
@@ -29,8 +29,6 @@ using testing::Subprocess;
 constexpr const char* kUser = "rl_app";
 constexpr const char* kPassword = "Pw-7qZ!secret";  // '!' must be %-escaped in the URL
 constexpr const char* kPasswordInUrl = "Pw-7qZ%21secret";
-
-SteadyTime In(int ms) { return Clock::now() + milliseconds(ms); }
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -60,17 +58,7 @@ class MariaDbDsnTest : public ::testing::Test {
   }
 
   // One statement as root; the first row's first column ("" if none).
-  std::string Exec(const std::string& sql) {
-    Result<std::unique_ptr<mariadb::MariaConnection>> c =
-        mariadb::MariaConnection::Open(root_, "test", In(10000), nullptr);
-    EXPECT_TRUE(c.ok()) << c.status().message();
-    if (!c.ok()) return "";
-    QueryResult r = (*c)->Exec(sql, In(10000), 100);
-    EXPECT_TRUE(r.ok()) << sql << ": " << r.message;
-    (*c)->Close();
-    if (!r.ok() || r.values.empty() || r.values[0].empty()) return "";
-    return r.values[0][0].value_or("NULL");
-  }
+  std::string Exec(const std::string& sql) { return testing::RootQuery(root_, sql); }
 
   std::string Dsn() const {
     return std::string("mariadb://") + kUser + ":" + kPasswordInUrl +

@@ -22,6 +22,7 @@
 #include "harness/engines/mariadb/connection.h"
 #include "harness/engines/mariadb/engine.h"
 #include "harness/engines/mariadb/server.h"
+#include "tests/integration/mariadb_root.h"
 #include "tests/integration/subprocess.h"
 
 namespace racelab {
@@ -69,17 +70,7 @@ class MariaDbHardeningTest : public ::testing::Test {
   }
 
   // One statement as root; the first row's first column ("" if none).
-  std::string Query(const std::string& sql) {
-    Result<std::unique_ptr<mariadb::MariaConnection>> c =
-        mariadb::MariaConnection::Open(root_, "test", In(10000), nullptr);
-    EXPECT_TRUE(c.ok()) << c.status().message();
-    if (!c.ok()) return "";
-    QueryResult r = (*c)->Exec(sql, In(10000), 100);
-    EXPECT_TRUE(r.ok()) << sql << ": " << r.message;
-    (*c)->Close();
-    if (!r.ok() || r.values.empty() || r.values[0].empty()) return "";
-    return r.values[0][0].value_or("NULL");
-  }
+  std::string Query(const std::string& sql) { return testing::RootQuery(root_, sql); }
   // Polls `sql` (a count) until it is not "0", for up to `ms`; its last answer. Polls 150 ms apart:
   // InnoDB refreshes its INNODB_TRX cache only after 100 ms without a read (docs/mariadb.md).
   std::string AwaitNonZero(const std::string& sql, int ms) {
