@@ -98,16 +98,19 @@ def repeats_note(rows):
 def plot(context, rows, svg):
     threads = sorted({k[2] for k in rows})
     with tempfile.TemporaryDirectory() as tmp:
-        data = os.path.join(tmp, "data.txt")
-        with open(data, "w", encoding="utf-8") as f:
-            for level in LEVELS:
-                for s in STRATEGIES:
-                    f.write(f"# {level} {s}\n")
-                    for t in threads:
-                        b = rows.get((s, level, t))
-                        if b is not None:
-                            f.write(f"{t} {b.get('claims', 0):.1f} {b.err('claims'):.1f}\n")
-                    f.write("\n\n")
+        # One data file per line that has points: a strategy that did not run draws nothing, and the
+        # others keep their names and colours (linetype = the strategy's place in STRATEGIES).
+        series = {}
+        for level in LEVELS:
+            for s in STRATEGIES:
+                points = [(t, rows[(s, level, t)]) for t in threads if (s, level, t) in rows]
+                if not points:
+                    continue
+                path = os.path.join(tmp, f"{level}-{s}.txt")
+                with open(path, "w", encoding="utf-8") as f:
+                    for t, b in points:
+                        f.write(f"{t} {b.get('claims', 0):.1f} {b.err('claims'):.1f}\n")
+                series[(level, s)] = path
         script = [
             "set terminal svg size 1200,460 dynamic noenhanced font 'sans,11' background rgb 'white'",
             f"set output '{svg}'",
@@ -120,13 +123,11 @@ def plot(context, rows, svg):
             f"set yrange [0:{max(b.get('claims', 0) + b.err('claims') for b in rows.values()) * 1.1:.0f}]",
             "set key top left font ',9'",
         ]
-        for li, level in enumerate(LEVELS):
+        for level in LEVELS:
             script.append(f"set title '{level.replace('_', ' ')}'")
-            parts = []
-            for si, s in enumerate(STRATEGIES):
-                idx = li * len(STRATEGIES) + si
-                parts.append(f"'{data}' index {idx} using 1:2:3 with yerrorlines lw 2 title '{s}'")
-            script.append("plot " + ", ".join(parts))
+            parts = [f"'{series[(level, s)]}' using 1:2:3 with yerrorlines lw 2 lt {si + 1} title '{s}'"
+                     for si, s in enumerate(STRATEGIES) if (level, s) in series]
+            script.append("plot " + (", ".join(parts) if parts else "NaN title 'not run'"))
         script.append("unset multiplot")
         r = subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True, capture_output=True)
         if r.returncode != 0:
