@@ -2,42 +2,24 @@
 
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <vector>
 
+#include "bench/bench_context.h"
+#include "bench/claim_sql.h"
 #include "bench/claim_strategy.h"
-#include "bench/protocol_claims.h"
+#include "bench/latency_counters.h"
 #include "harness/engines/postgresql/connection.h"
+#include "harness/metrics/confidence.h"
+#include "harness/metrics/latency_histogram.h"
 #include "harness/model/isolation.h"
 
 namespace racelab::bench {
 namespace {
 
 using pg::Connection;
-
-constexpr const char* kAdvisoryLock =
-    "SELECT pg_advisory_xact_lock(20261130)";  // one lock for the queue
-constexpr const char* kGuardedCasSql =
-    "UPDATE runs SET status = 'running', attempts = attempts + 1 "
-    "WHERE id = (SELECT min(id) FROM runs WHERE status = 'queued') AND status = 'queued' RETURNING "
-    "attempts";
-
-std::string UpdateSql(const std::string& id) {
-  return "UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = " + id +
-         " RETURNING attempts";
-}
-
-std::chrono::duration<double> RunSeconds() {
-  const char* v = std::getenv("RACELAB_BENCH_SECONDS");
-  const double s = v != nullptr ? std::atof(v) : 0;
-  return std::chrono::duration<double>(s > 0 ? s : 5.0);
-}
 
 SteadyTime In(std::chrono::seconds s) { return std::chrono::steady_clock::now() + s; }
 
@@ -56,11 +38,11 @@ Outcome Attempt(Connection* c, Strategy s, const std::string& begin, std::string
   QueryResult r = c->Exec(begin, In(kTimeout));
   if (!r.ok()) return failed(r);
   if (s == Strategy::kAdvisory) {
-    r = c->Exec(kAdvisoryLock, In(kTimeout));
+    r = c->Exec(kAdvisoryLockSql, In(kTimeout));
     if (!r.ok()) return failed(r);
   }
   if (s == Strategy::kGuardedCas) {
-    r = c->Exec(kGuardedCasSql, In(kTimeout));
+    r = c->Exec(kStrategyCasSql, In(kTimeout));
   } else {
     r = c->Exec(PickSql(s), In(kTimeout));
     if (!r.ok()) return failed(r);
@@ -68,7 +50,7 @@ Outcome Attempt(Connection* c, Strategy s, const std::string& begin, std::string
       c->Exec("COMMIT", In(kTimeout));
       return Outcome::kLost;
     }
-    r = c->Exec(UpdateSql(*r.values[0][0]), In(kTimeout));
+    r = c->Exec(StrategyUpdateSql(*r.values[0][0]), In(kTimeout));
   }
   if (!r.ok()) return failed(r);
   const bool got = !r.values.empty() && r.values[0][0].has_value();
@@ -80,11 +62,8 @@ Outcome Attempt(Connection* c, Strategy s, const std::string& begin, std::string
   return first ? Outcome::kClaimed : Outcome::kDouble;
 }
 
-// Claim latencies of all threads of the running benchmark, µs. Filled inside the (single) timed
-// iteration, read by thread 0 after it: Google Benchmark's threads meet at a barrier when the
-// iteration loop ends (State::FinishKeepRunning), so every thread has added its share by then.
-std::mutex g_latency_mu;
-std::vector<double> g_latencies_us;
+// Claim latencies of all threads of the running benchmark (bench/latency_counters.h).
+SharedLatencies g_latencies;
 
 void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy,
          IsolationLevel level) {
@@ -96,8 +75,7 @@ void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy
   std::unique_ptr<Connection> conn = std::move(opened.value());
   conn->Exec(std::string("SET search_path TO ") + kBenchSchema, In(std::chrono::seconds(10)));
   if (state.thread_index() == 0) {  // before the synchronised start of the loop
-    std::lock_guard<std::mutex> lock(g_latency_mu);
-    g_latencies_us.clear();
+    g_latencies.Clear();
     QueryResult r =
         conn->Exec("UPDATE runs SET status = 'queued', attempts = 0 WHERE status <> 'queued'",
                    In(std::chrono::seconds(120)));
@@ -107,15 +85,13 @@ void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy
       return;
     }
   }
-  std::string begin(IsolationName(level));
-  for (char& ch : begin) ch = static_cast<char>(toupper(static_cast<unsigned char>(ch)));
-  begin = "BEGIN ISOLATION LEVEL " + begin;
+  const std::string begin = BeginSql(level);
   double claims = 0, doubles = 0, lost = 0, serialization = 0, not_available = 0;
   int64_t attempts = 0;
-  std::vector<double> latencies;
+  metrics::LatencyHistogram latencies;
   std::string error;
   for (auto _ : state) {
-    const auto until = std::chrono::steady_clock::now() + RunSeconds();
+    const auto until = std::chrono::steady_clock::now() + BenchSeconds(kSecondsDefault);
     auto first_attempt = std::chrono::steady_clock::now();
     while (error.empty() && std::chrono::steady_clock::now() < until) {
       ++attempts;
@@ -124,8 +100,7 @@ void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy
       switch (o) {
         case Outcome::kClaimed:
           ++claims;
-          latencies.push_back(
-              std::chrono::duration<double, std::micro>(now - first_attempt).count());
+          latencies.Record(std::chrono::duration<double, std::micro>(now - first_attempt).count());
           first_attempt = now;
           break;
         case Outcome::kDouble:
@@ -146,8 +121,7 @@ void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy
           break;
       }
     }
-    std::lock_guard<std::mutex> lock(g_latency_mu);
-    g_latencies_us.insert(g_latencies_us.end(), latencies.begin(), latencies.end());
+    g_latencies.Merge(latencies);  // in the loop body: before the threads' end barrier
   }
   if (!error.empty()) {
     state.SkipWithError(error.c_str());
@@ -161,11 +135,7 @@ void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy
   state.counters["serialization_failures"] = Counter(serialization, Counter::kIsRate);
   state.counters["lock_not_available"] = Counter(not_available, Counter::kIsRate);
   state.counters["retries"] = Counter(serialization + not_available, Counter::kIsRate);
-  if (state.thread_index() == 0) {  // counters of one thread only: the sum is its value
-    std::lock_guard<std::mutex> lock(g_latency_mu);
-    state.counters["latency_p50_us"] = Percentile(&g_latencies_us, 0.50);
-    state.counters["latency_p99_us"] = Percentile(&g_latencies_us, 0.99);
-  }
+  g_latencies.SetCounters(state, "latency");
 }
 
 }  // namespace
@@ -173,9 +143,7 @@ void Run(benchmark::State& state, const std::string* conninfo, Strategy strategy
 void RegisterClaimStrategies(const std::string* conninfo) {
   for (Strategy s : kAllStrategies) {
     for (IsolationLevel level : AllIsolationLevels()) {
-      std::string slug(IsolationName(level));
-      for (char& ch : slug) ch = ch == ' ' ? '_' : ch;
-      const std::string name = std::string("strategy/") + StrategyName(s) + "/" + slug;
+      const std::string name = std::string("strategy/") + StrategyName(s) + "/" + LevelSlug(level);
       benchmark::RegisterBenchmark(name.c_str(), Run, conninfo, s, level)
           ->Iterations(1)
           ->Threads(1)
@@ -183,7 +151,8 @@ void RegisterClaimStrategies(const std::string* conninfo) {
           ->Threads(4)
           ->Threads(8)
           ->UseRealTime()
-          ->Unit(benchmark::kSecond);
+          ->Unit(benchmark::kSecond)
+          ->ComputeStatistics("ci95", metrics::HalfWidth95);
     }
   }
 }

@@ -1,15 +1,12 @@
 // The claim strategies both strategy suites run — racelab-bench's on PostgreSQL
 // (bench/claim_strategies.cc) and racelab-mariadb-bench's on MariaDB (bench/mariadb_claim_bench.cc)
-// — their benchmark names, the SELECT that picks the queue head (the same SQL on both engines), and
-// the latency percentile both report. Each suite keeps what differs per engine: the advisory lock,
-// the guarded CAS's result, the retried error codes (docs/claim-strategies.md). Thread-safety: pure
-// functions and constants.
+// — their benchmark names and the SELECT that picks the queue head (the same SQL on both engines);
+// both report latency percentiles from harness/metrics/latency_histogram.h. Each suite keeps what
+// differs per engine: the advisory lock, the guarded CAS's result, the retried error codes
+// (docs/claim-strategies.md). Thread-safety: pure functions and constants.
 #pragma once
 
-#include <algorithm>
-#include <cstddef>
 #include <string>
-#include <vector>
 
 namespace racelab::bench {
 
@@ -59,14 +56,6 @@ inline std::string PickSql(Strategy s) {
       return "";
   }
   return "";
-}
-
-// The p-quantile (0..1) of `v`, reordering it; 0 for an empty `v`. Nearest rank, no interpolation.
-inline double Percentile(std::vector<double>* v, double p) {
-  if (v->empty()) return 0;
-  const size_t k = std::min(v->size() - 1, static_cast<size_t>(p * static_cast<double>(v->size())));
-  std::nth_element(v->begin(), v->begin() + static_cast<std::ptrdiff_t>(k), v->end());
-  return (*v)[k];
 }
 
 }  // namespace racelab::bench

@@ -34,7 +34,8 @@
 //   serialization_failures  1213 deadlocks (InnoDB's answer where PostgreSQL says 40001), retried
 //   lock_not_available      1205 (NOWAIT, or innodb_lock_wait_timeout passed), retried
 //   retries                 serialization_failures + lock_not_available
-//   latency_p50_us / latency_p99_us  first attempt to committed UPDATE of 1 row, over all threads
+//   latency_{p50,p90,p99,p999,max}_us  first attempt to committed UPDATE of 1 row, over all
+//                           threads (harness/metrics/latency_histogram.h)
 //   items_per_second        attempts per second
 // and queue_emptied (1 when the queue ran out before the time did).
 // Thread-safety: benchmark threads are engine_claim_cell.h's own std::threads, one Session each.
@@ -45,20 +46,24 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench/bench_context.h"
 #include "bench/claim_strategy.h"
+#include "bench/context_last.h"
 #include "bench/engine_claim_cell.h"
 #include "harness/engine/open_engine.h"
+#include "harness/metrics/confidence.h"
+#include "harness/metrics/latency_histogram.h"
 #include "harness/model/isolation.h"
 
 namespace racelab {
 namespace {
 
 using bench::kAllStrategies;
-using bench::Percentile;
 using bench::PickSql;
 using bench::Strategy;
 using bench::StrategyName;
@@ -72,11 +77,7 @@ std::atomic<int> g_workspaces{0};
 
 SteadyTime In(int seconds) { return Clock::now() + std::chrono::seconds(seconds); }
 
-std::chrono::duration<double> RunSeconds() {
-  const char* v = std::getenv("RACELAB_BENCH_SECONDS");
-  double s = v != nullptr ? std::atof(v) : 0;
-  return std::chrono::duration<double>(s > 0 ? s : 1.0);
-}
+std::chrono::duration<double> RunSeconds() { return bench::BenchSeconds(1.0); }
 
 // A number from the first row of `sql`, or -1.
 long Number(Session* s, const std::string& sql) {
@@ -87,7 +88,7 @@ long Number(Session* s, const std::string& sql) {
 struct Tally {
   double committed = 0, lost = 0, deadlocks = 0, not_available = 0;
   int64_t attempts = 0;
-  std::vector<double> latencies_us;  // first attempt to committed claim
+  metrics::LatencyHistogram latencies;  // first attempt to committed claim, µs
   bool emptied = false;
   std::string error;  // the first answer that is neither success nor 1213/1205
 };
@@ -171,8 +172,7 @@ void ClaimLoop(Session* s, Strategy strategy, const std::string& begin, SteadyTi
     const auto now = Clock::now();
     if (o == Outcome::kClaimed) {
       ++t->committed;
-      t->latencies_us.push_back(
-          std::chrono::duration<double, std::micro>(now - first_attempt).count());
+      t->latencies.Record(std::chrono::duration<double, std::micro>(now - first_attempt).count());
     } else if (o == Outcome::kLost) {
       ++t->lost;
     } else if (o == Outcome::kEmpty) {
@@ -181,6 +181,26 @@ void ClaimLoop(Session* s, Strategy strategy, const std::string& begin, SteadyTi
     }
     if (o != Outcome::kRetry) first_attempt = now;
   }
+}
+
+// server_version and the settings that decide a commit's and a read's cost, into the context.
+bool AddServerContext() {
+  static const bench::ServerFacts kFacts = {
+      {"server_version", "@@version"},
+      {"setting_innodb_flush_log_at_trx_commit", "@@innodb_flush_log_at_trx_commit"},
+      {"setting_innodb_doublewrite", "@@innodb_doublewrite"},
+      {"setting_innodb_buffer_pool_size", "@@innodb_buffer_pool_size"},
+  };
+  auto session = g_engine->OpenSession("bench:context", In(10), nullptr);
+  auto facts = session.ok() ? bench::ServerContext(session->get(), kFacts)
+                            : Result<std::map<std::string, std::string>>(session.status());
+  if (session.ok()) (*session)->Close();
+  if (!facts.ok()) {
+    std::cerr << "racelab-mariadb-bench: " << facts.status().message() << "\n";
+    return false;
+  }
+  bench::AddContext(*facts);
+  return true;
 }
 
 void Claim(benchmark::State& state, Strategy strategy, IsolationLevel level) {
@@ -215,8 +235,7 @@ void Claim(benchmark::State& state, Strategy strategy, IsolationLevel level) {
             total.deadlocks += t.deadlocks;
             total.not_available += t.not_available;
             total.attempts += t.attempts;
-            total.latencies_us.insert(total.latencies_us.end(), t.latencies_us.begin(),
-                                      t.latencies_us.end());
+            total.latencies.Merge(t.latencies);
             total.emptied = total.emptied || t.emptied;
             if (total.error.empty()) total.error = t.error;
           }
@@ -244,8 +263,12 @@ void Claim(benchmark::State& state, Strategy strategy, IsolationLevel level) {
   state.counters["serialization_failures"] = Counter(total.deadlocks, Counter::kIsRate);
   state.counters["lock_not_available"] = Counter(total.not_available, Counter::kIsRate);
   state.counters["retries"] = Counter(total.deadlocks + total.not_available, Counter::kIsRate);
-  state.counters["latency_p50_us"] = Percentile(&total.latencies_us, 0.50);
-  state.counters["latency_p99_us"] = Percentile(&total.latencies_us, 0.99);
+  const metrics::LatencyPercentiles p = total.latencies.Percentiles();
+  state.counters["latency_p50_us"] = p.p50_us;
+  state.counters["latency_p90_us"] = p.p90_us;
+  state.counters["latency_p99_us"] = p.p99_us;
+  state.counters["latency_p999_us"] = p.p999_us;
+  state.counters["latency_max_us"] = p.max_us;
   state.counters["queue_emptied"] = total.emptied ? 1 : 0;
 }
 
@@ -256,6 +279,7 @@ int main(int argc, char** argv) {
   using namespace racelab;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  bench::AddContext(bench::MachineContextBefore());  // before the embedded server starts
   EngineOptions options;
   options.engine = "mariadb";
   auto engine = OpenEngine(options);
@@ -265,8 +289,11 @@ int main(int argc, char** argv) {
   }
   g_engine = engine->get();
   benchmark::AddCustomContext("engine", "mariadb");
-  benchmark::AddCustomContext("server_version", g_engine->info().server_version);
   benchmark::AddCustomContext("innodb_lock_wait_timeout_s", kLockWaitTimeoutS);
+  if (!AddServerContext()) {
+    g_engine->Close();
+    return 3;
+  }
   for (bench::Strategy strategy : bench::kAllStrategies) {
     for (IsolationLevel level : {IsolationLevel::kReadCommitted, IsolationLevel::kRepeatableRead,
                                  IsolationLevel::kSerializable}) {
@@ -281,10 +308,12 @@ int main(int argc, char** argv) {
           ->Arg(4)
           ->Arg(8)
           ->Iterations(1)
-          ->UseManualTime();
+          ->UseManualTime()
+          ->ComputeStatistics("ci95", metrics::HalfWidth95);
     }
   }
-  benchmark::RunSpecifiedBenchmarks();
+  bench::RunBenchmarksContextLast(
+      [](const std::vector<std::string>&) { return bench::MachineContextAfter(); });
   benchmark::Shutdown();
   Status closed = g_engine->Close();  // stops the server and removes its run folder
   return closed.ok() ? 0 : 3;

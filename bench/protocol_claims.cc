@@ -4,10 +4,12 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
+#include "bench/bench_context.h"
+#include "bench/latency_counters.h"
 #include "bench/pg_claim_client.h"
+#include "harness/metrics/confidence.h"
 #include "harness/model/isolation.h"
 
 namespace racelab::bench {
@@ -17,24 +19,7 @@ namespace {
 constexpr std::chrono::seconds kStatementTimeout{30};
 constexpr std::chrono::seconds kResetTimeout{120};
 
-// $RACELAB_BENCH_SECONDS (default 5): how long each thread runs transactions.
-std::chrono::duration<double> RunSeconds() {
-  const char* v = std::getenv("RACELAB_BENCH_SECONDS");
-  const double s = v != nullptr ? std::atof(v) : 0;
-  return std::chrono::duration<double>(s > 0 ? s : 5.0);
-}
-
-std::string LevelSlug(IsolationLevel level) {
-  std::string s(IsolationName(level));
-  for (char& c : s) c = c == ' ' ? '_' : c;
-  return s;
-}
-
-std::string BeginSql(IsolationLevel level) {
-  std::string s(IsolationName(level));
-  for (char& c : s) c = static_cast<char>(toupper(static_cast<unsigned char>(c)));
-  return "BEGIN ISOLATION LEVEL " + s;
-}
+SharedLatencies g_txn_latencies;
 
 void Claim(benchmark::State& state, const std::string* conninfo, IsolationLevel level,
            Protocol protocol) {
@@ -46,6 +31,7 @@ void Claim(benchmark::State& state, const std::string* conninfo, IsolationLevel 
     state.SkipWithError(error.c_str());
     return;
   }
+  if (state.thread_index() == 0) g_txn_latencies.Clear();  // before the loops start together
   if (state.thread_index() == 0 &&
       (!client->Exec("UPDATE runs SET status = 'queued', attempts = 0 WHERE status <> 'queued'",
                      kResetTimeout) ||
@@ -58,11 +44,15 @@ void Claim(benchmark::State& state, const std::string* conninfo, IsolationLevel 
   // One timed iteration per thread that runs transactions for RunSeconds(), as pgbench -T does:
   // every client is busy for the whole measurement (with a fixed iteration count per thread, the
   // threads that lose fewer claims would finish first and the rest would run alone).
+  metrics::LatencyHistogram latencies;
   for (auto _ : state) {
-    const auto until = std::chrono::steady_clock::now() + RunSeconds();
+    const auto until = std::chrono::steady_clock::now() + BenchSeconds(kSecondsDefault);
     while (std::chrono::steady_clock::now() < until) {
       ++transactions;
-      switch (client->RunOnce(kStatementTimeout)) {
+      const auto start = std::chrono::steady_clock::now();
+      const ClaimOutcome outcome = client->RunOnce(kStatementTimeout);
+      latencies.Record(MicrosSince(start));
+      switch (outcome) {
         case ClaimOutcome::kClaimed:
           ++claims;
           break;
@@ -77,7 +67,9 @@ void Claim(benchmark::State& state, const std::string* conninfo, IsolationLevel 
           return;  // Google Benchmark 1.7: leave the loop after SkipWithError
       }
     }
+    g_txn_latencies.Merge(latencies);  // in the loop body: before the threads' end barrier
   }
+  g_txn_latencies.SetCounters(state, "txn_latency");
   state.SetItemsProcessed(transactions);
   state.counters["claims"] = benchmark::Counter(claims, benchmark::Counter::kIsRate);
   state.counters["lost"] = benchmark::Counter(lost, benchmark::Counter::kIsRate);
@@ -88,9 +80,7 @@ void Claim(benchmark::State& state, const std::string* conninfo, IsolationLevel 
 }  // namespace
 
 void RegisterProtocolClaims(const std::string* conninfo) {
-  benchmark::AddCustomContext("claim_sql", kClaimSql);
   for (IsolationLevel level : AllIsolationLevels()) {
-    benchmark::AddCustomContext("begin_sql_" + LevelSlug(level), BeginSql(level));
     for (Protocol p :
          {Protocol::kSimple, Protocol::kExtended, Protocol::kPrepared, Protocol::kPipeline}) {
       const std::string name = "guarded_cas_claim/" + LevelSlug(level) + "/" + ProtocolName(p);
@@ -100,7 +90,8 @@ void RegisterProtocolClaims(const std::string* conninfo) {
           ->Threads(2)
           ->Threads(4)
           ->UseRealTime()
-          ->Unit(benchmark::kSecond);
+          ->Unit(benchmark::kSecond)
+          ->ComputeStatistics("ci95", metrics::HalfWidth95);
     }
   }
 }

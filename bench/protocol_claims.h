@@ -11,23 +11,17 @@
 // table state. Like pgbench -T, every thread runs transactions for $RACELAB_BENCH_SECONDS (default
 // 5 s) in one benchmark iteration (the Time column is that duration). Counters: items_per_second =
 // transactions per second (pgbench's tps); claims, lost (0 rows: another client won),
-// serialization_failures (SQLSTATE 40001) as rates per second of wall time. The SQL is recorded in
-// the JSON output's context (claim_sql, begin_sql_<level>) so a comparison can check that pgbench
-// ran the same text.
+// serialization_failures (SQLSTATE 40001) as rates per second of wall time; txn_latency_*_us, one
+// transaction from BEGIN sent to COMMIT answered (bench/latency_counters.h). The SQL is recorded in
+// the JSON output's context (claim_sql, begin_sql_<level>: bench/claim_sql.h) so a comparison can
+// check that pgbench ran the same text.
 #pragma once
 
 #include <string>
 
+#include "bench/claim_sql.h"  // kBenchSchema, kClaimSql, BeginSql
+
 namespace racelab::bench {
-
-// The queue table's schema (created by the racelab-bench main).
-inline constexpr const char* kBenchSchema = "racelab_bench";
-
-// The claim, exactly as bench/pgbench/*.sql has it.
-inline constexpr const char* kClaimSql =
-    "UPDATE runs SET status = 'running', attempts = attempts + 1 "
-    "WHERE id = (SELECT min(id) FROM runs WHERE status = 'queued') AND status = 'queued' RETURNING "
-    "id";
 
 // Registers the benchmarks above against `*conninfo` (read when a benchmark runs, so it may be set
 // after registration, before RunSpecifiedBenchmarks).
