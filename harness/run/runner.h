@@ -31,6 +31,8 @@
 #include "harness/model/status.h"
 #include "harness/model/stop_flag.h"
 #include "harness/model/trial_result.h"
+#include "harness/run/step_gate.h"
+#include "harness/run/trial_events.h"
 
 namespace racelab {
 
@@ -42,6 +44,19 @@ struct RunOptions {
   std::chrono::microseconds monitor_poll{2000};  // the monitor's poll interval
   uint64_t seed = 0;               // permutes the order in which worker threads are started
   const StopFlag* stop = nullptr;  // may be null
+  // Each trial's step gate (step_gate.h); null: MakeDefaultGate (ordered items ordered, the rest
+  // free).
+  GateFactory gate;
+  // Longest a gate may hold one step on purpose (a paused trial, trial_clock.h); a race's own waits
+  // keep statement_timeout_ms.
+  long gate_hold_timeout_ms = 3600000;
+  // Sees every event of every trial as it happens (trial_events.h), on the publishing thread; may
+  // be empty.
+  TrialEvents::Subscriber subscriber;
+  // After each step, publish the locks every session holds and awaits (kLockSnapshot) where the
+  // engine's monitor can list them (WaitMonitor::CanSnapshotLocks: PostgreSQL). Off by default: the
+  // extra look runs between steps, while the race is on.
+  bool lock_snapshots = false;
 };
 
 // Called after each trial, from the runner's thread (the CLI prints progress with it).
