@@ -60,14 +60,15 @@ void PolledWaitMonitor::Loop() {
       last_seen_poll_[o.session_id] = number;
       observations_.push_back(std::move(o));
     }
-    cv_.notify_all();
     if (listener_ && observations_.size() > first) {
-      // Live waits, told outside the lock (a listener may ask this monitor again).
+      // Live waits, told outside the lock (a listener may ask this monitor again) and before the
+      // waiters wake: a wait is told before anyone acts on having seen it.
       const std::vector<WaitObservation> fresh(observations_.begin() + first, observations_.end());
       lock.unlock();
       for (const WaitObservation& o : fresh) listener_(o);
       lock.lock();
     }
+    cv_.notify_all();
   }
   cv_.notify_all();
 }

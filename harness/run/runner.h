@@ -15,7 +15,10 @@
 // the trial deadline, then the `final` queries and `teardown` run on the control session. A session
 // lost to something outside the scenario makes the trial an error (faults.h). A lost worker session
 // is reopened for the next trial. Everything waits with a deadline (RunOptions), then cancels, then
-// reports. Thread-safety: a Runner runs one PlanItem at a time, from one thread.
+// reports. Each trial has a step gate (RunOptions::gate, step_gate.h) that says when each step may
+// start, a clock a gate may pause (trial_clock.h), and an event stream (trial_events.h) that
+// RunOptions::subscriber watches live; the trial's step record is that stream folded.
+// Thread-safety: a Runner runs one PlanItem at a time, from one thread.
 #pragma once
 
 #include <chrono>

@@ -1,6 +1,7 @@
 // StepGate: decides when a session may start its next step — "may session S start step k now? wait
-// until yes, or the deadline, or a stop" (docs/architecture.md "Step gates"). A worker asks its
-// trial's gate before every step (AwaitTurn) and tells it when the step starts and ends.
+// until yes, or the deadline, or a stop" (docs/architecture.md "A trial inside the runner"). A
+// worker asks its trial's gate before every step (AwaitTurn) and tells it when the step starts and
+// ends.
 //
 // Implementations:
 //  - FreeGate (below): every step may start at once; sessions meet only at their barriers — the

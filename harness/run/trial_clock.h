@@ -1,4 +1,5 @@
-// TrialClock: a trial's deadline, which a step gate may pause (docs/architecture.md "Deadlines").
+// TrialClock: a trial's deadline, which a step gate may pause (docs/architecture.md "A trial inside
+// the runner").
 //
 // Two kinds of waiting happen in a trial, and they have different deadlines:
 //  - the race's own waits (a statement, a lock wait, a barrier, an ordered hand-over): each has its

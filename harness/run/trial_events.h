@@ -1,5 +1,5 @@
-// TrialEvents: one trial as a stream of events, as it happens (docs/architecture.md "The trial as a
-// stream of events"). Workers publish each step's start and end, the wait monitor each wait it sees
+// TrialEvents: one trial as a stream of events, as it happens (docs/architecture.md "A trial inside
+// the runner"). Workers publish each step's start and end, the wait monitor each wait it sees
 // (live, from its polling thread, not only at the trial's end), the step gate what it holds, and —
 // when asked (RunOptions::lock_snapshots) — the locks every session holds and awaits after each
 // step. Subscribers (tests, and later the step view, the web page, the history recorder) see every

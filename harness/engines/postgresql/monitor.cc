@@ -112,7 +112,7 @@ Result<LockSnapshot> Monitor::SnapshotLocks(SteadyTime deadline) {
       "WHEN 'advisory' THEN format('advisory %s/%s/%s', classid, objid, objsubid) "
       "ELSE locktype END "
       "FROM pg_locks WHERE pid = ANY(ARRAY[" +
-      PidList(watched_) + "]::int[]) ORDER BY pid, granted DESC, locktype, 5, mode";
+      PidList(watched_) + "]::int[]) ORDER BY 1, 4 DESC, 2, 5, 3";
   out.sent_us = UsSince(origin_);
   QueryResult r = conn_->Exec(sql, deadline, kMaxPolledRows);
   out.received_us = UsSince(origin_);
