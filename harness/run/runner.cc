@@ -111,6 +111,16 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
     e.wait = o;
     events.Publish(std::move(e));
   });
+  // However the trial ends (a broken invariant may throw), the monitor stops and forgets the
+  // listener before this trial's stream is gone. Both are idempotent: the normal path ends it
+  // below.
+  struct ListenerGuard {
+    WaitMonitor* monitor;
+    ~ListenerGuard() {
+      monitor->End();
+      monitor->SetWaitListener({});
+    }
+  } listener_guard{ctx.monitor};
 
   ctx.origin = std::chrono::steady_clock::now();
   const int64_t origin_wall_us = std::chrono::duration_cast<std::chrono::microseconds>(
