@@ -54,10 +54,19 @@ void PolledWaitMonitor::Loop() {
       break;
     }
     const std::set<int64_t> watched(sessions.begin(), sessions.end());
+    const size_t first = observations_.size();
     for (WaitObservation& o : seen.waits) {
       if (watched.count(o.session_id) == 0) continue;
       last_seen_poll_[o.session_id] = number;
       observations_.push_back(std::move(o));
+    }
+    if (listener_ && observations_.size() > first) {
+      // Live waits, told outside the lock (a listener may ask this monitor again) and before the
+      // waiters wake: a wait is told before anyone acts on having seen it.
+      const std::vector<WaitObservation> fresh(observations_.begin() + first, observations_.end());
+      lock.unlock();
+      for (const WaitObservation& o : fresh) listener_(o);
+      lock.lock();
     }
     cv_.notify_all();
   }
@@ -80,6 +89,11 @@ bool PolledWaitMonitor::AwaitBlocked(const std::vector<int64_t>& sessions, Stead
     if (Clock::now() >= deadline) return false;
     cv_.wait_until(lock, std::min(deadline, Clock::now() + kStopPollSlice));
   }
+}
+
+void PolledWaitMonitor::SetWaitListener(std::function<void(const WaitObservation&)> listener) {
+  // REQUIRES (wait_monitor.h): not between Begin() and End(), so no polling thread reads it now.
+  listener_ = std::move(listener);
 }
 
 std::string PolledWaitMonitor::error() {

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -53,6 +54,9 @@ class PolledWaitMonitor : public WaitMonitor {
   bool AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
                     const StopFlag* stop) override;
   std::string error() override;
+  // Called from the polling thread after each poll, outside mu_, with that poll's observations of
+  // watched sessions.
+  void SetWaitListener(std::function<void(const WaitObservation&)> listener) override;
 
   std::chrono::microseconds interval() const { return interval_; }
 
@@ -78,6 +82,7 @@ class PolledWaitMonitor : public WaitMonitor {
   uint64_t poll_number_ = 0;                    // the poll in flight or the last; guarded by mu_
   SteadyTime last_poll_end_{};                  // guarded by mu_; kept across trials
   std::string error_;                           // guarded by mu_
+  std::function<void(const WaitObservation&)> listener_;  // set between trials; read by Loop
 };
 
 }  // namespace racelab

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -30,6 +31,24 @@ struct WaitObservation {
   std::string wait_event;         // engine's name: "transactionid", "tuple", "RECORD", "busy", …
   std::vector<int64_t> blocking;  // session ids of the holders, when the engine knows them
   std::string query;  // the statement that waits, as the server shows it (may be truncated)
+};
+
+// One lock of one watched session as the server shows it: held (granted) or awaited.
+struct SessionLock {
+  int64_t session_id = 0;  // Session::session_id() of the holder or waiter
+  std::string lock_type;   // the engine's kind: PostgreSQL pg_locks.locktype ("relation", "tuple",
+                           // "transactionid", "virtualxid", "advisory", …)
+  std::string mode;  // "RowExclusiveLock", "ExclusiveLock", "ShareLock", … (as the server names it)
+  std::string object;    // what it locks: "t" (a relation), "transaction 731", "tuple (0,1) of t"
+  bool granted = false;  // held (true) or awaited (false)
+};
+
+// Every lock the watched sessions hold or await at one look (WaitMonitor::SnapshotLocks).
+struct LockSnapshot {
+  int64_t sent_us = 0;             // the look started (µs since trial start)
+  int64_t received_us = 0;         // and ended: the locks were so at some instant in between
+  std::string method;              // how the engine looked: "pg_locks"
+  std::vector<SessionLock> locks;  // ordered by session, held before awaited
 };
 
 // What WaitMonitor::AwaitEnded saw.
@@ -79,6 +98,20 @@ class WaitMonitor {
   virtual bool healthy() = 0;
   // The monitor's own session id (to name it when it holds a lock someone waits for), or 0.
   virtual int64_t session_id() = 0;
+
+  // Live waits: `listener` is called with each observation of a watched session as the monitor
+  // makes it (the same ones End() returns, in the same order), from the monitor's own thread and
+  // never under its lock, until End(). Set it before Begin(); an empty function removes it. The
+  // listener must be quick and must not call End(). Default: the engine has no live view (SQLite:
+  // its waits are reported by End() only).
+  virtual void SetWaitListener(std::function<void(const WaitObservation&)> listener) {}
+  // Held and awaited locks: every lock the watched sessions hold or wait for now, at most until
+  // `deadline`. Only engines with CanSnapshotLocks() (PostgreSQL: pg_locks); the others answer
+  // kInternal. Errors: kDatabase. Safe from any thread.
+  virtual bool CanSnapshotLocks() const { return false; }
+  virtual Result<LockSnapshot> SnapshotLocks(SteadyTime deadline) {
+    return Status::Internal("this engine's wait monitor cannot list held locks");
+  }
 };
 
 // One wait as the server itself recorded it (PostgreSQL: log_lock_waits in jsonlog,

@@ -95,14 +95,44 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
     for (const auto& b : listed) ++parties[b];
   }
   for (const auto& [name, n] : parties) ctx.barriers[name] = std::make_unique<Barrier>(n);
-  if (!item.order_entries.empty())
-    ctx.order = std::make_unique<OrderGates>(item.order_entries.size());
+  TrialEvents events;
+  if (options.subscriber) events.Subscribe(options.subscriber);
+  ctx.events = &events;
+  ctx.lock_snapshots = options.lock_snapshots;
+  ctx.gate_hold_timeout_ms = options.gate_hold_timeout_ms;
+  const GateSetup gate_setup{&item, index, &ctx.role_pids, ctx.monitor, &events, &ctx.clock};
+  ctx.gate = options.gate ? options.gate(gate_setup) : MakeDefaultGate(gate_setup);
+  // Live waits: every observation of the monitor, as it makes it.
+  ctx.monitor->SetWaitListener([&ctx, &events, index](const WaitObservation& o) {
+    TrialEvent e;
+    e.kind = TrialEvent::Kind::kWaiting;
+    e.at_us = ctx.NowUs();
+    e.trial = index;
+    e.wait = o;
+    events.Publish(std::move(e));
+  });
+  // However the trial ends (a broken invariant may throw), the monitor stops and forgets the
+  // listener before this trial's stream is gone. Both are idempotent: the normal path ends it
+  // below.
+  struct ListenerGuard {
+    WaitMonitor* monitor;
+    ~ListenerGuard() {
+      monitor->End();
+      monitor->SetWaitListener({});
+    }
+  } listener_guard{ctx.monitor};
 
   ctx.origin = std::chrono::steady_clock::now();
   const int64_t origin_wall_us = std::chrono::duration_cast<std::chrono::microseconds>(
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
-  ctx.deadline = ctx.origin + std::chrono::milliseconds(options.trial_timeout_ms);
+  ctx.clock.Start(ctx.origin, std::chrono::milliseconds(options.trial_timeout_ms));
+  {
+    TrialEvent e;
+    e.kind = TrialEvent::Kind::kTrialStarted;
+    e.trial = index;
+    events.Publish(std::move(e));
+  }
   ctx.monitor->Begin(pids, ctx.origin);
 
   std::vector<WorkerOutput> outs(item.sessions.size());
@@ -115,7 +145,7 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   for (size_t i : order) {
     handles[i] = threads.create_thread([&ctx, &item, &conns, &outs, i] {
       try {
-        Worker w(&ctx, &item.sessions[i], conns.session_conn(i));
+        Worker w(&ctx, static_cast<int>(i), &item.sessions[i], conns.session_conn(i));
         outs[i] = w.Run();
       } catch (const std::exception& e) {  // a broken invariant: report it, never strand the others
         outs[i].session.label = item.sessions[i].label;
@@ -128,15 +158,21 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   TrialResult result;
   result.index = index;
   // Join with the trial deadline (plus the cancel grace); past it, abandon the trial: wake the
-  // barriers, cancel every statement, and wait for the workers to notice.
-  const auto join_deadline =
-      boost::chrono::steady_clock::now() +
-      boost::chrono::microseconds(
-          std::chrono::duration_cast<std::chrono::microseconds>(
-              ctx.deadline + std::chrono::seconds(6) - std::chrono::steady_clock::now())
-              .count());
-  bool joined = std::all_of(handles.begin(), handles.end(),
-                            [&](boost::thread* h) { return h->try_join_until(join_deadline); });
+  // barriers, cancel every statement, and wait for the workers to notice. The deadline is read
+  // again after each slice: a gate's pause moves it (trial_clock.h).
+  auto join_by = [&ctx] { return ctx.deadline() + std::chrono::seconds(6); };
+  bool joined = std::all_of(handles.begin(), handles.end(), [&](boost::thread* h) {
+    for (;;) {
+      const auto left = join_by() - std::chrono::steady_clock::now();
+      if (left <= std::chrono::steady_clock::duration::zero())
+        return h->try_join_for(boost::chrono::milliseconds(0));
+      const auto slice =
+          std::min<std::chrono::steady_clock::duration>(left, std::chrono::seconds(1));
+      if (h->try_join_for(boost::chrono::microseconds(
+              std::chrono::duration_cast<std::chrono::microseconds>(slice).count())))
+        return true;
+    }
+  });
   if (!joined) {
     ctx.Abandon();
     for (size_t i = 0; i < item.sessions.size(); ++i) conns.session_conn(i)->Cancel();
@@ -150,23 +186,30 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   // The race is over: the next trial's workspace may be prepared while this one's is read.
   if (!result.deadline_exceeded) conns.PrepareAhead(index + 1);
   auto observations = ctx.monitor->End();
+  ctx.monitor->SetWaitListener({});  // it refers to this trial's stream
   std::string monitor_error = ctx.monitor->error();
+  {
+    TrialEvent e;
+    e.kind = TrialEvent::Kind::kTrialEnded;
+    e.at_us = result.duration_us;
+    e.trial = index;
+    events.Publish(std::move(e));
+  }
 
   // A worker that ended the trial early (an order that could not go on) names its cause first; the
   // others' cancelled statements are its consequences.
   for (const auto& o : outs) {
     if (o.ended_trial && result.error.empty()) result.error = o.error;
   }
+  // The trial's record of steps is its event stream folded (trial_events.h).
+  result.events = FoldSteps(events.events());
   for (auto& o : outs) {
-    for (auto& ev : o.events) result.events.push_back(std::move(ev));
     result.sessions.push_back(o.session);
     if (o.deadline_exceeded) result.deadline_exceeded = true;
     if (o.scenario_error) result.scenario_error = true;
     if (result.error.empty() && !o.error.empty()) result.error = o.error;
   }
   if (result.error.empty() && !monitor_error.empty()) result.error = monitor_error;
-  std::stable_sort(result.events.begin(), result.events.end(),
-                   [](const StepEvent& a, const StepEvent& b) { return a.sent_us < b.sent_us; });
   std::vector<internal::OwnTermination> own;
   for (const auto& o : outs) own.insert(own.end(), o.terminated.begin(), o.terminated.end());
   // A session lost to something outside the scenario: the root cause, named before its

@@ -15,7 +15,10 @@
 // the trial deadline, then the `final` queries and `teardown` run on the control session. A session
 // lost to something outside the scenario makes the trial an error (faults.h). A lost worker session
 // is reopened for the next trial. Everything waits with a deadline (RunOptions), then cancels, then
-// reports. Thread-safety: a Runner runs one PlanItem at a time, from one thread.
+// reports. Each trial has a step gate (RunOptions::gate, step_gate.h) that says when each step may
+// start, a clock a gate may pause (trial_clock.h), and an event stream (trial_events.h) that
+// RunOptions::subscriber watches live; the trial's step record is that stream folded.
+// Thread-safety: a Runner runs one PlanItem at a time, from one thread.
 #pragma once
 
 #include <chrono>
@@ -31,6 +34,8 @@
 #include "harness/model/status.h"
 #include "harness/model/stop_flag.h"
 #include "harness/model/trial_result.h"
+#include "harness/run/step_gate.h"
+#include "harness/run/trial_events.h"
 
 namespace racelab {
 
@@ -42,6 +47,19 @@ struct RunOptions {
   std::chrono::microseconds monitor_poll{2000};  // the monitor's poll interval
   uint64_t seed = 0;               // permutes the order in which worker threads are started
   const StopFlag* stop = nullptr;  // may be null
+  // Each trial's step gate (step_gate.h); null: MakeDefaultGate (ordered items ordered, the rest
+  // free).
+  GateFactory gate;
+  // Longest a gate may hold one step on purpose (a paused trial, trial_clock.h); a race's own waits
+  // keep statement_timeout_ms.
+  long gate_hold_timeout_ms = 3600000;
+  // Sees every event of every trial as it happens (trial_events.h), on the publishing thread; may
+  // be empty.
+  TrialEvents::Subscriber subscriber;
+  // After each step, publish the locks every session holds and awaits (kLockSnapshot) where the
+  // engine's monitor can list them (WaitMonitor::CanSnapshotLocks: PostgreSQL). Off by default: the
+  // extra look runs between steps, while the race is on.
+  bool lock_snapshots = false;
 };
 
 // Called after each trial, from the runner's thread (the CLI prints progress with it).

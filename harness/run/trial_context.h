@@ -20,15 +20,19 @@
 #include "harness/model/trial_result.h"
 #include "harness/run/barrier.h"
 #include "harness/run/faults.h"
-#include "harness/run/order_gate.h"
+#include "harness/run/step_gate.h"
+#include "harness/run/trial_clock.h"
+#include "harness/run/trial_events.h"
 
 namespace racelab {
 
 struct TrialContext {
   const PlanItem* item = nullptr;
-  int trial = 0;                      // 0-based index of the trial in its PlanItem
-  SteadyTime origin;                  // trial start: t = 0 µs
-  SteadyTime deadline;                // the whole trial must end by then
+  int trial = 0;      // 0-based index of the trial in its PlanItem
+  SteadyTime origin;  // trial start: t = 0 µs
+  // The trial's deadline: origin + trial_timeout_ms + the time its gate paused it (trial_clock.h).
+  // Thread-safe.
+  TrialClock clock;
   long statement_timeout_ms = 30000;  // default deadline of one statement/wait
   long trial_timeout_ms = 120000;     // origin + this = deadline
   const StopFlag* stop = nullptr;
@@ -36,8 +40,14 @@ struct TrialContext {
   const Engine* engine = nullptr;  // only its const classification methods (thread-safe)
   std::map<std::string, std::unique_ptr<Barrier>> barriers;  // by name; Barrier is thread-safe
   std::map<std::string, std::vector<int64_t>> role_pids;     // role -> session ids of its instances
-  std::unique_ptr<OrderGates>
-      order;  // an ordered item's entries (PlanItem::order_entries), else null
+  // Says when each step may start (step_gate.h): FreeGate, or OrderedGate for an ordered item
+  // (PlanItem::order_entries). Thread-safe; never null while workers run.
+  std::unique_ptr<StepGate> gate;
+  long gate_hold_timeout_ms = 0;  // RunOptions::gate_hold_timeout_ms
+  // The trial's events (trial_events.h): workers publish their steps, the monitor its waits.
+  // Thread-safe.
+  TrialEvents* events = nullptr;
+  bool lock_snapshots = false;  // publish the held and awaited locks after each step
   // racelab's control connection (ItemSession::control) for `probe` steps. It belongs to the runner
   // thread, which does not use it between starting the workers and joining them; in that time
   // workers use it only while holding `control_mutex` (one probe at a time, each with its
@@ -53,7 +63,7 @@ struct TrialContext {
   void Abandon() {
     abort = true;
     for (auto& [name, b] : barriers) b->Abort();
-    if (order) order->Abandon();
+    if (gate) gate->Abandon();
   }
 
   int64_t NowUs() const {
@@ -64,10 +74,9 @@ struct TrialContext {
   int64_t ToUs(SteadyTime t) const {
     return std::chrono::duration_cast<std::chrono::microseconds>(t - origin).count();
   }
+  SteadyTime deadline() const { return clock.deadline(); }
   // now + ms, but never past the trial deadline.
-  SteadyTime DeadlineIn(long ms) const {
-    return std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(ms));
-  }
+  SteadyTime DeadlineIn(long ms) const { return clock.DeadlineIn(ms); }
 };
 
 // One worker's record of one barrier meeting, for the release skew.
@@ -79,8 +88,8 @@ struct BarrierMeeting {
 };
 
 // What one worker hands back. Written only by its own thread; read by the runner after join.
+// (Its steps' records are not here: each is published as a kStepEnded event, TrialContext::events.)
 struct WorkerOutput {
-  std::vector<StepEvent> events;
   SessionResult session;
   std::vector<BarrierMeeting> meetings;
   std::string error;  // harness error (a wait that never ended, a missing capture, …)

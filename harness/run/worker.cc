@@ -11,8 +11,9 @@
 
 namespace racelab {
 
-Worker::Worker(TrialContext* ctx, const PlannedSession* session, Session* conn)
+Worker::Worker(TrialContext* ctx, int session_index, const PlannedSession* session, Session* conn)
     : ctx_(ctx),
+      session_index_(session_index),
       session_(session),
       conn_(conn),
       backend_delay_(conn->local_backend() ? static_cast<int>(conn->session_id()) : 0) {
@@ -27,10 +28,12 @@ WorkerOutput Worker::Run() {
   const auto& steps = session_->steps;
   while (next_index_ < steps.size()) {
     size_t i = next_index_++;
-    if (steps[i].order_entry >= 0) AwaitOrder(steps[i]);
-    if (steps[i].order_entry >= 0) ctx_->order->Started(steps[i].order_entry);
+    const GateTurn turn{session_index_, session_, i, &steps[i], attempt_, failed_};
+    AwaitGate(turn);
+    ctx_->gate->Started(turn);
     RunStep(i, steps[i]);
-    if (steps[i].order_entry >= 0) ctx_->order->Done(steps[i].order_entry);
+    ctx_->gate->Ended(turn);
+    if (ctx_->lock_snapshots) PublishLocks(steps[i]);
   }
   if (in_txn_ && conn_->in_transaction()) {
     // A session that ends inside a transaction is rolled back (not recorded as a step).
@@ -42,73 +45,87 @@ WorkerOutput Worker::Run() {
   return std::move(out_);
 }
 
-void Worker::AwaitOrder(const PlannedStep& step) {
-  const long ms = step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
-  const SteadyTime deadline = ctx_->DeadlineIn(ms);
-  OrderGates::Result r = OrderGates::Result::kDone;
-  const PlannedOrderEntry* late = nullptr;
-  std::string why;
-  if (!step.await_ended.empty()) {  // markers (other) of this session's previous entry
-    int e = -1;
-    r = ctx_->order->AwaitEnded(step.await_ended, deadline, ctx_->stop, &e);
-    if (e >= 0) late = &ctx_->item->order_entries.at(static_cast<size_t>(e));
-    why = "did not end {} (a marker of this session's previous step waits for it)";
-  }
-  if (r == OrderGates::Result::kDone && step.await_entry >= 0) {
-    late = &ctx_->item->order_entries.at(static_cast<size_t>(step.await_entry));
-    const int64_t waiter = ctx_->role_pids.at(late->session).at(0);
-    r = ctx_->order->AwaitHandover(step.await_entry, late->once, waiter, ctx_->monitor, deadline,
-                                   ctx_->stop);
-    why = "neither ended nor was seen waiting {}";
-  }
-  if (r == OrderGates::Result::kDone || r == OrderGates::Result::kWaiting) return;
-  if (failed_ || r == OrderGates::Result::kAbandoned) return;  // its steps are skipped anyway
+long Worker::StepMs(const PlannedStep& step) const {
+  return step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
+}
+
+void Worker::AwaitGate(const GateTurn& turn) {
+  const PlannedStep& step = *turn.step;
+  GateLimits limits;
+  limits.race_ms = StepMs(step);
+  limits.race_deadline = ctx_->DeadlineIn(limits.race_ms);
+  limits.hold_deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(ctx_->gate_hold_timeout_ms);
+  limits.trial_timeout_ms = ctx_->trial_timeout_ms;
+  limits.clock = &ctx_->clock;
+  limits.stop = ctx_->stop;
+  const GateAnswer a = ctx_->gate->AwaitTurn(turn, limits);
+  if (a.result == GateAnswer::Result::kGo) return;
+  if (failed_ || a.result == GateAnswer::Result::kStopped) return;  // its steps are skipped anyway
   StepEvent ev = NewEvent(step);
   ev.completed_us = ev.sent_us;
-  const bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
-  const std::string who = late != nullptr ? late->session + "/" + late->step : "?";
-  const std::string when =
-      trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
-            : fmt::format("within {} ms", ms);
-  // The step waited for may never have started: its session is still in an earlier step, blocked on
-  // something no entry before it in the order released (an order that cannot go on).
-  const auto& entries = ctx_->item->order_entries;
-  const int running = late != nullptr ? ctx_->order->StillRunningBefore(
-                                            static_cast<int>(late - entries.data()), entries)
-                                      : -1;
-  ev.message = fmt::format("order: {} ", who) + fmt::format(fmt::runtime(why), when);
-  if (r == OrderGates::Result::kMonitorFailed) {
-    ev.message =
-        fmt::format("order: the wait monitor failed before {} ended or was seen waiting ({})", who,
-                    ctx_->monitor->error());
-  } else if (running >= 0) {
-    const PlannedOrderEntry& blocked = entries.at(static_cast<size_t>(running));
-    const SteadyTime look = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
-    const bool waiting =
-        ctx_->monitor != nullptr &&
-        ctx_->monitor->AwaitBlocked({ctx_->role_pids.at(blocked.session).at(0)}, look, nullptr);
-    ev.message = fmt::format(
-        "order: {} never started {}: {}/{} before it in session {} {}, so the order could "
-        "not go on",
-        who, when, blocked.session, blocked.step, blocked.session,
-        waiting ? fmt::format("is still waiting (seen waiting on a lock) — no step before {} "
-                              "in the order ended that wait",
-                              who)
-                : std::string("is still running (not seen waiting on a lock)"));
-  }
-  out_.deadline_exceeded = r == OrderGates::Result::kTimedOut;
+  ev.message = a.message;
+  out_.deadline_exceeded = a.deadline_exceeded;
   if (out_.error.empty())
     out_.error = fmt::format("{}: step '{}': {}", session_->label, step.name, ev.message);
   Fail(ev);
-  // The order cannot go on: end the trial now, not at the late step's own deadline (the statement
-  // it waits for may run for as long as the run's --statement-timeout-ms): every other session's
-  // statement is cancelled and their remaining steps are skipped.
+  if (!a.ends_trial) return;
+  // The trial cannot go on (an order that cannot): end it now, not at the late step's own deadline
+  // (the statement it waits for may run for as long as the run's --statement-timeout-ms): every
+  // other session's statement is cancelled and their remaining steps are skipped.
   out_.ended_trial = true;
   ctx_->Abandon();
   for (Session* s : ctx_->sessions) {
     if (s != conn_) s->Cancel();
   }
   if (ctx_->control != nullptr) ctx_->control->Cancel();  // a probe that waits
+}
+
+StepEvent Worker::StartEvent(const PlannedStep& step) {
+  StepEvent ev = NewEvent(step);
+  TrialEvent e;
+  e.kind = TrialEvent::Kind::kStepStarted;
+  e.at_us = ev.sent_us;
+  e.trial = ctx_->trial;
+  e.session_index = session_index_;
+  e.session = session_->label;
+  e.step = step.name;
+  e.attempt = attempt_;
+  ctx_->events->Publish(std::move(e));
+  return ev;
+}
+
+void Worker::Record(StepEvent ev) {
+  TrialEvent e;
+  e.kind = TrialEvent::Kind::kStepEnded;
+  e.at_us = ctx_->NowUs();
+  e.trial = ctx_->trial;
+  e.session_index = session_index_;
+  e.session = session_->label;
+  e.step = ev.step;
+  e.attempt = ev.attempt;
+  e.ended = std::move(ev);
+  ctx_->events->Publish(std::move(e));
+}
+
+void Worker::PublishLocks(const PlannedStep& step) {
+  if (ctx_->monitor == nullptr || !ctx_->monitor->CanSnapshotLocks()) return;
+  TrialEvent e;
+  e.kind = TrialEvent::Kind::kLockSnapshot;
+  e.trial = ctx_->trial;
+  e.session_index = session_index_;
+  e.session = session_->label;
+  e.step = step.name;
+  e.attempt = attempt_;
+  Result<LockSnapshot> locks =
+      ctx_->monitor->SnapshotLocks(ctx_->DeadlineIn(ctx_->statement_timeout_ms));
+  e.at_us = ctx_->NowUs();
+  if (locks.ok()) {
+    e.locks = std::move(locks.value());
+  } else {
+    e.message = locks.status().message();
+  }
+  ctx_->events->Publish(std::move(e));
 }
 
 StepEvent Worker::NewEvent(const PlannedStep& step) const {
@@ -133,11 +150,11 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
   if (step.kind == StepKind::kBarrier) {
     if (barrier_met_[index]) return;  // met on an earlier attempt
     barrier_met_[index] = true;
-    StepEvent ev = NewEvent(step);
+    StepEvent ev = StartEvent(step);
     if (!failed_) NoteNextSend(ev.sent_us);
     BarrierMeeting meeting{step.barrier, ++barrier_counts_[step.barrier], 0, -1};
     SteadyTime released;
-    auto r = ctx_->barriers.at(step.barrier)->ArriveAndWait(ctx_->deadline, &released);
+    auto r = ctx_->barriers.at(step.barrier)->ArriveAndWait(ctx_->deadline(), &released);
     ev.completed_us = ctx_->NowUs();
     if (r == Barrier::WaitResult::kReleased) {
       meeting.released_us = ctx_->ToUs(released);
@@ -152,20 +169,20 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
         out_.error = fmt::format("{}: barrier '{}': {}", session_->label, step.barrier, ev.message);
       Fail(ev);
     }
-    out_.events.push_back(std::move(ev));
+    Record(std::move(ev));
     return;
   }
-  StepEvent ev = NewEvent(step);
+  StepEvent ev = StartEvent(step);
   step_thread_delay_ = ThreadRunDelayUs();
   if (failed_ || stopping) {
     ev.skipped = true;
     ev.completed_us = ev.sent_us;
     Unset(step, "was skipped (the session had failed)");
-    out_.events.push_back(std::move(ev));
+    Record(std::move(ev));
     return;
   }
   NoteNextSend(ev.sent_us);
-  if (std::chrono::steady_clock::now() >= ctx_->deadline) {
+  if (std::chrono::steady_clock::now() >= ctx_->deadline()) {
     ev.completed_us = ev.sent_us;
     ev.message = "not started: the trial deadline had passed";
     out_.deadline_exceeded = true;
@@ -174,7 +191,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
                                session_->label, ctx_->trial_timeout_ms, step.name);
     }
     Fail(ev);
-    out_.events.push_back(std::move(ev));
+    Record(std::move(ev));
     return;
   }
   switch (step.kind) {
@@ -239,11 +256,11 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
     case StepKind::kSleep: {
       SteadyTime until =
           std::chrono::steady_clock::now() + std::chrono::milliseconds(step.sleep_ms);
-      if (!SleepUntil(std::min(until, ctx_->deadline), ctx_->stop)) ev.message = "interrupted";
+      if (!SleepUntil(std::min(until, ctx_->deadline()), ctx_->stop)) ev.message = "interrupted";
       ev.completed_us = ctx_->NowUs();
       ev.late_us =
           std::max<int64_t>(0, ev.completed_us - ev.sent_us - step.sleep_ms * 1000);  // woke late
-      if (until > ctx_->deadline && ev.message.empty()) {
+      if (until > ctx_->deadline() && ev.message.empty()) {
         ev.message = "cut short by the trial deadline";
         out_.deadline_exceeded = true;
         if (out_.error.empty()) {
@@ -262,7 +279,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       ev.completed_us = ctx_->NowUs();
       if (!seen) {
         std::string why = ctx_->monitor->error();
-        bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
+        bool trial = std::chrono::steady_clock::now() >= ctx_->deadline();
         ev.message = fmt::format(
             "'{}' was not seen in a lock wait {}{}", step.target,
             trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
@@ -299,7 +316,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       break;
   }
   if (!ev.sqlstate.empty()) HandleError(step, ev);
-  out_.events.push_back(std::move(ev));
+  Record(std::move(ev));
 }
 
 void Worker::AwaitEnded(const PlannedStep& step, StepEvent* ev) {
@@ -318,7 +335,7 @@ void Worker::AwaitEnded(const PlannedStep& step, StepEvent* ev) {
     for (int64_t pid : pids) out_.terminated.push_back({pid, ev->sent_us});
     return;
   }
-  const bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
+  const bool trial = std::chrono::steady_clock::now() >= ctx_->deadline();
   const std::string within =
       trial ? fmt::format("before the trial deadline ({} ms)", ctx_->trial_timeout_ms)
             : fmt::format("within {} ms", ms);
@@ -394,7 +411,7 @@ QueryResult Worker::ExecSql(const PlannedStep& step, StepEvent* ev, const std::s
   if (r.cancelled_by_deadline) {
     out_.deadline_exceeded = true;
     bool stopped = ctx_->stop != nullptr && ctx_->stop->stop_requested();
-    bool trial = std::chrono::steady_clock::now() >= ctx_->deadline;
+    bool trial = std::chrono::steady_clock::now() >= ctx_->deadline();
     if (out_.error.empty()) {
       out_.error = stopped ? fmt::format("{}: step '{}' was cancelled: racelab was interrupted",
                                          session_->label, step.name)

@@ -31,18 +31,25 @@ namespace racelab {
 
 class Worker {
  public:
-  // REQUIRES: `ctx`, `session` and `conn` outlive Run().
-  Worker(TrialContext* ctx, const PlannedSession* session, Session* conn);
+  // `session` is item.sessions[session_index]. REQUIRES: `ctx`, `session` and `conn` outlive Run().
+  Worker(TrialContext* ctx, int session_index, const PlannedSession* session, Session* conn);
 
   // Runs every step; never throws for database errors (they are data in the output).
   WorkerOutput Run();
 
  private:
   void RunStep(size_t index, const PlannedStep& step);
-  // An ordered item: waits until the markers of this session's previous entry allow `step`, then
-  // until the step before it in the permutation ended or is seen waiting
-  // (harness/run/order_gate.h); a wait past its deadline fails the session.
-  void AwaitOrder(const PlannedStep& step);
+  // Asks the trial's gate (step_gate.h) whether `turn` may start; a refusal fails the session and,
+  // when the gate says so, ends the trial (an order that cannot go on: ordered_gate.h).
+  void AwaitGate(const GateTurn& turn);
+  // The step's deadline in ms: its timeout_ms, else the run's statement deadline.
+  long StepMs(const PlannedStep& step) const;
+  // A new record of `step`, published as kStepStarted (trial_events.h).
+  StepEvent StartEvent(const PlannedStep& step);
+  // The step's record, published as kStepEnded: the trial's record is the stream folded.
+  void Record(StepEvent ev);
+  // RunOptions::lock_snapshots: the locks every session holds and awaits, as kLockSnapshot.
+  void PublishLocks(const PlannedStep& step);
   QueryResult ExecSql(const PlannedStep& step, StepEvent* ev, const std::string& sql);
   // An `await_ended` step: waits (until its timeout_ms) for the server to end every instance of the
   // target role; past the deadline, or when the monitor cannot look, the session fails.
@@ -65,6 +72,7 @@ class Worker {
   void NoteNextSend(int64_t sent_us);
 
   TrialContext* ctx_;
+  const int session_index_;
   const PlannedSession* session_;
   Session* conn_;
   ProcessRunDelay backend_delay_;  // its backend's run-queue delay (local server only)

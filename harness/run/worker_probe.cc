@@ -36,7 +36,7 @@ void Worker::RunProbe(const PlannedStep& step, StepEvent* ev) {
   ev->sql = sql;
   const long ms = step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
   const SteadyTime deadline = ctx_->DeadlineIn(ms);
-  const bool trial_deadline = deadline == ctx_->deadline;
+  const bool trial_deadline = deadline == ctx_->deadline();
   auto fail_at_deadline = [&](const std::string& what) {
     ev->completed_us = ctx_->NowUs();
     ev->message = what;

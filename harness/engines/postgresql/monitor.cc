@@ -87,6 +87,49 @@ PolledWaitMonitor::PollResult Monitor::Poll(const std::vector<int64_t>& pids, St
   return out;
 }
 
+void Monitor::Begin(std::vector<int64_t> pids, SteadyTime origin) {
+  {
+    std::lock_guard<std::mutex> conn_lock(conn_mu_);
+    watched_ = pids;
+    origin_ = origin;
+  }
+  PolledWaitMonitor::Begin(std::move(pids), origin);
+}
+
+Result<LockSnapshot> Monitor::SnapshotLocks(SteadyTime deadline) {
+  std::lock_guard<std::mutex> conn_lock(conn_mu_);
+  LockSnapshot out;
+  out.method = "pg_locks";
+  // The object in words; a relation by its name (schema-qualified when not on the monitor's
+  // search_path), never by OID.
+  const std::string sql =
+      "SELECT pid, locktype, mode, granted, CASE locktype "
+      "WHEN 'relation' THEN relation::regclass::text "
+      "WHEN 'tuple' THEN format('tuple (%s,%s) of %s', page, tuple, relation::regclass) "
+      "WHEN 'page' THEN format('page %s of %s', page, relation::regclass) "
+      "WHEN 'transactionid' THEN 'transaction ' || transactionid "
+      "WHEN 'virtualxid' THEN 'virtual transaction ' || virtualxid "
+      "WHEN 'advisory' THEN format('advisory %s/%s/%s', classid, objid, objsubid) "
+      "ELSE locktype END "
+      "FROM pg_locks WHERE pid = ANY(ARRAY[" +
+      PidList(watched_) + "]::int[]) ORDER BY 1, 4 DESC, 2, 5, 3";
+  out.sent_us = UsSince(origin_);
+  QueryResult r = conn_->Exec(sql, deadline, kMaxPolledRows);
+  out.received_us = UsSince(origin_);
+  if (!r.ok()) return Status::Database("monitor connection: " + r.message);
+  for (const auto& row : r.values) {
+    if (row.size() < 5) continue;
+    SessionLock l;
+    l.session_id = std::stoll(row[0].value_or("0"));
+    l.lock_type = row[1].value_or("");
+    l.mode = row[2].value_or("");
+    l.granted = row[3].value_or("f") == "t";
+    l.object = row[4].value_or("");
+    out.locks.push_back(std::move(l));
+  }
+  return out;
+}
+
 std::string Monitor::Terminate(const std::vector<int64_t>& pids, SteadyTime deadline) {
   std::lock_guard<std::mutex> conn_lock(conn_mu_);
   // PostgreSQL 14+: with a timeout, pg_terminate_backend waits until the backend has exited (docs

@@ -47,6 +47,15 @@ class Monitor : public PolledWaitMonitor {
   EndWait AwaitEnded(const std::vector<int64_t>& pids, SteadyTime deadline,
                      const StopFlag* stop) override;
 
+  // pg_locks of the watched pids, on the monitor's connection: every heavyweight lock each holds
+  // (granted) or awaits. A row lock is no pg_locks row (it lives in the tuple): a row's holder
+  // shows as its transactionid lock, and its waiter as awaiting that transactionid (or a tuple
+  // lock) (PostgreSQL docs §54.12 pg_locks).
+  bool CanSnapshotLocks() const override { return true; }
+  Result<LockSnapshot> SnapshotLocks(SteadyTime deadline) override;
+  // Keeps the trial's pids and origin for SnapshotLocks, then starts polling.
+  void Begin(std::vector<int64_t> pids, SteadyTime origin) override;
+
   // The monitor connection is open and idle (call between trials).
   bool healthy() override;
 
@@ -62,6 +71,8 @@ class Monitor : public PolledWaitMonitor {
   std::mutex conn_mu_;
   std::unique_ptr<Connection> conn_;  // used under conn_mu_ only
   bool poll_prepared_ = false;        // racelab_poll exists on conn_ (under conn_mu_)
+  std::vector<int64_t> watched_;      // this trial's pids, for SnapshotLocks (under conn_mu_)
+  SteadyTime origin_{};               // this trial's t = 0 (under conn_mu_)
 };
 
 }  // namespace racelab::pg
