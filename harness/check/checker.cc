@@ -66,6 +66,8 @@ Result<CheckResult> Check(const History& h, const CheckOptions& options) {
   Status s = h.model == Model::kListAppend ? internal::InferListAppend(h, &sink, &inferred)
                                            : internal::InferRwRegister(h, &sink, &inferred);
   if (!s.ok()) return s;
+  if (options.stop != nullptr && options.stop->stop_requested())
+    return Status::Usage("interrupted");
   if (options.process_order) internal::ProcessOrder(h, &inferred.deps);
   result.dependencies = inferred.deps.size();
   result.cyclic_components = internal::FindCycles(h, std::move(inferred.deps), &sink);

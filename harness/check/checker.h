@@ -38,6 +38,7 @@
 
 #include "harness/check/history.h"
 #include "harness/model/status.h"
+#include "harness/model/stop_flag.h"
 
 namespace racelab::check {
 
@@ -61,8 +62,10 @@ struct Anomaly {
 };
 
 struct CheckOptions {
-  bool process_order = false;  // add each process's order to the graph (…-process anomalies)
-  size_t max_examples = 8;     // anomalies kept per name (all are counted)
+  bool process_order = false;      // add each process's order to the graph (…-process anomalies)
+  size_t max_examples = 8;         // anomalies kept per name (all are counted)
+  const StopFlag* stop = nullptr;  // SIGINT/SIGTERM: checked between the stages (each well under
+                                   // a few seconds at 1M transactions)
 };
 
 struct CheckResult {
@@ -75,7 +78,8 @@ struct CheckResult {
 };
 
 // The anomalies of `h`. Errors (kUsage): the history breaks its model's premise — an element
-// appended twice, a value written twice (names both transactions).
+// appended twice, a value written twice (names both transactions); "interrupted" when
+// options.stop was requested.
 Result<CheckResult> Check(const History& h, const CheckOptions& options = {});
 
 }  // namespace racelab::check

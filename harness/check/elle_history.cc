@@ -14,8 +14,8 @@ using Kind = EdnValue::Kind;
 
 class ElleParser {
  public:
-  ElleParser(const std::string& file, std::string_view text)
-      : reader_(file, text), builder_(Model::kListAppend) {}
+  ElleParser(const std::string& file, std::string_view text, const StopFlag* stop)
+      : reader_(file, text), builder_(Model::kListAppend), stop_(stop) {}
   Result<History> Run();
 
  private:
@@ -38,6 +38,7 @@ class ElleParser {
   std::unordered_map<int64_t, Pending> open_;  // process → its :invoke
   std::vector<int64_t> open_order_;
   int64_t position_ = 0;
+  const StopFlag* stop_;
 };
 
 Status ElleParser::SetModel(Model m, const EdnValue& at) {
@@ -77,6 +78,8 @@ Result<History> ElleParser::Run() {
 }
 
 Status ElleParser::Op(const EdnValue& op) {
+  if (position_ % 4096 == 0 && stop_ != nullptr && stop_->stop_requested())
+    return Status::Usage("interrupted");
   if (op.kind != Kind::kMap)
     return Bad(op,
                fmt::format("an operation must be a map {{:type …}}, not a {}", EdnDescribe(op)));
@@ -208,8 +211,9 @@ std::string EdnKey(const std::string& key) {
 
 }  // namespace
 
-Result<History> ParseElleHistory(const std::string& file, std::string_view text) {
-  return ElleParser(file, text).Run();
+Result<History> ParseElleHistory(const std::string& file, std::string_view text,
+                                 const StopFlag* stop) {
+  return ElleParser(file, text, stop).Run();
 }
 
 void WriteElleHistory(const History& h, std::ostream& out) {

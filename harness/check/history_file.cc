@@ -13,7 +13,7 @@
 namespace racelab::check {
 namespace {
 
-Result<std::string> ReadAll(const std::string& path) {
+Result<std::string> ReadAll(const std::string& path, const StopFlag* stop) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return Status::Usage(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   struct stat st {};
@@ -38,6 +38,10 @@ Result<std::string> ReadAll(const std::string& path) {
       return Status::Usage(fmt::format("{}: cannot read: {}", path, std::strerror(e)));
     }
     if (n == 0) break;
+    if (stop != nullptr && stop->stop_requested()) {
+      ::close(fd);
+      return Status::Usage("interrupted");
+    }
     text.append(buf, static_cast<size_t>(n));
     if (text.size() > kMaxHistoryBytes) {
       ::close(fd);
@@ -67,12 +71,13 @@ HistoryFormat Sniff(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-Result<History> ReadHistoryFile(const std::string& path, HistoryFormat format) {
-  auto text = ReadAll(path);
+Result<History> ReadHistoryFile(const std::string& path, HistoryFormat format,
+                                const StopFlag* stop) {
+  auto text = ReadAll(path, stop);
   if (!text.ok()) return text.status();
   if (format == HistoryFormat::kAuto) format = Sniff(path, *text);
-  return format == HistoryFormat::kElle ? ParseElleHistory(path, *text)
-                                        : ParseJsonHistory(path, *text);
+  return format == HistoryFormat::kElle ? ParseElleHistory(path, *text, stop)
+                                        : ParseJsonHistory(path, *text, stop);
 }
 
 }  // namespace racelab::check

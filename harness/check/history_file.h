@@ -22,6 +22,7 @@
 
 #include "harness/check/history.h"
 #include "harness/model/status.h"
+#include "harness/model/stop_flag.h"
 
 namespace racelab::check {
 
@@ -29,12 +30,17 @@ inline constexpr size_t kMaxHistoryBytes = size_t{1} << 30;  // 1 GiB
 
 enum class HistoryFormat { kAuto, kElle, kJson };
 
+// `stop` (may be null): SIGINT/SIGTERM end the read between chunks and every few thousand
+// operations, with the error "interrupted".
 Result<History> ReadHistoryFile(const std::string& path,
-                                HistoryFormat format = HistoryFormat::kAuto);
+                                HistoryFormat format = HistoryFormat::kAuto,
+                                const StopFlag* stop = nullptr);
 
 // From text: `file` names it in errors.
-Result<History> ParseElleHistory(const std::string& file, std::string_view text);
-Result<History> ParseJsonHistory(const std::string& file, std::string_view text);
+Result<History> ParseElleHistory(const std::string& file, std::string_view text,
+                                 const StopFlag* stop = nullptr);
+Result<History> ParseJsonHistory(const std::string& file, std::string_view text,
+                                 const StopFlag* stop = nullptr);
 
 // Elle's EDN: per transaction an :invoke (reads nil) and its completion, :index counting from 0;
 // keys that are integers stay integers, keywords stay keywords, others become strings; a process

@@ -15,7 +15,8 @@ constexpr int kVersion = 1;
 
 class JsonParser {
  public:
-  JsonParser(const std::string& file) : file_(file), builder_(Model::kListAppend) {}
+  JsonParser(const std::string& file, const StopFlag* stop)
+      : file_(file), builder_(Model::kListAppend), stop_(stop) {}
   Result<History> Run(std::string_view text);
 
  private:
@@ -31,6 +32,7 @@ class JsonParser {
   Model model_ = Model::kListAppend;
   uint32_t line_ = 0;
   int64_t position_ = 0;
+  const StopFlag* stop_;
 };
 
 Result<History> JsonParser::Run(std::string_view text) {
@@ -42,6 +44,8 @@ Result<History> JsonParser::Run(std::string_view text) {
     const std::string_view line = text.substr(start, end - start);
     start = end + 1;
     ++line_;
+    if (line_ % 4096 == 0 && stop_ != nullptr && stop_->stop_requested())
+      return Status::Usage("interrupted");
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     json j;
     try {
@@ -177,8 +181,9 @@ Status JsonParser::Mop(const json& op, size_t i, Outcome outcome) {
 
 }  // namespace
 
-Result<History> ParseJsonHistory(const std::string& file, std::string_view text) {
-  return JsonParser(file).Run(text);
+Result<History> ParseJsonHistory(const std::string& file, std::string_view text,
+                                 const StopFlag* stop) {
+  return JsonParser(file, stop).Run(text);
 }
 
 void WriteJsonHistory(const History& h, std::ostream& out) {

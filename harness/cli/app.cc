@@ -286,6 +286,7 @@ int Main(int argc, char** argv) {
   if (convert->parsed()) return ConvertCommand(convert_args);
   if (explain->parsed()) return ExplainCommand(explain_name, &stop);
   if (clean->parsed()) return CleanCommand(clean_dsn, clean_timeout_ms, clean_dry_run);
+  check_args.stop = &stop;
   if (check->parsed()) return CheckCommand(check_args);
   compare_args.stop = matrix_args.stop = merge_args.stop =
       &stop;  // reports as input: interruptible

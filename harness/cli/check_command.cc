@@ -46,7 +46,8 @@ int CheckCommand(const CheckArgs& args) {
   const HistoryFormat format = args.input == "edn"    ? HistoryFormat::kElle
                                : args.input == "json" ? HistoryFormat::kJson
                                                       : HistoryFormat::kAuto;
-  auto history = check::ReadHistoryFile(args.file, format);
+  auto history = check::ReadHistoryFile(args.file, format, args.stop);
+  if (args.stop != nullptr && args.stop->stop_requested()) return InterruptedExitCode(args.stop);
   if (!history.ok()) return UsageError(history.status().message());
   if (!args.export_format.empty()) {
     std::ofstream file;
@@ -65,7 +66,9 @@ int CheckCommand(const CheckArgs& args) {
     return 0;
   }
   auto result = check::Check(
-      *history, {.process_order = args.process_order, .max_examples = args.max_examples});
+      *history,
+      {.process_order = args.process_order, .max_examples = args.max_examples, .stop = args.stop});
+  if (args.stop != nullptr && args.stop->stop_requested()) return InterruptedExitCode(args.stop);
   if (!result.ok()) return UsageError(args.file + ": " + result.status().message());
   std::ostringstream text;
   if (args.format == "json")

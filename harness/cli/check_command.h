@@ -4,12 +4,14 @@
 //
 // Exit codes: 0 no anomaly (or exported) · 1 anomalies found, each named with its cycle · 2 usage,
 // or a history that cannot be read (file:line and the field named) or breaks its model (an element
-// appended twice). Output: console text or --format json on stdout.
+// appended twice) · 130/143 interrupted. Output: console text or --format json on stdout.
 // Thread-safety: call from the main thread only.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
+
+#include "harness/model/stop_flag.h"
 
 namespace racelab::cli {
 
@@ -21,6 +23,7 @@ struct CheckArgs {
   std::string output = "-";        // --export's file; "-": stdout
   bool process_order = false;
   size_t max_examples = 8;
+  const StopFlag* stop = nullptr;  // SIGINT/SIGTERM end the read or the check (exit 130/143)
 };
 
 CLI::App* AddCheckSubcommand(CLI::App& app, CheckArgs* args);

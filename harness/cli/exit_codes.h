@@ -44,7 +44,8 @@ inline constexpr std::array<ExitCodeRow, 13> kExitCodes{{
     {"matrix", "0 written · 2 usage, a report that cannot be read, or no anomaly-* result in it"},
     {"check",
      "0 no anomaly · 1 anomalies found (each named, with its cycle explained) · 2 usage, or a "
-     "history that cannot be read (file:line and the field named) or breaks its model"},
+     "history that cannot be read (file:line and the field named) or breaks its model "
+     "· 130/143 interrupted"},
     {"check --export FORMAT",
      "0 the history was written · 2 usage, or a history that cannot be read"},
     {"clean",

@@ -225,6 +225,25 @@ TEST(CheckTest, ProcessOrderNamesProcessCycles) {
       << Explained(r, "G-single-process");
 }
 
+// An info transaction may have committed: what it wrote can be read (no G1a) and it is in the
+// graph; a failed one is not.
+TEST(CheckTest, InfoWritesCountFailedOnesDoNot) {
+  CheckResult r = Checked(Edn(R"(
+{:type :info, :f :txn, :value [[:append x 1] [:append y 1]], :process 0, :index 1}
+{:type :ok, :f :txn, :value [[:r x [1]] [:r y []]], :process 1, :index 2}
+{:type :ok, :f :txn, :value [[:r y [1]]], :process 2, :index 3}
+)"));
+  EXPECT_EQ(Count(r, "G1a"), 0u);
+  EXPECT_EQ(Count(r, "G-single"), 1u) << "T2 saw T1's x but not its y";
+  EXPECT_EQ(r.info, 1u);
+  CheckResult failed = Checked(Edn(R"(
+{:type :fail, :f :txn, :value [[:append x 1]], :process 0, :index 1}
+{:type :ok, :f :txn, :value [[:r x []]], :process 1, :index 2}
+)"));
+  EXPECT_TRUE(failed.valid());
+  EXPECT_EQ(failed.dependencies, 0u);
+}
+
 TEST(CheckTest, ElementAppendedTwiceIsBadInput) {
   auto r = Check(Edn(R"(
 {:type :ok, :f :txn, :value [[:append x 1]], :process 0, :index 1}
