@@ -9,6 +9,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "harness/cli/check_command.h"
 #include "harness/cli/command_line.h"
 #include "harness/cli/exit_codes.h"
 #include "harness/cli/man_page.h"
@@ -226,6 +227,8 @@ int Main(int argc, char** argv) {
   auto* merge = compare::AddMergeSubcommand(app, &merge_args);
   compare::MatrixArgs matrix_args;
   auto* matrix = compare::AddMatrixSubcommand(app, &matrix_args);
+  CheckArgs check_args;
+  auto* check = AddCheckSubcommand(app, &check_args);
 
   app.footer(ExitCodeTable());
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
@@ -252,9 +255,10 @@ int Main(int argc, char** argv) {
   }
   if (argc >= 2 && argv[1][0] != '-' &&
       app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {
-    return UsageError("unknown command '" + SanitizeForTerminal(argv[1]) +
-                      "' (expected list, explain, run, convert, compare, merge, matrix or clean; "
-                      "see racelab --help)");
+    return UsageError(
+        "unknown command '" + SanitizeForTerminal(argv[1]) +
+        "' (expected list, explain, run, convert, compare, merge, matrix, check or clean; "
+        "see racelab --help)");
   }
   try {
     app.parse(argc, argv);
@@ -282,6 +286,8 @@ int Main(int argc, char** argv) {
   if (convert->parsed()) return ConvertCommand(convert_args);
   if (explain->parsed()) return ExplainCommand(explain_name, &stop);
   if (clean->parsed()) return CleanCommand(clean_dsn, clean_timeout_ms, clean_dry_run);
+  check_args.stop = &stop;
+  if (check->parsed()) return CheckCommand(check_args);
   compare_args.stop = matrix_args.stop = merge_args.stop =
       &stop;  // reports as input: interruptible
   if (compare->parsed()) return compare::CompareCommand(compare_args);

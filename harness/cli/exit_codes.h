@@ -15,7 +15,7 @@ struct ExitCodeRow {
   std::string_view codes;  // "0 … · 1 … · 2 …": each code with what it means, in ascending order
 };
 
-inline constexpr std::array<ExitCodeRow, 11> kExitCodes{{
+inline constexpr std::array<ExitCodeRow, 13> kExitCodes{{
     {"list",
      "0 listed · 2 usage, or a scenario or spec file that does not load · 130/143 interrupted"},
     {"explain", "0 shown · 2 usage, or the scenario does not load · 130/143 interrupted"},
@@ -42,6 +42,12 @@ inline constexpr std::array<ExitCodeRow, 11> kExitCodes{{
      "input's "
      "run ended early (run_error) or was interrupted, so results did not run"},
     {"matrix", "0 written · 2 usage, a report that cannot be read, or no anomaly-* result in it"},
+    {"check",
+     "0 no anomaly · 1 anomalies found (each named, with its cycle explained) · 2 usage, or a "
+     "history that cannot be read (file:line and the field named) or breaks its model "
+     "· 130/143 interrupted"},
+    {"check --export FORMAT",
+     "0 the history was written · 2 usage, or a history that cannot be read"},
     {"clean",
      "0 cleaned (or nothing to clean) · 2 usage (a malformed --dsn) · 3 the server cannot be "
      "reached "

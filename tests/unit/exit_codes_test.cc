@@ -31,7 +31,7 @@ TEST(ExitCodesTest, ReadmeHoldsEveryRowOfTheHelpTable) {
 TEST(ExitCodesTest, HelpTableHasEverySubcommandAndEachSubcommandItsRows) {
   const std::string table = ExitCodeTable();
   for (const char* command :
-       {"list", "explain", "run", "convert", "compare", "merge", "matrix", "clean"}) {
+       {"list", "explain", "run", "convert", "compare", "merge", "matrix", "check", "clean"}) {
     EXPECT_NE(ExitCodesOf(command).find(std::string(command) + ": 0 "), std::string::npos)
         << command;
     EXPECT_NE(table.find("\n  " + std::string(command) + " "), std::string::npos) << command;
