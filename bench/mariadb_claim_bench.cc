@@ -51,7 +51,7 @@
 
 #include "bench/claim_strategy.h"
 #include "bench/engine_claim_cell.h"
-#include "harness/engine/open_engine.h"
+#include "harness/engine_registry/open_engine.h"
 #include "harness/model/isolation.h"
 
 namespace racelab {
