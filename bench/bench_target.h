@@ -1,4 +1,4 @@
-// The server a benchmark binary measures, as an Engine (harness/engine/open_engine.h):
+// The server a benchmark binary measures, as an Engine (harness/engine_registry/open_engine.h):
 // $RACELAB_BENCH_DSN when set, else a throwaway embedded server started here and stopped when the
 // engine is destroyed. Scenario SQL is not confined (the benchmarks create their own schema).
 // Thread-safety: call once from main() before any benchmark runs.
@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/engine/open_engine.h"
+#include "harness/engine_registry/open_engine.h"
 #include "harness/engines/postgresql/cluster.h"
 
 namespace racelab {

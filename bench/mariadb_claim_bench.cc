@@ -55,7 +55,7 @@
 #include "bench/claim_strategy.h"
 #include "bench/context_last.h"
 #include "bench/engine_claim_cell.h"
-#include "harness/engine/open_engine.h"
+#include "harness/engine_registry/open_engine.h"
 #include "harness/metrics/confidence.h"
 #include "harness/metrics/latency_histogram.h"
 #include "harness/model/isolation.h"

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "bench/engine_claim_cell.h"
-#include "harness/engine/open_engine.h"
+#include "harness/engine_registry/open_engine.h"
 
 namespace racelab {
 namespace {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "harness/cli/app.h"
+#include "harness/engine_registry/registry.h"
 #include "harness/eval/evaluator.h"
 #include "harness/loader/catalogue.h"
 #include "harness/loader/order_planner.h"
@@ -68,7 +69,11 @@ struct SpecRow {
   std::string file_name;
   size_t permutations = 0;
 };
-constexpr const char* kSpecEngine = "postgresql";  // a spec file runs on PostgreSQL only
+// The engine a spec file runs on (the registry's, PostgreSQL), or "-" when this build has none.
+std::string_view SpecEngineName() {
+  const EngineDescriptor* e = IsolationSpecEngine();
+  return e != nullptr ? e->name() : "-";
+}
 
 // Parses the spec at `path` and counts its permutations without building them; never connects.
 // Errors: kUsage "FILE:LINE:COL: what" (a spec file's limits, harness/loader/limits.h).
@@ -110,7 +115,7 @@ int ListCommand(const std::vector<std::string>& tags, const StopFlag* stop) {
     engine_width = std::max(engine_width, fmt::format("{}", fmt::join(s.engines, ",")).size());
   }
   for (const SpecRow& spec : specs) width = std::max(width, spec.file_name.size());
-  if (!specs.empty()) engine_width = std::max(engine_width, std::string_view(kSpecEngine).size());
+  if (!specs.empty()) engine_width = std::max(engine_width, SpecEngineName().size());
   // ENGINES: the scenario's engines: list, the engines `racelab run --engine` runs it on.
   std::cout << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "NAME", width, "TAGS", tag_width,
                            "ENGINES", engine_width, "TITLE");
@@ -125,7 +130,7 @@ int ListCommand(const std::vector<std::string>& tags, const StopFlag* stop) {
   for (const SpecRow& spec : specs) {
     std::cout << fmt::format(
         "{:<{}}  {:<{}}  {:<{}}  PostgreSQL isolation spec file, {} permutation(s)\n",
-        SanitizeForTerminal(spec.file_name, false), width, "-", tag_width, kSpecEngine,
+        SanitizeForTerminal(spec.file_name, false), width, "-", tag_width, SpecEngineName(),
         engine_width, spec.permutations);
   }
   std::cout << fmt::format("{} scenario(s) in {}\n", scenarios.size(),

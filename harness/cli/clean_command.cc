@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "harness/cli/app.h"
-#include "harness/engine/open_engine.h"
+#include "harness/engine_registry/open_engine.h"
 #include "harness/model/terminal_text.h"
 
 namespace racelab::cli {

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <utility>
 
-#include "harness/engine/open_engine.h"
+#include "harness/engine_registry/open_engine.h"
 
 namespace racelab::cli {
 namespace {

@@ -1,5 +1,5 @@
 // The command line as racelab shows it: in reports (`command`) and in argument-parser errors, with
-// every connection string redacted by parsing it (harness/engine/open_engine.h), whatever
+// every connection string redacted by parsing it (harness/engine_registry/open_engine.h), whatever
 // subcommand it came with.
 //
 // An argument is a connection string when it follows `--dsn`, is the value of `--dsn=…`, or looks

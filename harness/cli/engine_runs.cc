@@ -13,7 +13,8 @@
 #include "harness/cli/run_plan.h"
 #include "harness/cli/target_notice.h"
 #include "harness/cli/terminal.h"
-#include "harness/engine/open_engine.h"
+#include "harness/engine_registry/open_engine.h"
+#include "harness/engine_registry/registry.h"
 #include "harness/model/terminal_text.h"
 #include "harness/pipeline/pipeline.h"
 
@@ -99,16 +100,13 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
     eo.stop = stop;
     eo.confine = !args.no_confine;
     eo.allow_superuser = args.allow_superuser;
-    if (eo.dsn.empty() && SelectedEngine(eo) == "postgresql") {
+    const EngineDescriptor* selected = FindEngine(SelectedEngine(eo));  // nullptr: OpenEngine says
+    if (eo.dsn.empty() && selected != nullptr && selected->reads_libpq_environment) {
       const std::string notice = EmbeddedDespitePgEnvironment(SetPgTargetVariables(std::getenv));
       if (!notice.empty()) std::cerr << notice << "\n";
     }
     if (!args.quiet && eo.dsn.empty()) {
-      // SQLite is no server: each trial gets a new database file in a run folder of its own.
-      std::cerr << (SelectedEngine(eo) == "sqlite"
-                        ? std::string("racelab: SQLite: a new database file per trial…\n")
-                        : "racelab: starting embedded " + EngineDisplayName(SelectedEngine(eo)) +
-                              "…\n");
+      std::cerr << "racelab: " << EmbeddedStartNote(SelectedEngine(eo)) << "\n";
     }
     auto engine = OpenEngine(eo);
     if (!engine.ok()) {

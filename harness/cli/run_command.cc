@@ -16,7 +16,7 @@
 #include "harness/cli/run_plan.h"
 #include "harness/cli/run_reports.h"
 #include "harness/cli/terminal.h"
-#include "harness/engine/open_engine.h"
+#include "harness/engine_registry/open_engine.h"
 #include "harness/eval/result_accumulator.h"
 #include "harness/model/terminal_text.h"
 #include "reports/reporter.h"

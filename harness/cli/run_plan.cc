@@ -9,7 +9,7 @@
 #include <set>
 
 #include "harness/cli/terminal.h"
-#include "harness/engine/open_engine.h"
+#include "harness/engine_registry/open_engine.h"
 #include "harness/loader/catalogue.h"
 #include "harness/loader/order_planner.h"
 #include "harness/loader/planner.h"

@@ -13,7 +13,8 @@
 #include "harness/cli/app.h"
 #include "harness/cli/target_notice.h"
 #include "harness/engine/engine.h"
-#include "harness/engine/open_engine.h"
+#include "harness/engine_registry/open_engine.h"
+#include "harness/engine_registry/registry.h"
 #include "harness/loader/spec_convert.h"
 #include "harness/loader/spec_parser.h"
 #include "harness/loader/spec_permutations.h"
@@ -162,23 +163,27 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
         "--format: a spec file's run prints isolationtester's transcript only (--format "
         "transcript)");
   }
-  // Spec files run on PostgreSQL only (docs/scenario-format.md): say so before any server starts.
-  if (!run.engine.empty() && run.engine != "postgresql") {
+  // Spec files run on one engine only, PostgreSQL (docs/scenario-format.md): say so before any
+  // server starts.
+  const EngineDescriptor* spec_engine = IsolationSpecEngine();
+  if (spec_engine == nullptr) return UsageError("this racelab has no engine that runs spec files");
+  const std::string runs_on_only =
+      fmt::format("a spec file runs on {} only", spec_engine->display());
+  if (!run.engine.empty() && run.engine != spec_engine->name()) {
     return UsageError(
-        fmt::format("--engine {}: a spec file runs on PostgreSQL only (isolationtester's format); "
-                    "drop --engine, or convert it first (racelab convert X.spec) and run the "
-                    "scenario on {}",
-                    run.engine, run.engine));
+        fmt::format("--engine {}: {} (isolationtester's format); drop --engine, or convert it "
+                    "first (racelab convert X.spec) and run the scenario on {}",
+                    run.engine, runs_on_only, run.engine));
   }
-  if (run.dsns.size() > 1)
-    return UsageError("--dsn: a spec file runs on one PostgreSQL server (one --dsn)");
+  if (run.dsns.size() > 1) {
+    return UsageError(fmt::format("--dsn: a spec file runs on one {} server (one --dsn)",
+                                  spec_engine->display()));
+  }
   if (!run.dsn.empty()) {
     const std::string engine = EngineOfDsn(run.dsn);
-    if (!engine.empty() && engine != "postgresql") {
-      return UsageError(
-          fmt::format("--dsn names a {} server: a spec file runs on PostgreSQL only (a "
-                      "postgresql:// URI or libpq key=value string)",
-                      EngineDisplayName(engine)));
+    if (!engine.empty() && engine != spec_engine->name()) {
+      return UsageError(fmt::format("--dsn names a {} server: {} ({})", EngineDisplayName(engine),
+                                    runs_on_only, spec_engine->dsn_forms));
     }
   }
   if (run.out_given) {
@@ -203,6 +208,7 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
   }
   if (stop->stop_requested()) return InterruptedExitCode(stop);
   EngineOptions eo;
+  eo.engine = std::string(spec_engine->name());
   eo.dsn = run.dsn;
   eo.server_bindir = run.pg_bindir;
   eo.connect_timeout_ms = run.connect_timeout_ms;
@@ -211,11 +217,12 @@ int SpecRunCommand(const RunArgs& run, const SpecRunArgs& args, const StopFlag* 
   // (then as the --dsn role or the embedded superuser, as isolationtester runs it).
   eo.confine = !run.no_confine;
   eo.allow_superuser = run.allow_superuser;
-  if (run.dsn.empty()) {
+  if (run.dsn.empty() && spec_engine->reads_libpq_environment) {
     const std::string notice = EmbeddedDespitePgEnvironment(SetPgTargetVariables(std::getenv));
     if (!notice.empty()) std::cerr << notice << "\n";
   }
-  if (!run.quiet && run.dsn.empty()) std::cerr << "racelab: starting embedded PostgreSQL…\n";
+  if (!run.quiet && run.dsn.empty())
+    std::cerr << "racelab: " << EmbeddedStartNote(spec_engine->name()) << "\n";
   auto engine = OpenEngine(eo);
   if (!engine.ok()) {
     std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message(), true) << "\n";

@@ -9,7 +9,8 @@
 // between engines and matters to a scenario is a Capabilities flag, never an `if engine == …`.
 //
 // Implementations: harness/engines/postgresql (libpq), harness/engines/mariadb (Connector/C),
-// harness/engines/sqlite (libsqlite3). The factory is harness/engine/open_engine.h.
+// harness/engines/sqlite (libsqlite3); each describes itself to the registry by an EngineDescriptor
+// (engine_descriptor.h). The registry and factory are harness/engine_registry/ (open_engine.h).
 // Thread-safety: an Engine is used from the runner's (main) thread, except:
 //  - the const classification methods (BeginSql, Committed, IsScenarioError, IsSessionLost,
 //    IsInfrastructureFault), which

@@ -6,6 +6,8 @@
 #include <optional>
 #include <unordered_set>
 
+#include "harness/model/engine_traits.h"
+
 namespace racelab::internal {
 namespace {
 
@@ -86,13 +88,10 @@ void Resolve(YamlReader& reader, YAML::Node node, const std::string& path,
 
 }  // namespace
 
-const std::vector<std::string>& KnownEngines() {
-  static const std::vector<std::string> kEngines = {"postgresql", "mariadb", "sqlite"};
-  return kEngines;
-}
+const std::vector<std::string>& KnownEngines() { return KnownEngineNames(); }
 
 std::vector<std::string> ReadEngines(YamlReader& reader, const YAML::Node& root) {
-  const std::vector<std::string> fallback = {"postgresql"};
+  const std::vector<std::string> fallback = {std::string(kDefaultEngine)};
   if (!root.IsMap()) return fallback;
   YAML::Node value = root["engines"];
   if (!value.IsDefined() || value.IsNull()) return fallback;

@@ -17,12 +17,12 @@
 
 namespace racelab::internal {
 
-// The engine names a scenario may list: postgresql, mariadb, sqlite.
+// The engine names a scenario may list: KnownEngineNames() (harness/model/engine_traits.h).
 const std::vector<std::string>& KnownEngines();
 
 // The top-level `engines` of `root` (a list of known engine names, no duplicates), or
-// {"postgresql"} when absent. Errors go to `reader` (then the engines read so far, or
-// {"postgresql"}, are returned).
+// {kDefaultEngine} when absent. Errors go to `reader` (then the engines read so far, or
+// {kDefaultEngine}, are returned).
 std::vector<std::string> ReadEngines(YamlReader& reader, const YAML::Node& root);
 
 // Replaces every engine map under `root` (root's values, recursively) by its entry for `engine`.

@@ -181,12 +181,7 @@ void ReadSqlStates(LoadContext& ctx, const Ref& ref, ExpectSpec& spec) {
   std::map<std::string, CountExpr> counts;
   for (const Fields::Entry& entry : f->entries) {
     if (!IsErrorKey(entry.key, ctx.scenario.engines)) {
-      ctx.reader.Error(entry.key_mark, entry.value.path,
-                       fmt::format("'{}' is not a SQLSTATE nor an engine error code (expected 5 "
-                                   "characters from 0-9 and A-Z, e.g. \"40001\"; or a MariaDB "
-                                   "error number such as \"1213\"; or a SQLite code such as "
-                                   "SQLITE_BUSY)",
-                                   entry.key));
+      ctx.reader.Error(entry.key_mark, entry.value.path, NotAnErrorKey(entry.key));
       continue;
     }
     if (std::optional<CountExpr> n = ReadCount(ctx, entry.value)) counts[entry.key] = *n;

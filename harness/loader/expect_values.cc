@@ -6,6 +6,7 @@
 
 #include "harness/loader/limits.h"
 #include "harness/loader/loader_context.h"
+#include "harness/model/engine_traits.h"
 #include "harness/model/error_pattern.h"
 
 namespace racelab::internal {
@@ -117,13 +118,15 @@ void ReadError(LoadContext& ctx, const Ref& item, ErrorSpec& out) {
   if (const Ref* r = f->Get("message")) out.message = ReadPattern(ctx, *r);
   if (const Ref* r = f->Get("detail")) {
     out.detail = ReadPattern(ctx, *r);
-    if (ctx.scenario.engine !=
-        "postgresql") {  // this reading's engine (the file is read once per engine)
+    // This reading's engine (the file is read once per engine).
+    const EngineTraits* t = FindEngineTraits(ctx.scenario.engine);
+    if (t != nullptr && !t->sends_error_detail) {
+      auto sends = [](const EngineTraits& e) { return e.sends_error_detail; };
       ctx.reader.Error(
-          *r,
-          fmt::format("{} sends no DETAIL with its errors (only PostgreSQL does): check message "
-                      "instead, or write detail in a postgresql: entry of an engine map",
-                      ctx.scenario.engine));
+          *r, fmt::format("{} sends no DETAIL with its errors (only {} does): check "
+                          "message instead, or write detail in a {}: entry of an "
+                          "engine map",
+                          t->name, EnginesWith(sends, /*display=*/true), EnginesWith(sends)));
     }
   }
   if (const Ref* r = f->Get("sessions")) out.sessions = ReadCount(ctx, *r);

@@ -125,10 +125,13 @@ std::string SyntaxHint(const std::string& text, int line);
 
 // True when `code` is 5 characters from [0-9A-Z] (a SQLSTATE).
 bool IsSqlState(const std::string& code);
-// A SQLSTATE, or an engine's own error code of an engine in `engines`: a MariaDB error number
-// ("1213", 4 digits) or a SQLite result code name ("SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT") — what
-// `sqlstates` and `retry.sqlstates` accept. (A PostgreSQL-only file keeps "4001" a typo of 40001.)
+// A SQLSTATE, or an engine's own error code of an engine in `engines` (IsOwnErrorCode,
+// harness/model/engine_traits.h: a MariaDB error number "1213", a SQLite result code name
+// "SQLITE_BUSY_SNAPSHOT") — what `sqlstates` and `retry.sqlstates` accept. (A PostgreSQL-only file
+// keeps "4001" a typo of 40001.)
 bool IsErrorKey(const std::string& code, const std::vector<std::string>& engines);
+// The error for a `code` that is not IsErrorKey: what a SQLSTATE is and every engine's own codes.
+std::string NotAnErrorKey(const std::string& code);
 // The text at `ref` when it is "" or an error key (IsErrorKey for the scenario's engines); else an
 // error at `ref` saying what a SQLSTATE is, and the text anyway. Shared by step_rows and errors.
 std::string ReadErrorKey(LoadContext& ctx, const Ref& ref);

@@ -9,6 +9,7 @@
 
 #include "harness/loader/limits.h"
 #include "harness/loader/loader_context.h"
+#include "harness/model/engine_traits.h"
 
 namespace racelab::internal {
 namespace {
@@ -89,13 +90,7 @@ void ReadRetry(LoadContext& ctx, const Ref& ref, SessionSpec& session) {
     if (codes && codes->empty())
       ctx.reader.Error(*on, "list at least one SQLSTATE, e.g. [\"40001\"]");
     for (const auto& [code, item] : codes.value_or(decltype(codes)::value_type{})) {
-      if (!IsErrorKey(code, ctx.scenario.engines)) {
-        ctx.reader.Error(item, fmt::format("'{}' is not a SQLSTATE nor an engine error code "
-                                           "(expected 5 characters from 0-9 and A-Z, e.g. 40001; "
-                                           "or a MariaDB error number such as 1213; or a SQLite "
-                                           "code such as SQLITE_BUSY)",
-                                           code));
-      }
+      if (!IsErrorKey(code, ctx.scenario.engines)) ctx.reader.Error(item, NotAnErrorKey(code));
       retry.on.push_back(code);
     }
   }
@@ -173,18 +168,16 @@ bool IsSqlState(const std::string& code) {
 }
 
 bool IsErrorKey(const std::string& code, const std::vector<std::string>& engines) {
-  if (IsSqlState(code)) return true;
-  auto runs_on = [&](const char* engine) {
-    return std::find(engines.begin(), engines.end(), engine) != engines.end();
-  };
-  if (code.size() == 4 && runs_on("mariadb") &&
-      std::all_of(code.begin(), code.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return code[0] != '0';  // MariaDB error numbers 1000-4999 (server), 2000-2999 (client)
-  }
-  return runs_on("sqlite") && code.size() > 7 && code.size() <= 40 &&
-         code.rfind("SQLITE_", 0) == 0 && std::all_of(code.begin(), code.end(), [](char c) {
-           return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  return IsSqlState(code) || std::any_of(engines.begin(), engines.end(), [&](const auto& engine) {
+           return IsOwnErrorCode(engine, code);
          });
+}
+
+std::string NotAnErrorKey(const std::string& code) {
+  return fmt::format(
+      "'{}' is not a SQLSTATE nor an engine error code (expected 5 characters from 0-9 and A-Z, "
+      "e.g. 40001{})",
+      code, OwnErrorExamples());
 }
 
 std::string ReadErrorKey(LoadContext& ctx, const Ref& ref) {

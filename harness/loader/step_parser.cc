@@ -26,6 +26,28 @@ struct KindInfo {
   std::vector<std::string> modifiers;
 };
 
+// The traits of the engine this reading is for (the file is read once per engine), or nullptr.
+const EngineTraits* EngineOf(const LoadContext& ctx) {
+  return FindEngineTraits(ctx.scenario.engine);
+}
+bool HasServer(const EngineTraits& t) { return t.has_server; }
+bool CanTerminate(const EngineTraits& t) { return t.can_terminate; }
+
+// The error for a step that needs a server to end a connection on engine `t`, which cannot:
+// "<does>, and SQLite has no server (it runs inside racelab): list this step for postgresql and
+// mariadb only (drop sqlite from engines, …)", the engines listed being those for which `can`
+// holds.
+std::string EndsConnectionError(std::string_view does, const EngineTraits& t,
+                                bool (*can)(const EngineTraits&)) {
+  const std::string lacks =
+      t.has_server ? fmt::format("{} cannot end another connection", t.display)
+                   : fmt::format("{} has no server (it runs inside racelab)", t.display);
+  return fmt::format(
+      "{}, and {}: list this step for {} only (drop {} from engines, or give {} its own sessions "
+      "with an engine map)",
+      does, lacks, EnginesWith(can), t.name, t.name);
+}
+
 // The modifiers a kind takes besides its own key (docs/scenario-format.md). No default: a new kind
 // is a -Wswitch warning here.
 std::vector<std::string> ModifiersOf(StepKind kind) {
@@ -185,24 +207,22 @@ void ReadKindValue(LoadContext& ctx, const KindInfo& info, const Ref& ref,
       break;
     }
     case StepKind::kAwaitEnded:
-      // SQLite runs inside racelab: no server ends a connection, so the wait could only time out.
-      if (ctx.scenario.engine == "sqlite") {
-        ctx.reader.Error(
-            ref,
-            "await_ended waits for the server to end a session's connection, and SQLite has no "
-            "server (it runs inside racelab): list this step for postgresql and mariadb only "
-            "(drop sqlite from engines, or give sqlite its own sessions with an engine map)");
+      // An engine without a server (SQLite runs inside racelab): no server ends a connection, so
+      // the wait could only time out.
+      if (const EngineTraits* t = EngineOf(ctx); t != nullptr && !t->has_server) {
+        ctx.reader.Error(ref, EndsConnectionError(
+                                  "await_ended waits for the server to end a session's connection",
+                                  *t, &HasServer));
       }
       [[fallthrough]];
     case StepKind::kTerminate:
-      // The same for terminate: SQLite cannot end another connection (Capabilities::terminate =
-      // false), so the step could only fail when it runs.
-      if (step.kind == StepKind::kTerminate && ctx.scenario.engine == "sqlite") {
+      // The same for terminate: an engine that cannot end another connection
+      // (Capabilities::terminate = false) could only fail the step when it runs.
+      if (const EngineTraits* t = EngineOf(ctx);
+          step.kind == StepKind::kTerminate && t != nullptr && !t->can_terminate) {
         ctx.reader.Error(
-            ref,
-            "terminate asks the server to end a session's connection, and SQLite has no "
-            "server (it runs inside racelab): list this step for postgresql and mariadb only "
-            "(drop sqlite from engines, or give sqlite its own sessions with an engine map)");
+            ref, EndsConnectionError("terminate asks the server to end a session's connection", *t,
+                                     &CanTerminate));
       }
       [[fallthrough]];
     case StepKind::kAwaitBlocked:  // a role name, checked once every role is known
@@ -240,19 +260,20 @@ void ReadBeginModes(LoadContext& ctx, const Fields& fields, Step& step) {
                                    ctx.scenario.engine));
     }
   }
-  // Nor a READ ONLY or DEFERRABLE transaction: its BEGIN takes DEFERRED, IMMEDIATE or EXCLUSIVE
-  // only (sqlite.org/lang_transaction.html); PRAGMA query_only holds for the connection, not one
-  // transaction.
+  // Nor a READ ONLY or DEFERRABLE transaction where BEGIN takes neither (SQLite's takes DEFERRED,
+  // IMMEDIATE or EXCLUSIVE only, sqlite.org/lang_transaction.html; PRAGMA query_only holds for the
+  // connection, not one transaction).
   auto mode = [&](const char* key, bool* out) {
     const Ref* r = fields.Get(key);
     if (r == nullptr) return;
     *out = ctx.reader.Bool(*r).value_or(false);
-    if (*out && ctx.scenario.engine == "sqlite") {
+    if (const EngineTraits* t = EngineOf(ctx); *out && t != nullptr && !t->begin_access_modes) {
       ctx.reader.Error(
-          *r, fmt::format("SQLite has no {} transaction mode (its BEGIN is DEFERRED, IMMEDIATE or "
-                          "EXCLUSIVE only): drop the key, or give sqlite its own sessions with an "
-                          "engine map",
-                          std::string_view(key) == "read_only" ? "READ ONLY" : "DEFERRABLE"));
+          *r,
+          fmt::format("{} has no {} transaction mode (its BEGIN is {} only): drop the key, or "
+                      "give {} its own sessions with an engine map",
+                      t->display, std::string_view(key) == "read_only" ? "READ ONLY" : "DEFERRABLE",
+                      t->begin_forms, t->name));
     }
   };
   mode("read_only", &step.read_only);

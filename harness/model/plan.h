@@ -170,7 +170,8 @@ struct PlanItem {
   std::string teaches;
   std::string file;
   std::vector<std::string> tags;
-  std::string engine = "postgresql";  // the engine it is planned for (Scenario::engine)
+  std::string engine =
+      std::string(kDefaultEngine);  // the engine it is planned for (Scenario::engine)
   IsolationLevel isolation = IsolationLevel::kReadCommitted;
   std::vector<std::pair<std::string, std::string>> params;  // resolved values, file order
   int trials = 20;

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/model/engine_traits.h"
 #include "harness/model/isolation.h"
 
 namespace racelab {
@@ -260,12 +261,12 @@ struct OrderSpec {
 
 struct Scenario {
   SourceLoc loc;  // the file
-  // The engines it runs on, in file order (`engines:`; default {"postgresql"}), and the one this
+  // The engines it runs on, in file order (`engines:`; default {kDefaultEngine}), and the one this
   // Scenario's SQL, levels and expectations are for: the file read with its engine maps resolved
   // for `engine` (docs/scenario-format.md "Engines and SQL that differs"). `engine` is engines[0];
   // the file read for each other engine is in `variants`.
-  std::vector<std::string> engines = {"postgresql"};
-  std::string engine = "postgresql";
+  std::vector<std::string> engines = {std::string(kDefaultEngine)};
+  std::string engine = std::string(kDefaultEngine);
   std::map<std::string, std::shared_ptr<const Scenario>> variants;
   std::string name;  // kebab-case id, unique in a catalogue
   std::string title;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "harness/cli/command_line.h"
-#include "harness/engine/open_engine.h"
+#include "harness/engine_registry/open_engine.h"
 #include "harness/engines/mariadb/dsn.h"
 
 namespace racelab::pg {

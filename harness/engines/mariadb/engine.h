@@ -22,7 +22,7 @@
 #include <string>
 
 #include "harness/engine/engine.h"
-#include "harness/engine/open_engine.h"
+#include "harness/engine/engine_descriptor.h"
 
 namespace racelab::mariadb {
 

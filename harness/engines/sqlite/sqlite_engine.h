@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "harness/engine/engine.h"
-#include "harness/engine/open_engine.h"
+#include "harness/engine/engine_descriptor.h"
 #include "harness/engines/sqlite/busy_log.h"
 #include "harness/engines/sqlite/run_folder.h"
 
@@ -119,7 +119,7 @@ class SqliteEngine final : public Engine {
   std::atomic<int64_t> next_session_id_{1};
 };
 
-// For the engine registry (harness/engine/open_engine.cc): a SQLite DSN is a file path, never a
+// For its descriptor (descriptor.cc): a SQLite DSN is a file path, never a
 // secret, so it is shown as written; it looks like "sqlite:…".
 // A SQLite DSN names a file and holds no secret when written as documented, but a user may still
 // type one in (`sqlite://me:pw@host/x.db`, `sqlite:x.db?password=pw`, a SQLCipher `?key=`): the

@@ -1,10 +1,12 @@
-// OpenEngine: the one place that knows every engine — picks and starts one from --engine / --dsn
+// OpenEngine: picks and starts one engine of the registry (registry.h) from --engine / --dsn, and
+// the engine-neutral questions about DSNs and cleaning asked of every registered engine
 // (docs/architecture.md "The engine interface").
 //
-// - `--dsn postgresql://…` / `postgres://…` / libpq key=value → postgresql; `mariadb://…` /
-//   `mysql://…` → mariadb; `sqlite:///path` → sqlite. `--engine` names the engine when there is no
-//   DSN (then an embedded throwaway server is started) and must agree with the DSN when both are
-//   given.
+// - A DSN names its engine by its scheme (EngineDescriptor::dsn_schemes: `postgresql://…` /
+//   `postgres://…` → postgresql, `mariadb://…` / `mysql://…` → mariadb, `sqlite:///path` →
+//   sqlite), or, without "://", the engine that takes key=value text (libpq's: postgresql).
+//   `--engine` names the engine when there is no DSN (then an embedded throwaway server is started)
+//   and must agree with the DSN when both are given.
 // - An embedded server is stopped and removed by Engine::Close() (and the destructor); the next run
 //   removes what a SIGKILLed run left.
 // Thread-safety: main thread only.
@@ -16,33 +18,22 @@
 #include <vector>
 
 #include "harness/engine/engine.h"
+#include "harness/engine/engine_descriptor.h"
 #include "harness/model/status.h"
-#include "harness/model/stop_flag.h"
 
 namespace racelab {
-
-struct EngineOptions {
-  std::string engine;         // "" = from the DSN, else "postgresql"
-  std::string dsn;            // "" = embedded server
-  std::string server_bindir;  // embedded: where the server's binaries are ("" = search)
-  long connect_timeout_ms = 10000;
-  long statement_timeout_ms = 30000;
-  const StopFlag* stop = nullptr;
-  bool confine = true;           // run scenario SQL as a generated role where the engine has roles
-  bool allow_superuser = false;  // accept a DSN that connects as a superuser
-};
 
 // The engines this build knows, e.g. {"postgresql", "mariadb", "sqlite"}.
 std::vector<std::string> EngineNames();
 
 // The engine a DSN names by its scheme ("postgresql" also for libpq key=value text), or "" when it
-// names none (kUsage is OpenEngine's to give). Names engines not built in too ("mariadb").
+// names none (kUsage is OpenEngine's to give).
 std::string EngineOfDsn(const std::string& dsn);
 
 // How people write the engine's name, e.g. "postgresql" -> "PostgreSQL" (progress lines).
 std::string EngineDisplayName(const std::string& engine);
 
-// The engine --engine / --dsn select: options.engine, else the DSN's, else "postgresql".
+// The engine --engine / --dsn select: options.engine, else the DSN's, else kDefaultEngine.
 std::string SelectedEngine(const EngineOptions& options);
 
 // Passwords, engine-neutral (each engine parses its own DSN form; README "Passwords"):
@@ -64,13 +55,12 @@ std::vector<std::string> ListEmbeddedOrphans();
 // versions (16 MB WAL segments), "PostgreSQL template of an earlier racelab <path>", and this
 // version's template in a base folder it no longer uses (/tmp/racelab-<uid> once /dev/shm has room,
 // and no live run there), "PostgreSQL template in a folder racelab no longer uses <path>"
-// (harness/engines/postgresql/template.h) — and, when $RACELAB_TMPDIR is set, this version's
-// template there (a folder the user chose: clean leaves it as it was before racelab ran, and the
-// next run makes the template again), "PostgreSQL template under RACELAB_TMPDIR <path>" — one line
-// each; nothing is touched.
-// CleanObsoleteEmbeddedFiles removes them and returns how many: for `racelab clean` only (a run of
-// an older racelab may be copying an old one; a run of this one holds the template it copies, which
-// is then kept).
+// (harness/engines/postgresql/template.h, descriptor.cc) — and, when $RACELAB_TMPDIR is set, this
+// version's template there (a folder the user chose: clean leaves it as it was before racelab ran,
+// and the next run makes the template again), "PostgreSQL template under RACELAB_TMPDIR <path>" —
+// one line each; nothing is touched. CleanObsoleteEmbeddedFiles removes them and returns how many:
+// for `racelab clean` only (a run of an older racelab may be copying an old one; a run of this one
+// holds the template it copies, which is then kept).
 std::vector<std::string> ListObsoleteEmbeddedFiles();
 int CleanObsoleteEmbeddedFiles();
 
