@@ -35,7 +35,8 @@ struct TrialContext {
   WaitMonitor* monitor = nullptr;  // thread-safe
   const Engine* engine = nullptr;  // only its const classification methods (thread-safe)
   std::map<std::string, std::unique_ptr<Barrier>> barriers;  // by name; Barrier is thread-safe
-  std::map<std::string, std::vector<int64_t>> role_pids;     // role -> session ids of its instances
+  // role -> the connections of its instances, (node, session id)
+  std::map<std::string, std::vector<ConnectionId>> role_pids;
   std::unique_ptr<OrderGates>
       order;  // an ordered item's entries (PlanItem::order_entries), else null
   // racelab's control connection (ItemSession::control) for `probe` steps. It belongs to the runner

@@ -87,7 +87,8 @@ PolledWaitMonitor::PollResult Monitor::Poll(const std::vector<int64_t>& pids, St
   return out;
 }
 
-std::string Monitor::Terminate(const std::vector<int64_t>& pids, SteadyTime deadline) {
+std::string Monitor::Terminate(const std::vector<ConnectionId>& sessions, SteadyTime deadline) {
+  const std::vector<int64_t> pids = IdsOnNode(sessions);
   std::lock_guard<std::mutex> conn_lock(conn_mu_);
   // PostgreSQL 14+: with a timeout, pg_terminate_backend waits until the backend has exited (docs
   // §9.27.2), so the terminated session's next statement deterministically finds it gone.
@@ -101,8 +102,9 @@ std::string Monitor::Terminate(const std::vector<int64_t>& pids, SteadyTime dead
   return r.ok() ? "" : r.sqlstate + " " + r.message;
 }
 
-EndWait Monitor::AwaitEnded(const std::vector<int64_t>& pids, SteadyTime deadline,
+EndWait Monitor::AwaitEnded(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                             const StopFlag* stop) {
+  const std::vector<int64_t> pids = IdsOnNode(sessions);
   const std::string sql =
       "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(ARRAY[" + PidList(pids) + "]::int[])";
   return PollUntilEnded(
@@ -126,9 +128,9 @@ bool Monitor::healthy() {
   return conn_ && conn_->healthy();
 }
 
-int64_t Monitor::session_id() {
+ConnectionId Monitor::connection_id() {
   std::lock_guard<std::mutex> conn_lock(conn_mu_);
-  return conn_ ? conn_->backend_pid() : 0;
+  return {node(), conn_ ? conn_->backend_pid() : 0};
 }
 
 }  // namespace racelab::pg
