@@ -41,14 +41,14 @@ bool RunClaimCell(benchmark::State& state, const ClaimCellSetup& setup, int thre
   Engine* engine = setup.engine;
   const std::string ws = engine->WorkspaceName(++*setup.workspaces);
   Status st = engine->ResetWorkspace(ws, in(30), nullptr);
-  auto control = engine->OpenSession("bench:control", in(10), nullptr);
+  auto control = engine->OpenSession(kServerNode, "bench:control", in(10), nullptr);
   if (!st.ok() || !control.ok()) {
     state.SkipWithError((st.ok() ? control.status() : st).message().c_str());
     return false;
   }
   Session* c = control->get();
-  st = engine->StartClean(c, SessionStart{"bench:control", ws, setup.settings}, in(30),
-                          setup.bench_name, nullptr);
+  st = c->StartClean(SessionStart{"bench:control", ws, setup.settings}, in(30), setup.bench_name,
+                     nullptr);
   QueryResult made = st.ok() ? c->Exec(setup.setup_sql, in(120)) : QueryResult{};
   if (!st.ok() || !made.ok()) {
     state.SkipWithError((st.ok() ? "setup: " + made.message : st.message()).c_str());
@@ -57,10 +57,10 @@ bool RunClaimCell(benchmark::State& state, const ClaimCellSetup& setup, int thre
   std::vector<std::unique_ptr<Session>> sessions;
   for (int i = 0; i < threads; ++i) {
     const std::string label = "bench." + std::to_string(i + 1);
-    auto s = engine->OpenSession(label, in(10), nullptr);
+    auto s = engine->OpenSession(kServerNode, label, in(10), nullptr);
     if (s.ok())
-      st = engine->StartClean(s->get(), SessionStart{label, ws, setup.settings}, in(30),
-                              setup.bench_name, nullptr);
+      st = (*s)->StartClean(SessionStart{label, ws, setup.settings}, in(30), setup.bench_name,
+                            nullptr);
     if (!s.ok() || !st.ok()) {
       state.SkipWithError((s.ok() ? st : s.status()).message().c_str());
       return false;

@@ -191,7 +191,7 @@ bool AddServerContext() {
       {"setting_innodb_doublewrite", "@@innodb_doublewrite"},
       {"setting_innodb_buffer_pool_size", "@@innodb_buffer_pool_size"},
   };
-  auto session = g_engine->OpenSession("bench:context", In(10), nullptr);
+  auto session = g_engine->OpenSession(kServerNode, "bench:context", In(10), nullptr);
   auto facts = session.ok() ? bench::ServerContext(session->get(), kFacts)
                             : Result<std::map<std::string, std::string>>(session.status());
   if (session.ok()) (*session)->Close();

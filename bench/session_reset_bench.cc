@@ -1,7 +1,7 @@
 // racelab-reset-bench: what a clean start of each trial costs (docs/scenario-format.md "Every trial
 // starts clean"). Against the embedded cluster, or $RACELAB_BENCH_DSN.
 //
-// session_start/discard_all — Engine::StartClean (harness/engines/postgresql/session_reset.h):
+// session_start/discard_all — Session::StartClean (harness/engines/postgresql/session_reset.h):
 // DISCARD ALL, then
 //   search_path and two settings; what racelab runs per session per trial.
 // session_start/reconnect   — the alternative: open a new connection, then search_path and
@@ -30,7 +30,7 @@ const SessionStart kStart{
     "bench", "racelab_bench_reset", {{"lock_timeout", "200ms"}, {"statement_timeout", "30s"}}};
 
 std::unique_ptr<Session> Connect(benchmark::State& state) {
-  auto c = g_engine->OpenSession("bench", In(10), nullptr);
+  auto c = g_engine->OpenSession(kServerNode, "bench", In(10), nullptr);
   if (!c.ok()) {
     state.SkipWithError(c.status().message().c_str());
     return nullptr;
@@ -46,7 +46,7 @@ void DiscardAll(benchmark::State& state) {
     conn->Exec("SET lock_timeout = '50ms'; SELECT pg_advisory_lock(1)", In(10));
     state.ResumeTiming();
     bool lost = false;
-    Status s = g_engine->StartClean(conn.get(), kStart, In(10), "bench", &lost);
+    Status s = conn->StartClean(kStart, In(10), "bench", &lost);
     if (!s.ok()) {
       state.SkipWithError(s.message().c_str());
       break;

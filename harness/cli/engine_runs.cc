@@ -15,6 +15,7 @@
 #include "harness/cli/terminal.h"
 #include "harness/engine_registry/open_engine.h"
 #include "harness/engine_registry/registry.h"
+#include "harness/loader/node_check.h"
 #include "harness/model/terminal_text.h"
 #include "harness/pipeline/pipeline.h"
 
@@ -134,6 +135,15 @@ EngineRuns RunEngines(const std::vector<Plan>& parts, const std::vector<std::str
       continue;
     }
     Engine& db = *engine.value();
+    // The plan meets the engine: a role on a node this engine does not have is the file's error.
+    if (Status nodes = CheckNodes(items, db.name(), db.nodes()); !nodes.ok()) {
+      std::cerr << "racelab: " << SanitizeForTerminal(nodes.message(), true) << "\n";
+      if (out.open_error.ok()) out.open_error = nodes;
+      out.targets.push_back(db.info());
+      NotRunFrom(parts, e, 0, "the run ended before it", &out);
+      if (Status closed = db.Close(); !closed.ok()) out.close_failed = true;
+      return out;
+    }
     if (!args.quiet && db.ready_ms() >= 0) {
       std::cerr << fmt::format("racelab: {} {} ready in {:.0f} ms\n", EngineDisplayName(db.name()),
                                SanitizeForTerminal(db.info().server_version, false), db.ready_ms());

@@ -12,12 +12,12 @@
 // harness/engines/sqlite (libsqlite3); each describes itself to the registry by an EngineDescriptor
 // (engine_descriptor.h). The registry and factory are harness/engine_registry/ (open_engine.h).
 // Thread-safety: an Engine is used from the runner's (main) thread, except:
-//  - the const classification methods (BeginSql, Committed, IsScenarioError, IsSessionLost,
-//    IsInfrastructureFault), which
+//  - nodes() and the const classification methods (BeginSql, Committed, IsScenarioError,
+//    IsSessionLost, IsInfrastructureFault), which
 //    are pure and safe from any thread (workers call them);
-//  - StartClean, which may run on several threads at once for different sessions (the runner starts
-//    a trial's sessions clean in parallel); every engine's StartClean touches only its `session`
-//    (SQLite's also its workspace bookkeeping, under a mutex);
+//  - Session::StartClean (session.h), which may run on several threads at once for different
+//    sessions (the runner starts a trial's sessions clean in parallel); every engine's touches only
+//    its own session (SQLite's also the engine's workspace bookkeeping, under a mutex);
 //  - with Capabilities::workspace_reset_in_background, ResetWorkspace (and the OpenSession and
 //    StartClean of the session that runs setup, PrepareWorkspaceChecks and ReadWorkspaceState) may
 //    run on one helper thread while the runner's thread uses other sessions, StartClean and
@@ -61,14 +61,6 @@ struct Capabilities {
   bool workspace_reset_in_background = false;
 };
 
-// How one session starts each trial (the PostgreSQL engine: ROLLBACK, DISCARD ALL, search_path,
-// settings — harness/engines/postgresql/session_reset.h).
-struct SessionStart {
-  std::string label;      // the session's label, for errors ("worker.2")
-  std::string workspace;  // the item's workspace (schema / database / file)
-  std::vector<std::pair<std::string, std::string>> settings;  // engine settings, in file order
-};
-
 // A transaction's modes besides its level (SQL standard SET TRANSACTION; PostgreSQL docs, BEGIN).
 struct TransactionModes {
   bool read_only = false;  // READ ONLY
@@ -107,10 +99,16 @@ class Engine {
   // Embedded only: ms from the start of the server until it accepted connections; -1 with a DSN.
   virtual double ready_ms() const { return -1; }
 
-  // Opens a session where scenario SQL runs (under confinement: as the generated role), waiting at
-  // most until `deadline`. `label` is shown by the server where it can (application_name,
-  // program_name). Errors: kDatabase, never with a password in the message.
-  virtual Result<std::unique_ptr<Session>> OpenSession(const std::string& label,
+  // The nodes of this engine's server(s), the default first: where a role without `node:` runs. A
+  // single-server engine has one, kServerNode (docs/scenario-format.md "Nodes").
+  virtual std::vector<std::string> nodes() const { return {kServerNode}; }
+
+  // Opens a session on `node` (one of nodes()) where scenario SQL runs (under confinement: as the
+  // generated role), waiting at most until `deadline`. `label` is shown by the server where it can
+  // (application_name, program_name). Errors: kUsage for a node the engine does not have;
+  // kDatabase, never with a password in the message.
+  virtual Result<std::unique_ptr<Session>> OpenSession(const std::string& node,
+                                                       const std::string& label,
                                                        SteadyTime deadline,
                                                        const StopFlag* stop) = 0;
   // Opens a wait monitor on a session of its own. `poll` is the polling interval where it polls.
@@ -144,26 +142,6 @@ class Engine {
   virtual Result<QueryResult> ReadWorkspaceState(Session* checker, WorkspaceStateKind kind,
                                                  SteadyTime deadline) {
     return Status::Internal(name() + " cannot check a workspace");
-  }
-
-  // Makes `session` begin a trial as if it had just connected, inside `start.workspace`, with the
-  // session's settings. kUsage when the scenario asks for a setting that cannot be; kDatabase
-  // otherwise; *connection_lost when the session turned out to be gone.
-  // REQUIRES: `session` was opened by this engine.
-  virtual Status StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
-                            const std::string& file, bool* connection_lost) = 0;
-  // StartClean in two halves, so that its round trip overlaps other work: SendStartClean sends it
-  // and returns at once; false when it sent nothing (the engine cannot, or the session needs more
-  // than one statement, e.g. a ROLLBACK first) — then call StartClean. FinishStartClean waits for
-  // what was sent and returns what StartClean would have. Between the two nothing else may use
-  // `session`. Thread-safety: like StartClean. PostgreSQL: session_reset.h; the others send
-  // nothing.
-  virtual bool SendStartClean(Session* session, const SessionStart& start, SteadyTime deadline) {
-    return false;
-  }
-  virtual Status FinishStartClean(Session* session, const SessionStart& start, SteadyTime deadline,
-                                  const std::string& file, bool* connection_lost) {
-    return Status::Internal(name() + " sends no clean start ahead");
   }
 
   // After a trial's final checks and teardown, before the next trial's sessions start: ends what
@@ -233,5 +211,17 @@ class Engine {
   // Idempotent; called by the destructor too. Call after every Session is closed.
   virtual Status Close() = 0;
 };
+
+// OpenSession's check of its `node`: OK when it is one of engine.nodes(), else kUsage naming the
+// engine's nodes.
+inline Status CheckNode(const Engine& engine, const std::string& node) {
+  std::vector<std::string> nodes = engine.nodes();
+  std::string list;
+  for (const std::string& n : nodes) {
+    if (n == node) return Status::Ok();
+    list += (list.empty() ? "" : ", ") + n;
+  }
+  return Status::Usage(engine.name() + " has no node '" + node + "' (its nodes: " + list + ")");
+}
 
 }  // namespace racelab

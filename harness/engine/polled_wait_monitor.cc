@@ -8,15 +8,24 @@ namespace racelab {
 
 using Clock = std::chrono::steady_clock;
 
-PolledWaitMonitor::PolledWaitMonitor(std::chrono::microseconds interval, const StopFlag* stop)
-    : interval_(interval), stop_(stop) {}
+PolledWaitMonitor::PolledWaitMonitor(std::chrono::microseconds interval, const StopFlag* stop,
+                                     std::string node)
+    : interval_(interval), stop_(stop), node_(std::move(node)) {}
+
+std::vector<int64_t> PolledWaitMonitor::IdsOnNode(const std::vector<ConnectionId>& sessions) const {
+  std::vector<int64_t> ids;
+  for (const ConnectionId& c : sessions) {
+    if (c.node == node_) ids.push_back(c.id);
+  }
+  return ids;
+}
 
 PolledWaitMonitor::~PolledWaitMonitor() { End(); }
 
-void PolledWaitMonitor::Begin(std::vector<int64_t> sessions, SteadyTime origin) {
+void PolledWaitMonitor::Begin(std::vector<ConnectionId> sessions, SteadyTime origin) {
   End();
   std::lock_guard<std::mutex> lock(mu_);
-  sessions_ = std::move(sessions);
+  sessions_ = IdsOnNode(sessions);
   origin_ = origin;
   observations_.clear();
   last_seen_poll_.clear();
@@ -58,6 +67,7 @@ void PolledWaitMonitor::Loop() {
     for (WaitObservation& o : seen.waits) {
       if (watched.count(o.session_id) == 0) continue;
       last_seen_poll_[o.session_id] = number;
+      o.node = node_;
       observations_.push_back(std::move(o));
     }
     if (listener_ && observations_.size() > first) {
@@ -73,15 +83,15 @@ void PolledWaitMonitor::Loop() {
   cv_.notify_all();
 }
 
-bool PolledWaitMonitor::AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
+bool PolledWaitMonitor::AwaitBlocked(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                                      const StopFlag* stop) {
   std::unique_lock<std::mutex> lock(mu_);
   const uint64_t asked_at = poll_number_;  // a poll numbered higher started after this call
   for (;;) {
     bool all = true;
-    for (int64_t id : sessions) {
-      auto it = last_seen_poll_.find(id);
-      all = all && it != last_seen_poll_.end() && it->second > asked_at;
+    for (const ConnectionId& c : sessions) {
+      auto it = last_seen_poll_.find(c.id);
+      all = all && c.node == node_ && it != last_seen_poll_.end() && it->second > asked_at;
     }
     if (all) return true;
     if (!error_.empty() || !running_) return false;

@@ -9,8 +9,8 @@
 // after 100 ms unread). It keeps the waits of the watched sessions, numbers the polls, and answers
 // AwaitBlocked() from the polls that started after the call. A poll's error ends the polling for
 // the trial and is error(); so does a stop request (the `stop` given to the constructor, if any).
-// What an engine writes: Poll() (one query, its own deadline), Terminate(), healthy(),
-// session_id().
+// What an engine writes: Poll() (one query, its own deadline; observations of its node(), which the
+// base fills in), Terminate(), healthy(), connection_id().
 // Thread-safety: Begin/End from the runner thread; AwaitBlocked/error from any thread. Poll() runs
 // on the polling thread only, never twice at once. REQUIRES: a derived class calls End() in its
 // destructor (the polling thread calls Poll(), which must not outlive the derived object).
@@ -40,18 +40,20 @@ class PolledWaitMonitor : public WaitMonitor {
     std::string error;
   };
 
-  // `interval`: from the end of a poll to the start of the next. `stop` may be null.
-  PolledWaitMonitor(std::chrono::microseconds interval, const StopFlag* stop);
+  // `interval`: from the end of a poll to the start of the next. `stop` may be null. `node`: the
+  // one node it watches (its observations' node; connections of other nodes are never seen).
+  PolledWaitMonitor(std::chrono::microseconds interval, const StopFlag* stop,
+                    std::string node = kServerNode);
   ~PolledWaitMonitor() override;  // End(); see REQUIRES above
 
   // Starts polling for `sessions`; observation times are µs since `origin`. Ends a trial still
   // running first.
-  void Begin(std::vector<int64_t> sessions, SteadyTime origin) override;
+  void Begin(std::vector<ConnectionId> sessions, SteadyTime origin) override;
   // Stops polling (waits for the poll in flight) and returns the trial's observations, in the order
   // of their polls.
   std::vector<WaitObservation> End() override;
   // True once each of `sessions` has been seen waiting by a poll that started after this call.
-  bool AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
+  bool AwaitBlocked(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                     const StopFlag* stop) override;
   std::string error() override;
   // Called from the polling thread after each poll, outside mu_, with that poll's observations of
@@ -59,17 +61,21 @@ class PolledWaitMonitor : public WaitMonitor {
   void SetWaitListener(std::function<void(const WaitObservation&)> listener) override;
 
   std::chrono::microseconds interval() const { return interval_; }
+  const std::string& node() const { return node_; }
 
  protected:
   // One look at the server: the waits it shows now, with poll_sent_us/poll_received_us measured
   // from `origin` around the query. `sessions` are the watched ones (a query may filter on them).
   virtual PollResult Poll(const std::vector<int64_t>& sessions, SteadyTime origin) = 0;
+  // The ids of those of `sessions` on node(), in order (for Terminate, AwaitEnded).
+  std::vector<int64_t> IdsOnNode(const std::vector<ConnectionId>& sessions) const;
 
  private:
   void Loop();  // the polling thread
 
   const std::chrono::microseconds interval_;
   const StopFlag* const stop_;
+  const std::string node_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread thread_;                          // joined by End()

@@ -12,8 +12,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "harness/model/connection_id.h"
 #include "harness/model/status.h"
 
 namespace racelab {
@@ -52,6 +54,15 @@ struct QueryResult {
   bool refused = false;
 };
 
+// How one session starts each trial (Session::StartClean; the PostgreSQL engine: ROLLBACK, DISCARD
+// ALL, search_path, settings — harness/engines/postgresql/session_reset.h). No node: the session is
+// on the node it was opened on (Engine::OpenSession).
+struct SessionStart {
+  std::string label;      // the session's label, for errors ("worker.2")
+  std::string workspace;  // the item's workspace (schema / database / file)
+  std::vector<std::pair<std::string, std::string>> settings;  // engine settings, in file order
+};
+
 class Session {
  public:
   virtual ~Session() = default;
@@ -76,9 +87,32 @@ class Session {
   // without one, a number racelab assigns (unique within the process). Used to name who waits on
   // whom.
   virtual int64_t session_id() const = 0;
+  // The node this connection is on (one of its engine's Engine::nodes()); a single-server engine's
+  // sessions are all on kServerNode.
+  virtual std::string node() const { return kServerNode; }
+  // (node, session_id): the connection's identity across the engine's nodes.
+  ConnectionId connection_id() const { return {node(), session_id()}; }
   // The session's server process is a process of this machine whose run-queue delay can be read
   // (PostgreSQL backends of a local server); false otherwise.
   virtual bool local_backend() const { return false; }
+  // Makes this session begin a trial as if it had just connected, inside `start.workspace`, with
+  // the session's settings. kUsage when the scenario asks for a setting that cannot be (naming
+  // `file` and start.label); kDatabase otherwise; *connection_lost (may be null) when the session
+  // turned out to be gone. Thread-safety: sessions of one engine may start clean on several threads
+  // at once (Engine's rules, engine.h).
+  virtual Status StartClean(const SessionStart& start, SteadyTime deadline, const std::string& file,
+                            bool* connection_lost) = 0;
+  // StartClean in two halves, so that its round trip overlaps other work: SendStartClean sends it
+  // and returns at once; false when it sent nothing (the engine cannot, or the session needs more
+  // than one statement, e.g. a ROLLBACK first) — then call StartClean. FinishStartClean waits for
+  // what was sent and returns what StartClean would have. Between the two nothing else may use the
+  // session. PostgreSQL: session_reset.h; the others send nothing.
+  virtual bool SendStartClean(const SessionStart& start, SteadyTime deadline) { return false; }
+  virtual Status FinishStartClean(const SessionStart& start, SteadyTime deadline,
+                                  const std::string& file, bool* connection_lost) {
+    return Status::Internal("this engine sends no clean start ahead");
+  }
+
   // Open, not lost, and not inside a failed or unknown transaction state.
   virtual bool healthy() const = 0;
   virtual bool in_transaction() const = 0;

@@ -27,6 +27,7 @@ namespace racelab {
 struct WaitObservation {
   int64_t poll_sent_us = 0;       // the observation started (µs since trial start)
   int64_t poll_received_us = 0;   // it ended: the wait held at some instant in between
+  std::string node;               // the node the wait is on: of the waiter and of `blocking`
   int64_t session_id = 0;         // Session::session_id() of the waiter
   std::string wait_event;         // engine's name: "transactionid", "tuple", "RECORD", "busy", …
   std::vector<int64_t> blocking;  // session ids of the holders, when the engine knows them
@@ -48,6 +49,7 @@ struct LockSnapshot {
   int64_t sent_us = 0;             // the look started (µs since trial start)
   int64_t received_us = 0;         // and ended: the locks were so at some instant in between
   std::string method;              // how the engine looked: "pg_locks"
+  std::string node;                // the node the locks are on (session ids are unique per node)
   std::vector<SessionLock> locks;  // ordered by session, held before awaited
 };
 
@@ -71,33 +73,35 @@ class WaitMonitor {
  public:
   virtual ~WaitMonitor() = default;
 
-  // Starts watching `sessions` for one trial; times are µs since `origin`.
-  virtual void Begin(std::vector<int64_t> sessions, SteadyTime origin) = 0;
+  // Starts watching `sessions` for one trial; times are µs since `origin`. Connections are named by
+  // (node, id) (Session::connection_id()); a monitor sees the nodes its engine has.
+  virtual void Begin(std::vector<ConnectionId> sessions, SteadyTime origin) = 0;
   // Stops watching and returns the trial's observations, in time order.
   virtual std::vector<WaitObservation> End() = 0;
 
   // Waits until every session in `sessions` has been seen waiting on a lock by an observation that
   // started after this call. False at `deadline`, on stop, or when the monitor failed (error()).
-  virtual bool AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
+  virtual bool AwaitBlocked(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                             const StopFlag* stop) = 0;
 
   // Waits until none of `sessions` is connected to the server any more — the server ended each one
   // (PostgreSQL: its pid is gone from pg_stat_activity, MariaDB: its id from PROCESSLIST; an ended
   // session's transaction was rolled back and its locks released before that) — looking every few
   // ms until `deadline` or a stop. Does not end anything itself (that is Terminate).
-  virtual EndWait AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline,
+  virtual EndWait AwaitEnded(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                              const StopFlag* stop) = 0;
 
   // Ends each session from the server side and waits (until `deadline`) until it is gone. Returns
   // an error message, or "". Engines without Capabilities::terminate return a message saying so.
-  virtual std::string Terminate(const std::vector<int64_t>& sessions, SteadyTime deadline) = 0;
+  virtual std::string Terminate(const std::vector<ConnectionId>& sessions, SteadyTime deadline) = 0;
 
   // First error of the monitor in this trial, "" if none.
   virtual std::string error() = 0;
   // The monitor is ready for the next trial (call between trials).
   virtual bool healthy() = 0;
-  // The monitor's own session id (to name it when it holds a lock someone waits for), or 0.
-  virtual int64_t session_id() = 0;
+  // The monitor's own connection (to name it when it holds a lock someone waits for); id 0 when it
+  // has none.
+  virtual ConnectionId connection_id() = 0;
 
   // Live waits: `listener` is called with each observation of a watched session as the monitor
   // makes it (the same ones End() returns, in the same order), from the monitor's own thread and
@@ -130,6 +134,7 @@ struct ServerLockWait {
 };
 
 struct ServerWaitBatch {
+  std::string node;  // whose record it is: the session ids below are of this node
   std::vector<ServerLockWait> waits;
   std::map<int64_t, std::string>
       session_kinds;  // session id -> the server's kind of it, e.g. "autovacuum worker"

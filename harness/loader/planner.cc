@@ -132,6 +132,9 @@ PlannedSession PlanRole(ParamResolver& ev, const SessionSpec& role, const std::s
                         long trial_timeout_ms) {
   PlannedSession planned;
   planned.role = role.name;
+  planned.node = role.node;
+  planned.node_loc = role.node_loc;
+  if (!role.node.empty()) planned.node_field = path + ".node";
   for (const auto& [name, value] : role.settings) {
     std::string value_path = fmt::format("{}.settings.{}", path, name);
     planned.settings.emplace_back(name, ev.Text(value, value_path));

@@ -113,8 +113,8 @@ void ReadSession(LoadContext& ctx, const Ref& ref, size_t role) {
   SessionSpec& session = ctx.scenario.sessions[role];
   session.loc = ctx.reader.Loc(ref.mark);
   size_t errors_before = ctx.reader.error_count();
-  std::optional<Fields> fields =
-      ctx.reader.Map(ref, {"name", "count", "settings", "retry", "steps"}, {"name", "steps"});
+  std::optional<Fields> fields = ctx.reader.Map(
+      ref, {"name", "count", "node", "settings", "retry", "steps"}, {"name", "steps"});
   // A misspelt key (say `cont:`) hides the real count: do not judge barriers by the default.
   if (ctx.reader.error_count() != errors_before) ctx.role_counts[role] = std::nullopt;
   if (!fields) return;
@@ -140,6 +140,17 @@ void ReadSession(LoadContext& ctx, const Ref& ref, size_t role) {
       ctx.role_counts[role] = EvalInteger(*count, ctx.defaults).value();
     } else {
       ctx.role_counts[role] = std::nullopt;
+    }
+  }
+  if (const Ref* r = fields->Get("node")) {
+    std::optional<std::string> node = ctx.reader.Name(*r);
+    if (node && !IsRoleName(*node)) {
+      ctx.reader.Error(*r, fmt::format("'{}' is not a node name (expected [a-z][a-z0-9_]*, e.g. "
+                                       "server, primary, standby1)",
+                                       *node));
+    } else if (node) {
+      session.node = *node;
+      session.node_loc = ctx.reader.Loc(r->mark);
     }
   }
   if (const Ref* r = fields->Get("settings")) ReadSettings(ctx, *r, session);

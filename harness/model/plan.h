@@ -66,6 +66,12 @@ struct PlannedSession {
   std::string role;   // "worker"
   int index = 1;      // 1-based instance within the role
   std::string label;  // "worker" when the role has one instance, else "worker.1", "worker.2", …
+  // The role's `node:` (SessionSpec::node): "" = the engine's default node; `node_loc` and
+  // `node_field` ("sessions[1].node") are where the file names it, for the error when the engine
+  // has no such node (harness/loader/node_check.h).
+  std::string node;
+  SourceLoc node_loc;
+  std::string node_field;
   std::vector<std::pair<std::string, std::string>> settings;
   std::optional<PlannedRetry> retry;
   std::vector<PlannedStep> steps;

@@ -112,6 +112,11 @@ struct SessionSpec {
                      // count > 1
   SourceLoc loc;
   Expr count = "1";
+  // `node:` — which of the engine's nodes its connections are on (docs/scenario-format.md "Nodes");
+  // "" = the engine's default node. Checked against the engine's nodes when the plan meets the
+  // engine (harness/loader/node_check.h); `node_loc` is where it is written.
+  std::string node;
+  SourceLoc node_loc;
   // Run as `SET name = value` on the session's connection before each trial (e.g. lock_timeout:
   // 200ms).
   std::vector<std::pair<std::string, std::string>> settings;

@@ -7,7 +7,7 @@
 namespace racelab::internal {
 
 std::string OutsideFault(const std::vector<StepEvent>& events,
-                         const std::map<std::string, int64_t>& label_pids,
+                         const std::map<std::string, ConnectionId>& label_pids,
                          const std::vector<OwnTermination>& own,
                          const SessionLostFn& session_lost) {
   for (const StepEvent& ev : events) {

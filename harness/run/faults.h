@@ -15,14 +15,15 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/session.h"
 #include "harness/model/trial_result.h"
 
 namespace racelab::internal {
 
-// One session (its Session::session_id) racelab's own `terminate` step ended, or an `await_ended`
-// step saw the server end, and when that step started (µs since trial start).
+// One session (its connection, Session::connection_id) racelab's own `terminate` step ended, or an
+// `await_ended` step saw the server end, and when that step started (µs since trial start).
 struct OwnTermination {
-  int64_t pid = 0;
+  ConnectionId pid;
   int64_t at_us = 0;
 };
 
@@ -35,7 +36,7 @@ using SessionLostFn = std::function<bool(const StepEvent& ev)>;
 // terminating connection due to administrator command), and no terminate step of the scenario ended
 // it — an operator, a connection pooler or the server did"; "" when there is none.
 std::string OutsideFault(const std::vector<StepEvent>& events,
-                         const std::map<std::string, int64_t>& label_pids,
+                         const std::map<std::string, ConnectionId>& label_pids,
                          const std::vector<OwnTermination>& own, const SessionLostFn& session_lost);
 
 // The first event whose error is a fault of the machine under the database (`is_fault`:

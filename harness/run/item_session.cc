@@ -51,8 +51,11 @@ SteadyTime ItemSession::In(long ms) const {
   return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
 }
 
-Result<std::unique_ptr<Session>> ItemSession::Open(const std::string& label) {
-  return engine_.OpenSession(label, In(options_.connect_timeout_ms),
+Result<std::unique_ptr<Session>> ItemSession::Open(const std::string& node,
+                                                   const std::string& label) {
+  // A role without `node:`, and racelab's own connections, are on the engine's default node.
+  return engine_.OpenSession(node.empty() ? engine_.nodes().front() : node, label,
+                             In(options_.connect_timeout_ms),
                              // The control connection must finish its cleanup after a stop
                              // request: only its deadlines bound it.
                              label == kControl || label == kChecker ? nullptr : options_.stop);
@@ -70,7 +73,7 @@ Status ItemSession::EnsureConnections() {
     if (sent_[i] >= 0)
       continue;  // its clean start is in flight: FinishSessionsClean sees if it is lost
     if (conn && conn->healthy()) continue;
-    auto c = Open(item_.sessions[i].label);
+    auto c = Open(item_.sessions[i].node, item_.sessions[i].label);
     if (!c.ok()) return c.status();
     conn = std::move(c.value());
   }
@@ -83,13 +86,12 @@ SessionStart ItemSession::StartOf(size_t i, const std::string& workspace) const 
 }
 
 Status ItemSession::StartOne(size_t i, const std::string& workspace, bool* lost) {
-  return engine_.StartClean(sessions_[i].get(), StartOf(i, workspace), Deadline(), item_.file,
-                            lost);
+  return sessions_[i]->StartClean(StartOf(i, workspace), Deadline(), item_.file, lost);
 }
 
 Status ItemSession::ReopenAndStart(size_t i, const std::string& workspace, bool* lost) {
   // Ended while idle (e.g. terminated from outside after its last step): reopened once.
-  auto c = Open(item_.sessions[i].label);
+  auto c = Open(item_.sessions[i].node, item_.sessions[i].label);
   if (!c.ok()) return c.status();
   sessions_[i] = std::move(c.value());
   return StartOne(i, workspace, lost);
@@ -99,8 +101,7 @@ void ItemSession::SendSessionsClean(int trial) {
   const std::string& workspace = SlotOf(trial).workspace;
   for (size_t i = 0; i < sessions_.size(); ++i) {
     if (sent_[i] >= 0 || !sessions_[i]) continue;
-    if (engine_.SendStartClean(sessions_[i].get(), StartOf(i, workspace), Deadline()))
-      sent_[i] = trial;
+    if (sessions_[i]->SendStartClean(StartOf(i, workspace), Deadline())) sent_[i] = trial;
   }
   // The control of the trial just over: its workspace's next trial is `trial - 1 + slots`, prepared
   // by the helper (two slots) or by AwaitWorkspace (one). Not when no later trial uses that
@@ -108,13 +109,13 @@ void ItemSession::SendSessionsClean(int trial) {
   if (trial == 0 || trial - 1 + static_cast<int>(slots_.size()) >= item_.trials) return;
   Slot& done = SlotOf(trial - 1);
   if (done.control_sent || !done.control || done.helper.joinable()) return;
-  done.control_sent = engine_.SendStartClean(done.control.get(), ControlStart(done), Deadline());
+  done.control_sent = done.control->SendStartClean(ControlStart(done), Deadline());
 }
 
 Status ItemSession::StartSessionsClean(int trial) {
   SendSessionsClean(trial);
   // The sessions that could not be sent a clean start (a transaction still open, or an engine that
-  // sends none ahead): one round trip or more each, all at once (Engine::StartClean may run on
+  // sends none ahead): one round trip or more each, all at once (Session::StartClean may run on
   // several threads for different sessions), so the trial waits for the slowest, not for their sum;
   // before the workspace is prepared, since an open transaction may hold its locks.
   const std::string& workspace = SlotOf(trial).workspace;
@@ -149,8 +150,8 @@ Status ItemSession::FinishSessionsClean(int trial) {
     const int sent_for = sent_[i];
     sent_[i] = -1;
     bool lost = false;
-    Status s = engine_.FinishStartClean(sessions_[i].get(), StartOf(i, SlotOf(sent_for).workspace),
-                                        Deadline(), item_.file, &lost);
+    Status s = sessions_[i]->FinishStartClean(StartOf(i, SlotOf(sent_for).workspace), Deadline(),
+                                              item_.file, &lost);
     if (s.ok() && sent_for != trial)
       s = StartOne(i, workspace, &lost);  // sent for another workspace
     if (lost) s = ReopenAndStart(i, workspace, &lost);
@@ -169,17 +170,15 @@ Status ItemSession::CleanControl(Slot* slot) {
   bool lost = false;
   if (slot->control_sent) {  // sent when its last trial was over: collected here
     slot->control_sent = false;
-    Status s = engine_.FinishStartClean(slot->control.get(), ControlStart(*slot), Deadline(),
-                                        item_.file, &lost);
+    Status s = slot->control->FinishStartClean(ControlStart(*slot), Deadline(), item_.file, &lost);
     if (!lost) return s;
   }
   if (!slot->control || !slot->control->healthy()) {
-    auto c = Open(kControl);
+    auto c = Open("", kControl);
     if (!c.ok()) return c.status();
     slot->control = std::move(c.value());
   }
-  return engine_.StartClean(slot->control.get(), ControlStart(*slot), Deadline(), item_.file,
-                            &lost);
+  return slot->control->StartClean(ControlStart(*slot), Deadline(), item_.file, &lost);
 }
 
 Status ItemSession::TryReset(Slot* slot, bool* done) {
@@ -229,7 +228,7 @@ Status ItemSession::TryReset(Slot* slot, bool* done) {
 // Any failure leaves no baseline, so the workspace is set up fresh again next time.
 void ItemSession::ReadBaseline(Slot* slot) {
   if (!slot->checker || !slot->checker->healthy()) {
-    auto c = Open(kChecker);
+    auto c = Open("", kChecker);
     if (!c.ok()) return;
     slot->checker = std::move(c.value());
   }

@@ -39,7 +39,7 @@ class ItemSession {
   Status EnsureConnections();
   // Before trial `trial`, in three steps, so that the clean start's round trip overlaps other work
   // (docs/performance.md): SendSessionsClean sends every idle session's clean start for `trial`
-  // (Engine::SendStartClean: in `trial`'s workspace with its `settings`) without waiting — the
+  // (Session::SendStartClean: in `trial`'s workspace with its `settings`) without waiting — the
   // runner calls it once trial N's final checks and teardown are done, so it runs after everything
   // trial N did, final checks included; StartSessionsClean sends what was not sent yet and starts
   // clean at once the sessions that cannot be sent one (a transaction still open: ROLLBACK first;
@@ -95,7 +95,8 @@ class ItemSession {
     Status helper_status = Status::Ok();
   };
 
-  Result<std::unique_ptr<Session>> Open(const std::string& label);
+  // Opens a connection on `node` ("" = the engine's default node, Engine::nodes().front()).
+  Result<std::unique_ptr<Session>> Open(const std::string& node, const std::string& label);
   SteadyTime Deadline() const;
   // now + `ms`, at most kAfterStopDeadlineMs once a stop is requested.
   SteadyTime In(long ms) const;

@@ -24,28 +24,31 @@ bool Monitored(const StepEvent& ev, bool recorded) {
   return !ev.skipped && (recorded ? info.may_wait_recorded : info.may_wait_on_lock);
 }
 
-bool OfPid(const StepEvent& ev, int64_t pid, const BackendNames& names) {
+bool OfPid(const StepEvent& ev, const ConnectionId& pid, const BackendNames& names) {
   auto it = names.label_pids.find(ev.session);
   return it != names.label_pids.end() && it->second == pid;
 }
 
-void AddBlockers(const std::vector<int64_t>& pids, const BackendNames& names, StepEvent* ev) {
+// `pids`: connections of `node`.
+void AddBlockers(const std::string& node, const std::vector<int64_t>& pids,
+                 const BackendNames& names, StepEvent* ev) {
   std::set<std::string> set(ev->blocked_by.begin(), ev->blocked_by.end());
-  for (int64_t p : pids) set.insert(names.Name(p));
+  for (int64_t p : pids) set.insert(names.Name({node, p}));
   ev->blocked_by.assign(set.begin(), set.end());
 }
 
 }  // namespace
 
-std::string BackendNames::Name(int64_t pid) const {
+std::string BackendNames::Name(const ConnectionId& pid) const {
   if (auto l = pid_labels.find(pid); l != pid_labels.end()) return l->second;
   auto t = backend_types.find(pid);
   if (t != backend_types.end() && t->second != "client backend") return "(" + t->second + ")";
   return "(other backend)";
 }
 
-void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t origin_wall_us,
-                              const BackendNames& names, std::vector<StepEvent>* events) {
+void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, const std::string& node,
+                              int64_t origin_wall_us, const BackendNames& names,
+                              std::vector<StepEvent>* events) {
   for (const ServerLockWait& w : waits) {
     const int64_t lo = w.start_lo_us - origin_wall_us, hi = w.start_hi_us - origin_wall_us;
     const int64_t d = w.duration_us.value_or(0);
@@ -57,7 +60,7 @@ void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t 
     StepEvent* best = nullptr;
     std::pair<bool, int64_t> best_rank{};
     for (StepEvent& ev : *events) {
-      if (!Monitored(ev, /*recorded=*/true) || !OfPid(ev, w.session_id, names) ||
+      if (!Monitored(ev, /*recorded=*/true) || !OfPid(ev, {node, w.session_id}, names) ||
           ev.sent_us > latest_start(ev)) {
         continue;
       }
@@ -95,7 +98,7 @@ void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t 
       best->logged_first_wait_end_us = start + us;
     }
     best->lock_wait_us = std::min(best->lock_wait_us + us, best->completed_us - best->sent_us);
-    AddBlockers(w.holders, names, best);
+    AddBlockers(node, w.holders, names, best);
   }
 }
 
@@ -120,7 +123,7 @@ void AttributeLockWaits(const std::vector<WaitObservation>& observations, const 
   auto candidates = [&](const WaitObservation& o) {
     std::vector<std::pair<StepEvent*, int64_t>> out;  // (statement, overlap in µs)
     for (auto& ev : *events) {
-      if (!Monitored(ev, /*recorded=*/false) || !OfPid(ev, o.session_id, names)) continue;
+      if (!Monitored(ev, /*recorded=*/false) || !OfPid(ev, {o.node, o.session_id}, names)) continue;
       int64_t overlap =
           std::min(o.poll_received_us, ev.completed_us) - std::max(o.poll_sent_us, ev.sent_us);
       if (overlap >= 0) out.emplace_back(&ev, overlap);
@@ -174,7 +177,7 @@ void AttributeLockWaits(const std::vector<WaitObservation>& observations, const 
     // The blockers pg_blocking_pids() named count with the server log's: each source names the
     // holders at one instant of the wait, and either can miss one (a naive-select-then-update trial
     // under ctest -j2 recorded a server-logged wait without its holder `first`).
-    AddBlockers(o.blocking, names, best);
+    AddBlockers(o.node, o.blocking, names, best);
     // A backend waits on one lock at a time. A poll that saw it waiting on another lock than the
     // first one the server logged, before that logged wait ended, saw it before that wait began: an
     // earlier wait the server did not log — shorter than deadlock_timeout, or its deadlock check

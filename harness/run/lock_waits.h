@@ -21,24 +21,27 @@
 
 namespace racelab::internal {
 
-// Who the sessions are, by Session::session_id(). `pid_labels`: worker ids -> session label, plus
-// racelab's own sessions (e.g. "racelab:control"); `label_pids`: session label -> worker id (only
-// workers' waits are attributed); `backend_types`: id -> the server's kind of other sessions (from
-// the server's record, ServerWaitBatch::session_kinds).
+// Who the sessions are, by (node, Session::session_id()) — ids are unique per server only.
+// `pid_labels`: workers' connections -> session label, plus racelab's own (e.g. "racelab:control");
+// `label_pids`: session label -> worker connection (only workers' waits are attributed);
+// `backend_types`: connection -> the server's kind of other sessions (from the server's record,
+// ServerWaitBatch::session_kinds).
 struct BackendNames {
-  std::map<int64_t, std::string> pid_labels;
-  std::map<std::string, int64_t> label_pids;
-  std::map<int64_t, std::string> backend_types;
+  std::map<ConnectionId, std::string> pid_labels;
+  std::map<std::string, ConnectionId> label_pids;
+  std::map<ConnectionId, std::string> backend_types;
   // The name blocked_by shows for `pid`: its label, "(autovacuum worker)" and the like, or
   // "(other backend)".
-  std::string Name(int64_t pid) const;
+  std::string Name(const ConnectionId& pid) const;
 };
 
 // Marks the statements the server logged waiting. `origin_wall_us`: the trial's t = 0 on the
-// server's clock (the embedded cluster shares racelab's wall clock), µs since the epoch. `events`
-// are one trial's. Call before AttributeLockWaits.
-void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, int64_t origin_wall_us,
-                              const BackendNames& names, std::vector<StepEvent>* events);
+// server's clock (the embedded cluster shares racelab's wall clock), µs since the epoch. `node`:
+// whose record `waits` are (ServerWaitBatch::node). `events` are one trial's. Call before
+// AttributeLockWaits.
+void AttributeServerLockWaits(const std::vector<ServerLockWait>& waits, const std::string& node,
+                              int64_t origin_wall_us, const BackendNames& names,
+                              std::vector<StepEvent>* events);
 
 // Marks the statements the monitor's polls saw in a lock wait (see the file comment).
 void AttributeLockWaits(const std::vector<WaitObservation>& observations, const BackendNames& names,

@@ -66,7 +66,7 @@ int OrderGates::StillRunningBefore(int i, const std::vector<PlannedOrderEntry>& 
   return -1;
 }
 
-OrderGates::Result OrderGates::AwaitHandover(int i, bool once, int64_t session_id,
+OrderGates::Result OrderGates::AwaitHandover(int i, bool once, const ConnectionId& session_id,
                                              WaitMonitor* monitor, SteadyTime deadline,
                                              const StopFlag* stop) {
   const size_t index = static_cast<size_t>(i);

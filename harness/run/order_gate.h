@@ -49,7 +49,7 @@ class OrderGates {
   };
   // Waits until entry `i` is done, or started and — when `once`, nothing more — `session_id` (the
   // session of entry `i`) seen waiting by `monitor`.
-  Result AwaitHandover(int i, bool once, int64_t session_id, WaitMonitor* monitor,
+  Result AwaitHandover(int i, bool once, const ConnectionId& session_id, WaitMonitor* monitor,
                        SteadyTime deadline, const StopFlag* stop);
   // Waits until every entry in `entries` is done (kDone, kTimedOut or kAbandoned); `*late` is then
   // the first one not done.

@@ -44,7 +44,7 @@ GateAnswer OrderedGate::AwaitTurn(const GateTurn& turn, const GateLimits& limits
   }
   if (r == OrderGates::Result::kDone && step.await_entry >= 0) {
     late = &item_.order_entries.at(static_cast<size_t>(step.await_entry));
-    const int64_t waiter = role_pids_.at(late->session).at(0);
+    const ConnectionId waiter = role_pids_.at(late->session).at(0);
     r = order_.AwaitHandover(step.await_entry, late->once, waiter, monitor_, limits.race_deadline,
                              limits.stop);
     why = "neither ended nor was seen waiting";

@@ -38,7 +38,7 @@ class OrderedGate final : public StepGate {
   static std::string WithinText(const GateLimits& limits);
 
   const PlanItem& item_;
-  const std::map<std::string, std::vector<int64_t>>& role_pids_;
+  const std::map<std::string, std::vector<ConnectionId>>& role_pids_;
   WaitMonitor* const monitor_;
   OrderGates order_;
 };

@@ -77,12 +77,12 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   ctx.control = conns.control();  // for probe steps (TrialContext::control_mutex)
   ctx.engine = options.engine;
   std::map<std::string, int> parties;
-  std::map<int64_t, std::string> pid_labels;
-  std::map<std::string, int64_t> label_pids;
-  std::vector<int64_t> pids;
+  std::map<ConnectionId, std::string> pid_labels;
+  std::map<std::string, ConnectionId> label_pids;
+  std::vector<ConnectionId> pids;
   for (size_t i = 0; i < item.sessions.size(); ++i) {
     const auto& s = item.sessions[i];
-    int64_t pid = conns.session_conn(i)->session_id();
+    const ConnectionId pid = conns.session_conn(i)->connection_id();
     ctx.role_pids[s.role].push_back(pid);
     ctx.sessions.push_back(conns.session_conn(i));
     pid_labels[pid] = s.label;
@@ -230,14 +230,16 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
     result.error = result.error.empty() ? fault : fault + "; then: " + result.error;
   }
   internal::BackendNames names{pid_labels, label_pids, {}};
-  names.pid_labels[conns.control()->session_id()] = "racelab:control";
-  names.pid_labels[ctx.monitor->session_id()] = "racelab:monitor";
+  names.pid_labels[conns.control()->connection_id()] = "racelab:control";
+  names.pid_labels[ctx.monitor->connection_id()] = "racelab:monitor";
   if (server_log != nullptr) {
     auto batch =
         server_log->Collect(conns.control(), std::chrono::steady_clock::now() + kServerLogDeadline);
     if (batch.ok()) {
-      names.backend_types = batch->session_kinds;
-      internal::AttributeServerLockWaits(batch->waits, origin_wall_us, names, &result.events);
+      for (const auto& [id, kind] : batch->session_kinds)
+        names.backend_types[{batch->node, id}] = kind;
+      internal::AttributeServerLockWaits(batch->waits, batch->node, origin_wall_us, names,
+                                         &result.events);
     } else if (result.error.empty()) {
       result.error = batch.status().message();
     }

@@ -8,7 +8,7 @@
 // Capabilities::workspace_reset_in_background it has two workspaces and two control sessions, used
 // in turn: the next trial's is emptied and set up while this trial's final checks run
 // (item_session.h).
-// Per trial: every session starts clean (Engine::StartClean, all at once; on PostgreSQL sent once
+// Per trial: every session starts clean (Session::StartClean, all at once; on PostgreSQL sent once
 // the trial before is over, final checks and teardown included, and collected after the workspace
 // is ready: item_session.h), the workspace is emptied, `setup` runs, one thread per session
 // (Boost.Thread) starts in an order permuted by the seed, they meet at barriers and are joined with

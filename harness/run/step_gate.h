@@ -100,9 +100,10 @@ class FreeGate final : public StepGate {
 struct GateSetup {
   const PlanItem* item = nullptr;
   int trial = 0;
-  const std::map<std::string, std::vector<int64_t>>* role_pids = nullptr;  // role -> session ids
-  WaitMonitor* monitor = nullptr;                                          // thread-safe
-  TrialEvents* events = nullptr;  // where it publishes kGateHeld/kGateReleased
+  // role -> the connections of its instances, (node, session id)
+  const std::map<std::string, std::vector<ConnectionId>>* role_pids = nullptr;
+  WaitMonitor* monitor = nullptr;  // thread-safe
+  TrialEvents* events = nullptr;   // where it publishes kGateHeld/kGateReleased
   TrialClock* clock = nullptr;
 };
 

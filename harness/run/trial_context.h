@@ -39,7 +39,8 @@ struct TrialContext {
   WaitMonitor* monitor = nullptr;  // thread-safe
   const Engine* engine = nullptr;  // only its const classification methods (thread-safe)
   std::map<std::string, std::unique_ptr<Barrier>> barriers;  // by name; Barrier is thread-safe
-  std::map<std::string, std::vector<int64_t>> role_pids;     // role -> session ids of its instances
+  // role -> the connections of its instances, (node, session id)
+  std::map<std::string, std::vector<ConnectionId>> role_pids;
   // Says when each step may start (step_gate.h): FreeGate, or OrderedGate for an ordered item
   // (PlanItem::order_entries). Thread-safe; never null while workers run.
   std::unique_ptr<StepGate> gate;

@@ -296,9 +296,9 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       AwaitEnded(step, &ev);
       break;
     case StepKind::kTerminate: {
-      const std::vector<int64_t>& pids = ctx_->role_pids.at(step.target);
+      const std::vector<ConnectionId>& pids = ctx_->role_pids.at(step.target);
       // Recorded before the call: the target's next statement may fail before the call returns.
-      for (int64_t pid : pids) out_.terminated.push_back({pid, ev.sent_us});
+      for (const ConnectionId& pid : pids) out_.terminated.push_back({pid, ev.sent_us});
       std::string err =
           ctx_->monitor->Terminate(pids, ctx_->DeadlineIn(ctx_->statement_timeout_ms));
       ev.completed_us = ctx_->NowUs();
@@ -321,7 +321,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
 
 void Worker::AwaitEnded(const PlannedStep& step, StepEvent* ev) {
   const long ms = step.timeout_ms > 0 ? step.timeout_ms : ctx_->statement_timeout_ms;
-  const std::vector<int64_t>& pids = ctx_->role_pids.at(step.target);
+  const std::vector<ConnectionId>& pids = ctx_->role_pids.at(step.target);
   const EndWait r = ctx_->monitor->AwaitEnded(pids, ctx_->DeadlineIn(ms), ctx_->stop);
   ev->completed_us = ctx_->NowUs();
   if (r.result == EndWait::Result::kEnded) {
@@ -332,7 +332,7 @@ void Worker::AwaitEnded(const PlannedStep& step, StepEvent* ev) {
                       : 0;
     // The target's lost connection is the behaviour this step awaited, not a fault (faults.h), from
     // the moment the step started waiting for it.
-    for (int64_t pid : pids) out_.terminated.push_back({pid, ev->sent_us});
+    for (const ConnectionId& pid : pids) out_.terminated.push_back({pid, ev->sent_us});
     return;
   }
   const bool trial = std::chrono::steady_clock::now() >= ctx_->deadline();

@@ -1,7 +1,8 @@
 // The racelab binary while it loads and plans (issue 7): SIGINT/SIGTERM end loading promptly with
-// 130/143 before any cluster starts or any file is written; hostile --set values and a step longer
-// than the trial deadline are exit-2 errors naming FILE:LINE. No database is needed: every case
-// ends before racelab would connect.
+// 130/143 before any cluster starts or any file is written; hostile --set values, a step longer
+// than the trial deadline and a role on a node the engine lacks are exit-2 errors naming FILE:LINE.
+// No database server is needed: every case ends before racelab would connect (the node check
+// opens SQLite, in-process, and runs nothing).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -133,6 +134,36 @@ TEST(CliLoading, AStepLongerThanTheTrialDeadlineIsAUsageError) {
   EXPECT_NE(r.err.find("cannot end before the trial deadline (--trial-timeout-ms 1000)"),
             std::string::npos)
       << r.err;
+}
+
+// `node:` names a node the engine does not have (a single server has one, "server"): the plan meets
+// the engine and ends there, exit 2, naming FILE:LINE:COL and the field, in stderr and in the
+// report's run_error; with `node: server` the same file runs and passes.
+TEST(CliLoading, ARoleOnANodeTheEngineLacksIsAUsageErrorNamingTheLine) {
+  TempDir dir, out, out2;
+  const fs::path file = dir.path / "node.yaml";
+  auto write = [&](const std::string& node) {
+    std::ofstream f(file);
+    f << "name: node-check\ntitle: Node check\nteaches: A role's node is the engine's.\n"
+      << "engines: [sqlite]\nsessions:\n  - name: a\n    node: " << node
+      << "\n    steps: [ sql: SELECT 1 ]\nexpect: { lock_waits: 0 }\n";
+  };
+  write("standby1");
+  ProcessResult r = RunProcess({kBin, "run", file.string(), "--engine", "sqlite", "--trials", "1",
+                                "-q", "--format", "json", "--out", out.path.string()},
+                               seconds(30));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const std::string want =
+      file.string() + ":7:11: sessions[0].node: sqlite has no node 'standby1' (its nodes: server)";
+  EXPECT_NE(r.err.find(want), std::string::npos) << r.err;
+  const std::string report = Slurp(out.path / "racelab.json");
+  EXPECT_NE(report.find("has no node 'standby1'"), std::string::npos) << report;
+  EXPECT_NE(report.find("\"results\": []"), std::string::npos) << "nothing ran: " << report;
+  write("server");
+  ProcessResult ok = RunProcess({kBin, "run", file.string(), "--engine", "sqlite", "--trials", "1",
+                                 "-q", "--format", "json", "--out", out2.path.string()},
+                                seconds(30));
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
 // A folder with malformed files (tests/fixtures/bad: one defect per file) — as --scenarios DIR or

@@ -51,14 +51,15 @@ class MariaDbEngineTest : public ::testing::Test {
   void TearDown() override { EXPECT_TRUE(engine_->DropWorkspace(ws_, In(10000)).ok()); }
 
   std::unique_ptr<Session> Open(const std::string& label) {
-    Result<std::unique_ptr<Session>> s = engine_->OpenSession(label, In(10000), nullptr);
+    Result<std::unique_ptr<Session>> s =
+        engine_->OpenSession(kServerNode, label, In(10000), nullptr);
     EXPECT_TRUE(s.ok()) << s.status().message();
     if (!s.ok()) return nullptr;
     bool lost = false;
     SessionStart start;
     start.label = label;
     start.workspace = ws_;
-    Status st = engine_->StartClean(s->get(), start, In(10000), "test", &lost);
+    Status st = (*s)->StartClean(start, In(10000), "test", &lost);
     EXPECT_TRUE(st.ok()) << st.message();
     return std::move(*s);
   }
@@ -256,11 +257,11 @@ TEST_F(MariaDbEngineTest, TheMonitorSeesALockWaitWithItsBlocker) {
   Result<std::unique_ptr<WaitMonitor>> m =
       engine_->OpenMonitor(std::chrono::microseconds(2000), In(10000), nullptr);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  (*m)->Begin({a->session_id(), b->session_id()}, Clock::now());
+  (*m)->Begin({a->connection_id(), b->connection_id()}, Clock::now());
   ASSERT_TRUE(Run(a.get(), "START TRANSACTION; UPDATE t SET v = 1 WHERE id = 1").ok());
   QueryResult rb;
   std::thread t([&] { rb = Run(b.get(), "UPDATE t SET v = 2 WHERE id = 1"); });
-  bool seen = (*m)->AwaitBlocked({b->session_id()}, In(10000), nullptr);
+  bool seen = (*m)->AwaitBlocked({b->connection_id()}, In(10000), nullptr);
   EXPECT_TRUE(seen) << (*m)->error();
   ASSERT_TRUE(Run(a.get(), "COMMIT").ok());
   t.join();
@@ -270,6 +271,7 @@ TEST_F(MariaDbEngineTest, TheMonitorSeesALockWaitWithItsBlocker) {
   // Polls at least 100 ms apart: InnoDB refreshes INNODB_TRX only after 100 ms without a read.
   for (size_t i = 1; i < obs.size(); ++i)
     EXPECT_GE(obs[i].poll_sent_us - obs[i - 1].poll_received_us, 100000);
+  EXPECT_EQ(obs[0].node, kServerNode) << "the one node of a single server";
   EXPECT_EQ(obs[0].session_id, b->session_id());
   EXPECT_EQ(obs[0].blocking, std::vector<int64_t>{a->session_id()});
   EXPECT_EQ(obs[0].wait_event, "RECORD");
@@ -282,7 +284,7 @@ TEST_F(MariaDbEngineTest, TerminateEndsAnotherSession) {
   Result<std::unique_ptr<WaitMonitor>> m =
       engine_->OpenMonitor(std::chrono::microseconds(2000), In(10000), nullptr);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  EXPECT_EQ((*m)->Terminate({a->session_id()}, In(10000)), "");
+  EXPECT_EQ((*m)->Terminate({a->connection_id()}, In(10000)), "");
   QueryResult r = Run(a.get(), "SELECT 1");
   EXPECT_TRUE(engine_->IsSessionLost(r)) << r.error_code << " " << r.message;
   EXPECT_FALSE(a->healthy());
@@ -298,7 +300,7 @@ TEST_F(MariaDbEngineTest, AClearStartUndoesSettingsLocksAndTransactions) {
   start.label = "a";
   start.workspace = ws_;
   start.settings = {{"innodb_snapshot_isolation", "ON"}};
-  ASSERT_TRUE(engine_->StartClean(a.get(), start, In(10000), "test", &lost).ok());
+  ASSERT_TRUE(a->StartClean(start, In(10000), "test", &lost).ok());
   EXPECT_FALSE(a->in_transaction());
   QueryResult r = Run(a.get(),
                       "SELECT @@innodb_lock_wait_timeout = @@GLOBAL.innodb_lock_wait_timeout, "
@@ -310,7 +312,7 @@ TEST_F(MariaDbEngineTest, AClearStartUndoesSettingsLocksAndTransactions) {
   EXPECT_EQ(r.values[0][2], ws_);
   EXPECT_EQ(r.values[0][3], "1");
   start.settings = {{"no_such_setting", "1"}};
-  Status st = engine_->StartClean(a.get(), start, In(10000), "x.yaml", &lost);
+  Status st = a->StartClean(start, In(10000), "x.yaml", &lost);
   EXPECT_EQ(st.code(), StatusCode::kUsage) << st.message();
   EXPECT_NE(st.message().find("1193"), std::string::npos) << st.message();
 }

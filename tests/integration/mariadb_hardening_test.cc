@@ -380,11 +380,11 @@ TEST(MariaDbEmbeddedXaTest, APreparedXaTransactionIsRolledBackBeforeTheDrop) {
   Engine& engine = **e;
   const std::string ws = engine.WorkspaceName(1);
   ASSERT_TRUE(engine.ResetWorkspace(ws, In(10000), nullptr).ok());
-  Result<std::unique_ptr<Session>> s = engine.OpenSession("a", In(10000), nullptr);
+  Result<std::unique_ptr<Session>> s = engine.OpenSession(kServerNode, "a", In(10000), nullptr);
   ASSERT_TRUE(s.ok()) << s.status().message();
   bool lost = false;
   SessionStart start{"a", ws, {}};
-  ASSERT_TRUE(engine.StartClean(s->get(), start, In(10000), "test", &lost).ok());
+  ASSERT_TRUE((*s)->StartClean(start, In(10000), "test", &lost).ok());
   Session& a = **s;
   EXPECT_TRUE(a.Exec("CREATE TABLE t (id int PRIMARY KEY) ENGINE=InnoDB", In(10000)).ok());
   EXPECT_TRUE(a.Exec("XA START 'rl'", In(10000)).refused) << "the plain statement is refused";

@@ -40,12 +40,11 @@ class SqliteConfinementTest : public ::testing::Test {
     fs::remove_all(outside_);
   }
   Status Start(std::vector<std::pair<std::string, std::string>> settings = {}) {
-    auto s = engine_->OpenSession("a", In(1000), nullptr);
+    auto s = engine_->OpenSession(kServerNode, "a", In(1000), nullptr);
     EXPECT_TRUE(s.ok());
     s_.reset(static_cast<SqliteSession*>(s->release()));
-    return engine_->StartClean(s_.get(),
-                               SessionStart{.label = "a", .workspace = ws_, .settings = settings},
-                               In(1000), "t.yaml", nullptr);
+    return s_->StartClean(SessionStart{.label = "a", .workspace = ws_, .settings = settings},
+                          In(1000), "t.yaml", nullptr);
   }
   QueryResult Run(const std::string& sql) { return s_->Exec(sql, In(5000), 10); }
   // `sql` is refused as a scenario error that names what was denied, and `file` is not made.

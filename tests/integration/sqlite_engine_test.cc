@@ -47,11 +47,11 @@ class SqliteEngineTest : public ::testing::Test {
   // A session on the workspace with these settings; the first one also creates table runs.
   std::unique_ptr<SqliteSession> Open(const std::string& label,
                                       std::vector<std::pair<std::string, std::string>> settings) {
-    auto s = engine_->OpenSession(label, In(1000), nullptr);
+    auto s = engine_->OpenSession(kServerNode, label, In(1000), nullptr);
     EXPECT_TRUE(s.ok());
     std::unique_ptr<SqliteSession> out(static_cast<SqliteSession*>(s->release()));
     SessionStart start{.label = label, .workspace = ws_, .settings = std::move(settings)};
-    Status st = engine_->StartClean(out.get(), start, In(1000), "test.yaml", nullptr);
+    Status st = out->StartClean(start, In(1000), "test.yaml", nullptr);
     EXPECT_TRUE(st.ok()) << st.message();
     return out;
   }
@@ -81,6 +81,20 @@ class SqliteEngineTest : public ::testing::Test {
 // lang_transaction.html: a deferred transaction that has read cannot become a writer while another
 // connection writes — SQLITE_BUSY at once; c3ref/busy_handler.html: SQLite does not call the busy
 // handler where waiting could deadlock. So busy_timeout does not help.
+// A single server has one node, "server": its sessions are there, and a session on another node is
+// refused before anything is opened (the CLI checks a plan's nodes first: node_check.h).
+TEST_F(SqliteEngineTest, OneNodeAndAnUnknownNodeIsAUsageError) {
+  EXPECT_EQ(engine_->nodes(), std::vector<std::string>{kServerNode});
+  auto s = engine_->OpenSession(kServerNode, "a", In(1000), nullptr);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ((*s)->node(), "server");
+  EXPECT_EQ((*s)->connection_id(), (ConnectionId{"server", (*s)->session_id()}));
+  auto other = engine_->OpenSession("standby1", "b", In(1000), nullptr);
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), StatusCode::kUsage);
+  EXPECT_EQ(other.status().message(), "sqlite has no node 'standby1' (its nodes: server)");
+}
+
 TEST_F(SqliteEngineTest, DeferredReaderUpgradeIsRefusedAtOnceDespiteBusyTimeout) {
   for (const char* mode : {"delete", "wal"}) {
     SCOPED_TRACE(mode);
@@ -126,7 +140,7 @@ TEST_F(SqliteEngineTest, JournalCommitWaitsForReaderAndTheWaitIsRecorded) {
   Ok(b_.get(), "SELECT status FROM runs WHERE id = 1");
   auto commit = std::async(std::launch::async, [&] { return Run(a_.get(), "COMMIT"); });
   SqliteWaitMonitor monitor(engine_->busy_log());
-  ASSERT_TRUE(monitor.AwaitBlocked({a_->session_id()}, In(5000), nullptr));
+  ASSERT_TRUE(monitor.AwaitBlocked({a_->connection_id()}, In(5000), nullptr));
   std::this_thread::sleep_for(milliseconds(50));
   Ok(b_.get(), "ROLLBACK");
   QueryResult r = commit.get();
@@ -156,7 +170,7 @@ TEST_F(SqliteEngineTest, ImmediateWaitsForTheWriterThenProceeds) {
     Ok(a_.get(), "BEGIN");
     auto second = std::async(std::launch::async, [&] { return Run(b_.get(), "BEGIN"); });
     SqliteWaitMonitor monitor(engine_->busy_log());
-    ASSERT_TRUE(monitor.AwaitBlocked({b_->session_id()}, In(5000), nullptr));
+    ASSERT_TRUE(monitor.AwaitBlocked({b_->connection_id()}, In(5000), nullptr));
     Ok(a_.get(), "UPDATE runs SET status = 'running' WHERE id = 1 AND status = 'queued'");
     Ok(a_.get(), "COMMIT");
     QueryResult r = second.get();
@@ -206,7 +220,7 @@ TEST_F(SqliteEngineTest, WriteAsFirstStatementWaitsAndSeesTheWinner) {
     Ok(b_.get(), "BEGIN");
     auto second = std::async(std::launch::async, [&] { return Run(b_.get(), claim); });
     SqliteWaitMonitor monitor(engine_->busy_log());
-    ASSERT_TRUE(monitor.AwaitBlocked({b_->session_id()}, In(5000), nullptr));
+    ASSERT_TRUE(monitor.AwaitBlocked({b_->connection_id()}, In(5000), nullptr));
     Ok(a_.get(), "COMMIT");
     QueryResult lost = second.get();
     ASSERT_TRUE(lost.ok()) << lost.error_code;
@@ -243,7 +257,7 @@ TEST_F(SqliteEngineTest, AutocommitWriterIsNamedAsTheHolder) {
       return Run(b_.get(), "UPDATE runs SET status = 'b' WHERE id = 1");
     });
     SqliteWaitMonitor monitor(engine_->busy_log());
-    ASSERT_TRUE(monitor.AwaitBlocked({b_->session_id()}, In(5000), nullptr));
+    ASSERT_TRUE(monitor.AwaitBlocked({b_->connection_id()}, In(5000), nullptr));
     EXPECT_TRUE(a_->Cancel(milliseconds(5000)));
     QueryResult a = holder.get();
     EXPECT_EQ(a.error_code, "SQLITE_INTERRUPT");
@@ -272,11 +286,11 @@ TEST_F(SqliteEngineTest, AutocommitCommitWaitingForAReaderHoldsUpTheNextWriter) 
   auto first = std::async(std::launch::async, [&] {
     return Run(a_.get(), "UPDATE runs SET status = 'a' WHERE id = 1");
   });
-  ASSERT_TRUE(monitor.AwaitBlocked({a_->session_id()}, In(5000), nullptr));
+  ASSERT_TRUE(monitor.AwaitBlocked({a_->connection_id()}, In(5000), nullptr));
   auto second = std::async(std::launch::async, [&] {
     return Run(b_.get(), "UPDATE runs SET status = 'b' WHERE id = 1");
   });
-  ASSERT_TRUE(monitor.AwaitBlocked({b_->session_id()}, In(5000), nullptr));
+  ASSERT_TRUE(monitor.AwaitBlocked({b_->connection_id()}, In(5000), nullptr));
   Ok(c.get(), "ROLLBACK");
   QueryResult a = first.get(), b = second.get();
   ASSERT_TRUE(a.ok()) << a.error_code;
@@ -400,10 +414,9 @@ TEST_F(SqliteEngineTest, EveryTrialGetsANewEmptyDatabase) {
 TEST_F(SqliteEngineTest, SessionsMustAgreeOnTheJournalMode) {
   a_ = Open("a", {{"journal_mode", "wal"}});
   Ok(a_.get(), "CREATE TABLE t (x)");
-  auto s = engine_->OpenSession("b", In(1000), nullptr);
+  auto s = engine_->OpenSession(kServerNode, "b", In(1000), nullptr);
   ASSERT_TRUE(s.ok());
-  Status st = engine_->StartClean(
-      s->get(),
+  Status st = (*s)->StartClean(
       SessionStart{.label = "b", .workspace = ws_, .settings = {{"journal_mode", "delete"}}},
       In(1000), "x.yaml", nullptr);
   // Switching a WAL database back needs it to be the only connection
@@ -411,9 +424,9 @@ TEST_F(SqliteEngineTest, SessionsMustAgreeOnTheJournalMode) {
   EXPECT_EQ(st.code(), StatusCode::kUsage) << st.message();
   EXPECT_NE(st.message().find("x.yaml: session b: settings.journal_mode"), std::string::npos)
       << st.message();
-  st = engine_->StartClean(
-      s->get(), SessionStart{.label = "b", .workspace = ws_, .settings = {{"begin", "later"}}},
-      In(1000), "x.yaml", nullptr);
+  st = (*s)->StartClean(
+      SessionStart{.label = "b", .workspace = ws_, .settings = {{"begin", "later"}}}, In(1000),
+      "x.yaml", nullptr);
   EXPECT_EQ(st.code(), StatusCode::kUsage);
 }
 
@@ -431,12 +444,11 @@ TEST_F(SqliteEngineTest, SessionsStartInParallelOnWal) {
     ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(5000), nullptr).ok());
     std::vector<std::unique_ptr<Session>> sessions;
     for (int i = 0; i < 4; ++i)
-      sessions.push_back(std::move(*engine_->OpenSession("w", In(1000), nullptr)));
+      sessions.push_back(std::move(*engine_->OpenSession(kServerNode, "w", In(1000), nullptr)));
     std::vector<std::future<Status>> started;
     for (auto& s : sessions) {
       started.push_back(std::async(std::launch::async, [&] {
-        return engine_->StartClean(
-            s.get(),
+        return s->StartClean(
             SessionStart{.label = "w", .workspace = ws_, .settings = {{"journal_mode", "wal"}}},
             In(5000), "f.yaml", nullptr);
       }));
@@ -458,12 +470,12 @@ namespace {
 // The runner starts every session, then resets the workspace, then runs setup on the control
 // session; the reverse order works too. Either way each trial sees only its own setup.
 TEST_F(SqliteEngineTest, EachTrialSeesOnlyItsOwnSetupInEitherOrder) {
-  auto worker = std::move(*engine_->OpenSession("w", In(1000), nullptr));
-  auto control = std::move(*engine_->OpenSession("c", In(1000), nullptr));
+  auto worker = std::move(*engine_->OpenSession(kServerNode, "w", In(1000), nullptr));
+  auto control = std::move(*engine_->OpenSession(kServerNode, "c", In(1000), nullptr));
   const std::string ws = engine_->WorkspaceName(2);
   auto start = [&](Session* s) {
-    Status st = engine_->StartClean(
-        s, SessionStart{.label = "x", .workspace = ws, .settings = {{"journal_mode", "wal"}}},
+    Status st = s->StartClean(
+        SessionStart{.label = "x", .workspace = ws, .settings = {{"journal_mode", "wal"}}},
         In(1000), "f.yaml", nullptr);
     ASSERT_TRUE(st.ok()) << st.message();
   };

@@ -60,12 +60,11 @@ TEST_F(SqliteFilesTest, CloseRemovesTheRunFolder) {
   auto e = OpenOrDie();
   std::string ws = e->WorkspaceName(1);
   ASSERT_TRUE(e->ResetWorkspace(ws, In(1000), nullptr).ok());
-  auto s = e->OpenSession("w", In(1000), nullptr);
+  auto s = e->OpenSession(kServerNode, "w", In(1000), nullptr);
   ASSERT_TRUE(
-      e->StartClean(
-           s->get(),
-           SessionStart{.label = "w", .workspace = ws, .settings = {{"journal_mode", "wal"}}},
-           In(1000), "f", nullptr)
+      (*s)->StartClean(
+              SessionStart{.label = "w", .workspace = ws, .settings = {{"journal_mode", "wal"}}},
+              In(1000), "f", nullptr)
           .ok());
   ASSERT_TRUE((*s)->Exec("CREATE TABLE t (x); INSERT INTO t VALUES (1)", In(1000)).ok());
   EXPECT_EQ(Folders().size(), 1u);
@@ -139,10 +138,9 @@ TEST_F(SqliteFilesTest, ADsnDatabaseIsCopiedNeverWritten) {
   std::string ws = e->WorkspaceName(1);
   for (int trial = 0; trial < 2; ++trial) {
     ASSERT_TRUE(e->ResetWorkspace(ws, In(1000), nullptr).ok());
-    auto s = e->OpenSession("w", In(1000), nullptr);
+    auto s = e->OpenSession(kServerNode, "w", In(1000), nullptr);
     ASSERT_TRUE(
-        e->StartClean(s->get(), SessionStart{.label = "w", .workspace = ws}, In(1000), "f", nullptr)
-            .ok());
+        (*s)->StartClean(SessionStart{.label = "w", .workspace = ws}, In(1000), "f", nullptr).ok());
     QueryResult r = (*s)->Exec(
         "UPDATE runs SET status = 'running' WHERE status = 'queued' RETURNING id", In(1000));
     ASSERT_TRUE(r.ok()) << r.message;
@@ -186,10 +184,9 @@ TEST_F(SqliteFilesTest, AWalDsnDatabaseGetsNoWalOrShmBesideIt) {
     if (!e) return -1;
     std::string ws = e->WorkspaceName(1);
     EXPECT_TRUE(e->ResetWorkspace(ws, In(1000), nullptr).ok());
-    auto s = e->OpenSession("w", In(1000), nullptr);
+    auto s = e->OpenSession(kServerNode, "w", In(1000), nullptr);
     EXPECT_TRUE(
-        e->StartClean(s->get(), SessionStart{.label = "w", .workspace = ws}, In(1000), "f", nullptr)
-            .ok());
+        (*s)->StartClean(SessionStart{.label = "w", .workspace = ws}, In(1000), "f", nullptr).ok());
     QueryResult r = (*s)->Exec("SELECT count(*) FROM runs", In(1000));
     EXPECT_TRUE(r.ok()) << r.message;
     s->reset();

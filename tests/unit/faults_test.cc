@@ -24,11 +24,12 @@ StepEvent Lost(const std::string& session, const std::string& sqlstate, int64_t 
 using pg::IsSessionLost;
 using pg::SessionStartSql;
 
-const std::map<std::string, int64_t> kPids = {{"a", 100}, {"b", 200}};
+const std::map<std::string, ConnectionId> kPids = {{"a", {kServerNode, 100}},
+                                                   {"b", {kServerNode, 200}}};
 
 // The PostgreSQL engine's rule (Engine::IsSessionLost), as the runner passes it.
 std::string OutsideFault(const std::vector<StepEvent>& events,
-                         const std::map<std::string, int64_t>& pids,
+                         const std::map<std::string, ConnectionId>& pids,
                          const std::vector<OwnTermination>& own) {
   return internal::OutsideFault(events, pids, own,
                                 [](const StepEvent& ev) { return IsSessionLost(ev.sqlstate); });
@@ -55,11 +56,13 @@ TEST(FaultsTest, OutsideTerminateIsAFault) {
 }
 
 TEST(FaultsTest, OwnTerminateIsBehaviour) {
-  std::vector<OwnTermination> own = {{200, 400}};  // racelab ended b's backend at 400 µs
+  std::vector<OwnTermination> own = {{{kServerNode, 200}, 400}};  // ended b's backend at 400 µs
   EXPECT_EQ(OutsideFault({Lost("b", "57P01", 500), Lost("b", "08006", 600)}, kPids, own), "");
   // ...but not a's, and not b's loss before the terminate step began.
   EXPECT_NE(OutsideFault({Lost("a", "57P01", 500)}, kPids, own), "");
   EXPECT_NE(OutsideFault({Lost("b", "57P01", 300)}, kPids, own), "");
+  // The same id on another node is another connection: not b's termination.
+  EXPECT_NE(OutsideFault({Lost("b", "57P01", 500)}, kPids, {{{"standby1", 200}, 400}}), "");
   // Other errors are behaviour.
   EXPECT_EQ(OutsideFault({Lost("a", "40001", 500), Lost("a", "", 600)}, kPids, {}), "");
 }

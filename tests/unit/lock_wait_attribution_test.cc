@@ -21,14 +21,33 @@ WaitObservation Obs(int64_t sent, int64_t received) {
   WaitObservation o;
   o.poll_sent_us = sent;
   o.poll_received_us = received;
+  o.node = kServerNode;
   o.session_id = 11;
   o.wait_event = "transactionid";
   o.blocking = {22};
   return o;
 }
 
-const internal::BackendNames kNames{
-    {{11, "a"}, {22, "b"}, {33, "racelab:control"}}, {{"a", 11}, {"b", 22}}, {}};
+ConnectionId On(int64_t id) { return {kServerNode, id}; }
+
+const internal::BackendNames kNames{{{On(11), "a"}, {On(22), "b"}, {On(33), "racelab:control"}},
+                                    {{"a", On(11)}, {"b", On(22)}},
+                                    {}};
+
+// Ids are unique per server only: a wait seen on another node by a connection with a's id is not
+// a's, and a holder with b's id there is not b.
+TEST(LockWaitAttribution, AWaitOnAnotherNodeIsNotTheSameIdsSession) {
+  std::vector<StepEvent> events{Ev("second", StepKind::kSql, 1000, 9000)};
+  WaitObservation other = Obs(2000, 3000);
+  other.node = "standby1";
+  internal::AttributeLockWaits({other}, kNames, &events);
+  EXPECT_FALSE(events[0].lock_wait);
+  internal::BackendNames names = kNames;
+  names.pid_labels[{"standby1", 22}] = "c";
+  EXPECT_EQ(names.Name({"standby1", 22}), "c");
+  EXPECT_EQ(names.Name(On(22)), "b");
+  EXPECT_EQ(names.Name({"standby1", 11}), "(other backend)");
+}
 
 // "UPDATE row 1" (no wait), then "UPDATE row 2" (waits 100 ms). A slow poll straddles both and
 // overlaps the first more; later polls fall wholly inside the second. Only the second waited.

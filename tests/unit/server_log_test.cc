@@ -73,10 +73,12 @@ StepEvent Ev(const std::string& step, int64_t sent, int64_t completed, const std
   return ev;
 }
 
+ConnectionId On(int64_t pid) { return {kServerNode, pid}; }
+
 const internal::BackendNames kNames{
-    {{21012, "worker.2"}, {21011, "worker.1"}, {5, "racelab:control"}},
-    {{"worker.2", 21012}, {"worker.1", 21011}},
-    {{31000, "autovacuum worker"}}};
+    {{On(21012), "worker.2"}, {On(21011), "worker.1"}, {On(5), "racelab:control"}},
+    {{"worker.2", On(21012)}, {"worker.1", On(21011)}},
+    {{On(31000), "autovacuum worker"}}};
 
 // Item 3 of issue 6: a 0.44 ms SELECT, then the UPDATE that waits. A slow poll straddles both and
 // pg_stat_activity's (older) text names the SELECT. The server's record puts the wait on the
@@ -87,8 +89,9 @@ TEST(ServerLockWaits, TheServersRecordPlacesTheWaitAndThePollFollows) {
   const int64_t origin = kSecond + 600000;  // trial t = 0 at 41.600 s
   std::vector<StepEvent> events{Ev("read", 5000, 5440, "SELECT v FROM t"),
                                 Ev("execute", 5500, 21900, "UPDATE t SET v = 2")};
-  internal::AttributeServerLockWaits(b.waits, origin, kNames, &events);
+  internal::AttributeServerLockWaits(b.waits, kServerNode, origin, kNames, &events);
   WaitObservation o;
+  o.node = kServerNode;
   o.poll_sent_us = 4900;
   o.poll_received_us = 7000;
   o.session_id = 21012;
@@ -114,7 +117,7 @@ TEST(ServerLockWaits, NeverOnAStatementThatWasNotInFlight) {
   const int64_t origin = kSecond + 600000;
   std::vector<StepEvent> events{Ev("read", 0, 2000, "SELECT v FROM t"),
                                 Ev("execute", 30000, 31000, "UPDATE t SET v = 2")};
-  internal::AttributeServerLockWaits(b.waits, origin, kNames, &events);
+  internal::AttributeServerLockWaits(b.waits, kServerNode, origin, kNames, &events);
   EXPECT_FALSE(events[0].lock_wait);
   EXPECT_FALSE(events[1].lock_wait) << "sent 23 ms after the server's wait began";
 }
@@ -126,7 +129,8 @@ TEST(ServerLockWaits, AnAutovacuumHolderIsNamed) {
       R"({"timestamp":"2026-11-30 15:54:41.612 UTC","pid":21012,"message":"process 21012 acquired AccessShareLock on relation 2606 of database 5 after 2.856 ms"})"};
   internal::BackendNames names = kNames;
   std::vector<StepEvent> events{Ev("execute", 5500, 21900, "UPDATE t SET v = 2")};
-  internal::AttributeServerLockWaits(ParseServerLog(lines).waits, kSecond + 600000, names, &events);
+  internal::AttributeServerLockWaits(ParseServerLog(lines).waits, kServerNode, kSecond + 600000,
+                                     names, &events);
   ASSERT_TRUE(events[0].lock_wait);
   EXPECT_EQ(events[0].wait_event, "relation");
   EXPECT_EQ(events[0].blocked_by, std::vector<std::string>{"(autovacuum worker)"});
@@ -147,6 +151,7 @@ TEST(PollLockWaits, FirstAndLastSeenStayInsideTheStatement) {
     std::vector<WaitObservation> obs;
     for (int i = 0; i < 3; ++i) {
       WaitObservation o;
+      o.node = kServerNode;
       o.session_id = 21012;
       o.poll_sent_us = std::uniform_int_distribution<int64_t>(0, t)(rng);
       o.poll_received_us = o.poll_sent_us + std::uniform_int_distribution<int64_t>(50, 4000)(rng);

@@ -63,7 +63,8 @@ TEST(OrderedGateTest, TheItemOfAnOrderGetsTheOrderedGateOthersTheFreeOne) {
   auto free = fake::PlanText(kTwo);
   ASSERT_EQ(ordered.size(), 1u);
   ASSERT_EQ(free.size(), 1u);
-  std::map<std::string, std::vector<int64_t>> pids{{"a", {1}}, {"b", {2}}};
+  std::map<std::string, std::vector<ConnectionId>> pids{{"a", {{kServerNode, 1}}},
+                                                        {"b", {{kServerNode, 2}}}};
   GateSetup setup{&ordered[0], 0, &pids, nullptr, nullptr, nullptr};
   EXPECT_EQ(MakeDefaultGate(setup)->name(), "ordered");
   setup.item = &free[0];

@@ -33,7 +33,7 @@ TEST(WorkerFakeTest, AFailedStatementRollsBackSkipsTheRestAndEveryStepIsPublishe
   FakeScript script;
   script.On("a", "UPDATE").Fails("40001", "could not serialize access");
   FakeEngine engine(std::move(script));
-  auto conn = engine.OpenSession("a", std::chrono::steady_clock::now(), nullptr);
+  auto conn = engine.OpenSession(kServerNode, "a", std::chrono::steady_clock::now(), nullptr);
   auto monitor = engine.OpenMonitor(std::chrono::microseconds(1000),
                                     std::chrono::steady_clock::now(), nullptr);
   ASSERT_TRUE(conn.ok() && monitor.ok());
@@ -44,7 +44,7 @@ TEST(WorkerFakeTest, AFailedStatementRollsBackSkipsTheRestAndEveryStepIsPublishe
   ctx.clock.Start(ctx.origin, std::chrono::milliseconds(10000));
   ctx.monitor = monitor->get();
   ctx.engine = &engine;
-  ctx.role_pids["a"] = {(*conn)->session_id()};
+  ctx.role_pids["a"] = {(*conn)->connection_id()};
   ctx.sessions = {conn->get()};
   ctx.gate = std::make_unique<FreeGate>();
   ctx.events = &events;

@@ -30,6 +30,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -99,6 +100,18 @@ class MariaConnection : public Session {
   // Scenario SQL runs here: statements with an XA keyword are refused (see above).
   void set_refuse_xa(bool refuse) { refuse_xa_ = refuse; }
 
+  // Session::StartClean: what the engine that opened this session does to start it clean
+  // (COM_RESET_CONNECTION, the workspace's grant and USE, the settings — engine.cc), set by it
+  // (MariaDbEngine::OpenSession); a connection without one answers kInternal.
+  using StartCleanFn = std::function<Status(MariaConnection*, const SessionStart&, SteadyTime,
+                                            const std::string&, bool*)>;
+  void set_start_clean(StartCleanFn fn) { start_clean_ = std::move(fn); }
+  Status StartClean(const SessionStart& start, SteadyTime deadline, const std::string& file,
+                    bool* connection_lost) override {
+    if (!start_clean_) return Status::Internal("StartClean: not a scenario session");
+    return start_clean_(this, start, deadline, file, connection_lost);
+  }
+
  private:
   MariaConnection(ConnectTarget target, const StopFlag* stop)
       : target_(std::move(target)), stop_(stop) {}
@@ -120,6 +133,7 @@ class MariaConnection : public Session {
   // then commits nothing, and its command_tag is "ROLLBACK" (as PostgreSQL says it).
   bool rolled_back_ = false;
   bool refuse_xa_ = false;
+  StartCleanFn start_clean_;
 };
 
 // Whether `sql` holds the keyword XA outside string literals, quoted identifiers and comments (the

@@ -136,12 +136,18 @@ class MariaDbEngine : public Engine {
   const TargetInfo& info() const override { return info_; }
   double ready_ms() const override { return server_ ? server_->ready_time().count() / 1000.0 : -1; }
 
-  Result<std::unique_ptr<Session>> OpenSession(const std::string& label, SteadyTime deadline,
-                                               const StopFlag* stop) override {
+  Result<std::unique_ptr<Session>> OpenSession(const std::string& node, const std::string& label,
+                                               SteadyTime deadline, const StopFlag* stop) override {
+    if (Status s = CheckNode(*this, node); !s.ok()) return s;
     Result<std::unique_ptr<MariaConnection>> c =
         MariaConnection::Open(session_target_, label, deadline, stop);
     if (!c.ok()) return c.status();
     (*c)->set_refuse_xa(true);  // scenario SQL runs here
+    // The engine outlives its sessions (Close: after every Session is closed).
+    (*c)->set_start_clean([this](MariaConnection* conn, const SessionStart& start, SteadyTime until,
+                                 const std::string& file, bool* lost) {
+      return StartCleanOn(conn, start, until, file, lost);
+    });
     return std::unique_ptr<Session>(std::move(*c));
   }
 
@@ -178,10 +184,11 @@ class MariaDbEngine : public Engine {
     return fmt::format("racelab_{}_{}_{}", getpid(), run_id_, n);
   }
 
-  Status StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
-                    const std::string& file, bool* connection_lost) override {
-    auto* c = dynamic_cast<MariaConnection*>(session);
-    if (c == nullptr) return Status::Internal("StartClean: not a MariaDB session");
+  // MariaConnection::StartClean of the sessions OpenSession made.
+  Status StartCleanOn(MariaConnection* c, const SessionStart& start, SteadyTime deadline,
+                      const std::string& file, bool* connection_lost) {
+    bool ignored = false;
+    if (connection_lost == nullptr) connection_lost = &ignored;
     QueryResult r = c->Reset(deadline);
     if (r.ok() && !confined_user_.empty()) {  // the confined user may not create it: racelab does
       if (Status s = GrantWorkspace(start.workspace, deadline); !s.ok()) return s;

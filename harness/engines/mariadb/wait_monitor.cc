@@ -86,7 +86,9 @@ PolledWaitMonitor::PollResult MariaWaitMonitor::Poll(const std::vector<int64_t>&
   return out;
 }
 
-std::string MariaWaitMonitor::Terminate(const std::vector<int64_t>& sessions, SteadyTime deadline) {
+std::string MariaWaitMonitor::Terminate(const std::vector<ConnectionId>& on_nodes,
+                                        SteadyTime deadline) {
+  const std::vector<int64_t> sessions = IdsOnNode(on_nodes);
   for (int64_t id : sessions) {
     std::string e = MariaConnection::Kill(target_, id, false,
                                           std::min(deadline, Clock::now() + kControlTimeout));
@@ -109,8 +111,9 @@ std::string MariaWaitMonitor::Terminate(const std::vector<int64_t>& sessions, St
   }
 }
 
-EndWait MariaWaitMonitor::AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline,
+EndWait MariaWaitMonitor::AwaitEnded(const std::vector<ConnectionId>& on_nodes, SteadyTime deadline,
                                      const StopFlag* stop) {
+  const std::vector<int64_t> sessions = IdsOnNode(on_nodes);
   Result<std::unique_ptr<MariaConnection>> c = MariaConnection::Open(
       target_, "racelab control", std::max(deadline, Clock::now() + milliseconds(1000)), stop);
   if (!c.ok()) {

@@ -41,15 +41,15 @@ class MariaWaitMonitor : public PolledWaitMonitor {
                                                         SteadyTime deadline, const StopFlag* stop);
   ~MariaWaitMonitor() override;
 
-  std::string Terminate(const std::vector<int64_t>& sessions, SteadyTime deadline) override;
+  std::string Terminate(const std::vector<ConnectionId>& sessions, SteadyTime deadline) override;
   // Looks every few ms, on a control connection of its own (the monitor's is the polling thread's),
   // whether any of `sessions` is still in information_schema.PROCESSLIST. A connection leaves it
   // after its transaction was rolled back (THD::cleanup before the server forgets the thread;
   // MariaDB source sql/sql_class.cc, sql/mysqld.cc unlink_thd).
-  EndWait AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline,
+  EndWait AwaitEnded(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                      const StopFlag* stop) override;
   bool healthy() override;
-  int64_t session_id() override { return id_; }
+  ConnectionId connection_id() override { return {node(), id_}; }
 
  protected:
   // One query over INNODB_TRX / INNODB_LOCK_WAITS / INNODB_LOCKS and PROCESSLIST; every waiter on

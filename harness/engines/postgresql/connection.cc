@@ -15,6 +15,7 @@
 #include "harness/engine/run_queue_delay.h"
 #include "harness/engines/postgresql/application_name.h"
 #include "harness/engines/postgresql/dsn.h"
+#include "harness/engines/postgresql/session_reset.h"
 
 namespace racelab::pg {
 namespace {
@@ -405,6 +406,24 @@ QueryResult Connection::Receive(SteadyTime deadline, size_t max_rows,
                               cancel_grace.count()));
     }
   }
+}
+
+Status Connection::StartClean(const SessionStart& start, SteadyTime deadline,
+                              const std::string& file, bool* connection_lost) {
+  bool ignored = false;
+  if (connection_lost == nullptr) connection_lost = &ignored;
+  return pg::StartClean(this, start, deadline, file, connection_lost, denied_setting_hint_);
+}
+
+bool Connection::SendStartClean(const SessionStart& start, SteadyTime deadline) {
+  return pg::SendStartClean(this, start, deadline);
+}
+
+Status Connection::FinishStartClean(const SessionStart& start, SteadyTime deadline,
+                                    const std::string& file, bool* connection_lost) {
+  bool ignored = false;
+  if (connection_lost == nullptr) connection_lost = &ignored;
+  return pg::FinishStartClean(this, start, deadline, file, connection_lost, denied_setting_hint_);
 }
 
 }  // namespace racelab::pg

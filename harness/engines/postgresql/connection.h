@@ -85,6 +85,16 @@ class Connection : public Session {
   // The backend is a process of this machine (run_queue_delay.h IsLocalBackend): its run-queue
   // delay can be read. Fixed when the connection opens.
   bool local_backend() const override { return local_backend_; }
+  // Starts the session clean for a trial (session_reset.h: ROLLBACK, DISCARD ALL's parts,
+  // search_path, settings), whole or in two halves (Session).
+  Status StartClean(const SessionStart& start, SteadyTime deadline, const std::string& file,
+                    bool* connection_lost) override;
+  bool SendStartClean(const SessionStart& start, SteadyTime deadline) override;
+  Status FinishStartClean(const SessionStart& start, SteadyTime deadline, const std::string& file,
+                          bool* connection_lost) override;
+  // The sentence StartClean adds when the server refuses a setting to the scenario's role (the
+  // engine's, set when it opens the session; "" when scenario SQL is not confined).
+  void set_denied_setting_hint(std::string hint) { denied_setting_hint_ = std::move(hint); }
   // Open, not lost, and not inside a failed or unknown transaction state.
   bool healthy() const override;
   bool in_transaction() const override;
@@ -116,6 +126,7 @@ class Connection : public Session {
   const StopFlag* stop_ = nullptr;
   int backend_pid_ = 0;
   bool local_backend_ = false;
+  std::string denied_setting_hint_;
   int64_t idle_poll_delay_us_ = 0;  // run-queue delay in poll slices that timed out (owning thread)
   boost::mutex cancel_mu_;
   std::shared_ptr<PGcancel> cancel_;       // guarded by cancel_mu_; the helper thread holds a copy

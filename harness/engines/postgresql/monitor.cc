@@ -87,19 +87,20 @@ PolledWaitMonitor::PollResult Monitor::Poll(const std::vector<int64_t>& pids, St
   return out;
 }
 
-void Monitor::Begin(std::vector<int64_t> pids, SteadyTime origin) {
+void Monitor::Begin(std::vector<ConnectionId> sessions, SteadyTime origin) {
   {
     std::lock_guard<std::mutex> conn_lock(conn_mu_);
-    watched_ = pids;
+    watched_ = IdsOnNode(sessions);
     origin_ = origin;
   }
-  PolledWaitMonitor::Begin(std::move(pids), origin);
+  PolledWaitMonitor::Begin(std::move(sessions), origin);
 }
 
 Result<LockSnapshot> Monitor::SnapshotLocks(SteadyTime deadline) {
   std::lock_guard<std::mutex> conn_lock(conn_mu_);
   LockSnapshot out;
   out.method = "pg_locks";
+  out.node = node();
   // The object in words; a relation by its name (schema-qualified when not on the monitor's
   // search_path), never by OID.
   const std::string sql =
@@ -130,7 +131,8 @@ Result<LockSnapshot> Monitor::SnapshotLocks(SteadyTime deadline) {
   return out;
 }
 
-std::string Monitor::Terminate(const std::vector<int64_t>& pids, SteadyTime deadline) {
+std::string Monitor::Terminate(const std::vector<ConnectionId>& sessions, SteadyTime deadline) {
+  const std::vector<int64_t> pids = IdsOnNode(sessions);
   std::lock_guard<std::mutex> conn_lock(conn_mu_);
   // PostgreSQL 14+: with a timeout, pg_terminate_backend waits until the backend has exited (docs
   // §9.27.2), so the terminated session's next statement deterministically finds it gone.
@@ -144,8 +146,9 @@ std::string Monitor::Terminate(const std::vector<int64_t>& pids, SteadyTime dead
   return r.ok() ? "" : r.sqlstate + " " + r.message;
 }
 
-EndWait Monitor::AwaitEnded(const std::vector<int64_t>& pids, SteadyTime deadline,
+EndWait Monitor::AwaitEnded(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                             const StopFlag* stop) {
+  const std::vector<int64_t> pids = IdsOnNode(sessions);
   const std::string sql =
       "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(ARRAY[" + PidList(pids) + "]::int[])";
   return PollUntilEnded(
@@ -169,9 +172,9 @@ bool Monitor::healthy() {
   return conn_ && conn_->healthy();
 }
 
-int64_t Monitor::session_id() {
+ConnectionId Monitor::connection_id() {
   std::lock_guard<std::mutex> conn_lock(conn_mu_);
-  return conn_ ? conn_->backend_pid() : 0;
+  return {node(), conn_ ? conn_->backend_pid() : 0};
 }
 
 }  // namespace racelab::pg

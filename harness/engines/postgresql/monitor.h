@@ -38,13 +38,13 @@ class Monitor : public PolledWaitMonitor {
 
   // pg_terminate_backend(pid, timeout) for each pid, on the monitor's connection, waiting until
   // each backend has exited (at most until `deadline`). Returns an error message, or empty.
-  std::string Terminate(const std::vector<int64_t>& pids, SteadyTime deadline) override;
+  std::string Terminate(const std::vector<ConnectionId>& sessions, SteadyTime deadline) override;
 
   // Looks every few ms, on the monitor's connection, whether any of `pids` is still in
   // pg_stat_activity. A backend leaves it while exiting, after its transaction was aborted and its
   // locks released (ShutdownPostgres runs before the shared-memory exit hooks; PostgreSQL source
   // src/backend/utils/init/postinit.c, storage/ipc/ipc.c).
-  EndWait AwaitEnded(const std::vector<int64_t>& pids, SteadyTime deadline,
+  EndWait AwaitEnded(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                      const StopFlag* stop) override;
 
   // pg_locks of the watched pids, on the monitor's connection: every heavyweight lock each holds
@@ -54,13 +54,14 @@ class Monitor : public PolledWaitMonitor {
   bool CanSnapshotLocks() const override { return true; }
   Result<LockSnapshot> SnapshotLocks(SteadyTime deadline) override;
   // Keeps the trial's pids and origin for SnapshotLocks, then starts polling.
-  void Begin(std::vector<int64_t> pids, SteadyTime origin) override;
+  void Begin(std::vector<ConnectionId> sessions, SteadyTime origin) override;
 
   // The monitor connection is open and idle (call between trials).
   bool healthy() override;
 
-  // The monitor connection's backend pid (to name it when it holds a lock someone waits for).
-  int64_t session_id() override;
+  // The monitor connection's backend pid on its node (to name it when it holds a lock someone
+  // waits for).
+  ConnectionId connection_id() override;
 
  protected:
   // One SELECT over pg_stat_activity for `pids`; only lock waits (wait_event_type = 'Lock') are

@@ -147,11 +147,14 @@ Status PostgresEngine::Close() {
   return s;
 }
 
-Result<std::unique_ptr<Session>> PostgresEngine::OpenSession(const std::string& label,
+Result<std::unique_ptr<Session>> PostgresEngine::OpenSession(const std::string& node,
+                                                             const std::string& label,
                                                              SteadyTime deadline,
                                                              const StopFlag* stop) {
+  if (Status s = CheckNode(*this, node); !s.ok()) return s;
   auto c = Connection::Open(session_conninfo(), "racelab:" + label, deadline, stop);
   if (!c.ok()) return c.status();
+  c.value()->set_denied_setting_hint(role_ ? kDeniedSettingHint : "");
   return std::unique_ptr<Session>(std::move(c.value()));
 }
 
@@ -259,24 +262,6 @@ Status PostgresEngine::DropWorkspace(const std::string& name, SteadyTime deadlin
                      deadline);
   if (!r.ok()) return Status::Database(fmt::format("cannot drop schema {}: {}", name, r.message));
   return Status::Ok();
-}
-
-Status PostgresEngine::StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
-                                  const std::string& file, bool* connection_lost) {
-  return pg::StartClean(static_cast<Connection*>(session), start, deadline, file, connection_lost,
-                        role_ ? kDeniedSettingHint : "");
-}
-
-bool PostgresEngine::SendStartClean(Session* session, const SessionStart& start,
-                                    SteadyTime deadline) {
-  return pg::SendStartClean(static_cast<Connection*>(session), start, deadline);
-}
-
-Status PostgresEngine::FinishStartClean(Session* session, const SessionStart& start,
-                                        SteadyTime deadline, const std::string& file,
-                                        bool* connection_lost) {
-  return pg::FinishStartClean(static_cast<Connection*>(session), start, deadline, file,
-                              connection_lost, role_ ? kDeniedSettingHint : "");
 }
 
 std::string PostgresEngine::BeginSql(IsolationLevel level) const {

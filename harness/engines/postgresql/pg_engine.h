@@ -51,8 +51,8 @@ class PostgresEngine : public Engine {
   const TargetInfo& info() const override { return info_; }
   double ready_ms() const override { return cluster_ ? cluster_->ready_ms() : -1; }
 
-  Result<std::unique_ptr<Session>> OpenSession(const std::string& label, SteadyTime deadline,
-                                               const StopFlag* stop) override;
+  Result<std::unique_ptr<Session>> OpenSession(const std::string& node, const std::string& label,
+                                               SteadyTime deadline, const StopFlag* stop) override;
   Result<std::unique_ptr<WaitMonitor>> OpenMonitor(std::chrono::microseconds poll,
                                                    SteadyTime deadline,
                                                    const StopFlag* stop) override;
@@ -65,11 +65,6 @@ class PostgresEngine : public Engine {
   Result<QueryResult> ReadWorkspaceState(Session* checker, WorkspaceStateKind kind,
                                          SteadyTime deadline) override;
   std::string WorkspaceName(int n) const override;
-  Status StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
-                    const std::string& file, bool* connection_lost) override;
-  bool SendStartClean(Session* session, const SessionStart& start, SteadyTime deadline) override;
-  Status FinishStartClean(Session* session, const SessionStart& start, SteadyTime deadline,
-                          const std::string& file, bool* connection_lost) override;
 
   // Rolls back the transactions the trial's scenario SQL prepared (prepared_xacts.h), over a
   // connection of its own ("racelab:prepared") logged in as the role scenario SQL runs as; nothing

@@ -154,7 +154,9 @@ Result<ServerWaitBatch> ServerLog::Collect(Session* conn, SteadyTime deadline) {
     });
     if (found != lines.end()) {
       lines.erase(found, lines.end());  // after the marker: racelab's own between-trial work
-      return ParseServerLog(lines);
+      ServerWaitBatch batch = ParseServerLog(lines);
+      batch.node = conn->node();  // the log is of the server `conn` is on
+      return batch;
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       return Status::Database("the server log marker did not appear in " + path_ + " in time");

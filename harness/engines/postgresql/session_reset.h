@@ -1,5 +1,5 @@
-// StartClean: makes a worker connection (a PostgreSQL engine internal: Engine::StartClean) begin a
-// trial as if it had just connected.
+// StartClean: makes a worker connection (a PostgreSQL engine internal: Connection::StartClean,
+// Session::StartClean) begin a trial as if it had just connected.
 //
 // Connections are reused from trial to trial (opening one costs a backend fork), so whatever a
 // trial left in its sessions — a session-level advisory lock, a SET, a temporary table, a prepared

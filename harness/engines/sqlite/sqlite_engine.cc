@@ -191,12 +191,19 @@ Status SqliteEngine::Start() {
   return folder_.Create(TempBase());
 }
 
-Result<std::unique_ptr<Session>> SqliteEngine::OpenSession(const std::string& label,
+Result<std::unique_ptr<Session>> SqliteEngine::OpenSession(const std::string& node,
+                                                           const std::string& label,
                                                            SteadyTime deadline,
                                                            const StopFlag* stop) {
+  if (Status st = CheckNode(*this, node); !st.ok()) return st;
   auto s = std::make_unique<SqliteSession>(next_session_id_++, label, &busy_log_, stop);
   Status st = s->Open(":memory:");  // until StartClean puts it on a trial's file
   if (!st.ok()) return st;
+  // The engine outlives its sessions (Close: after every Session is closed).
+  s->set_start_clean([this](SqliteSession* session, const SessionStart& start, SteadyTime until,
+                            const std::string& file, bool* lost) {
+    return StartCleanOn(session, start, until, file, lost);
+  });
   return std::unique_ptr<Session>(std::move(s));
 }
 
@@ -276,9 +283,8 @@ Status SqliteEngine::DropWorkspace(const std::string& name, SteadyTime deadline)
   return Status::Ok();
 }
 
-Status SqliteEngine::StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
-                                const std::string& file, bool* connection_lost) {
-  auto* s = static_cast<SqliteSession*>(session);
+Status SqliteEngine::StartCleanOn(SqliteSession* s, const SessionStart& start, SteadyTime deadline,
+                                  const std::string& file, bool* connection_lost) {
   if (connection_lost != nullptr) *connection_lost = false;
   auto settings = ParseSqliteSettings(start.settings);
   if (!settings.ok())

@@ -36,6 +36,7 @@
 #include "harness/engine/engine_descriptor.h"
 #include "harness/engines/sqlite/busy_log.h"
 #include "harness/engines/sqlite/run_folder.h"
+#include "harness/engines/sqlite/sqlite_session.h"
 
 namespace racelab::sqlite {
 
@@ -53,8 +54,8 @@ class SqliteEngine final : public Engine {
   const Capabilities& capabilities() const override { return caps_; }
   const TargetInfo& info() const override { return info_; }
 
-  Result<std::unique_ptr<Session>> OpenSession(const std::string& label, SteadyTime deadline,
-                                               const StopFlag* stop) override;
+  Result<std::unique_ptr<Session>> OpenSession(const std::string& node, const std::string& label,
+                                               SteadyTime deadline, const StopFlag* stop) override;
   Result<std::unique_ptr<WaitMonitor>> OpenMonitor(std::chrono::microseconds poll,
                                                    SteadyTime deadline,
                                                    const StopFlag* stop) override;
@@ -62,8 +63,6 @@ class SqliteEngine final : public Engine {
                         const StopFlag* stop) override;
   Status DropWorkspace(const std::string& name, SteadyTime deadline) override;
   std::string WorkspaceName(int n) const override;
-  Status StartClean(Session* session, const SessionStart& start, SteadyTime deadline,
-                    const std::string& file, bool* connection_lost) override;
   // "BEGIN": the session adds its `begin` mode (sqlite_session.h).
   std::string BeginSql(IsolationLevel level) const override { return "BEGIN"; }
   // A SQLite transaction is serializable and nothing else (sqlite.org/isolation.html), and has no
@@ -96,6 +95,10 @@ class SqliteEngine final : public Engine {
   Status Start();
 
  private:
+  // SqliteSession::StartClean of the sessions OpenSession made: the session on a new file of its
+  // workspace (a new trial's, see ResetWorkspace), then its settings.
+  Status StartCleanOn(SqliteSession* s, const SessionStart& start, SteadyTime deadline,
+                      const std::string& file, bool* connection_lost);
   struct Workspace {
     std::string dir;
     int generation = 0;         // the current trial's file is trial-<generation>.db

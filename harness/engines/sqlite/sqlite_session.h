@@ -34,6 +34,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -64,6 +65,18 @@ class SqliteSession final : public Session {
   // confined (confinement.h). Owning thread. Errors: kDatabase with SQLite's message.
   Status Open(const std::string& file);
   const std::string& file() const { return file_; }
+
+  // Session::StartClean: what the engine that made this session does to start it clean (a new
+  // trial file, the settings — SqliteEngine::StartCleanOn), set by it (SqliteEngine::OpenSession);
+  // a session without one answers kInternal.
+  using StartCleanFn = std::function<Status(SqliteSession*, const SessionStart&, SteadyTime,
+                                            const std::string&, bool*)>;
+  void set_start_clean(StartCleanFn fn) { start_clean_ = std::move(fn); }
+  Status StartClean(const SessionStart& start, SteadyTime deadline, const std::string& file,
+                    bool* connection_lost) override {
+    if (!start_clean_) return Status::Internal("StartClean: not a scenario session");
+    return start_clean_(this, start, deadline, file, connection_lost);
+  }
 
   // busy_timeout in ms (>= 0) for racelab's busy handler (see the file comment).
   void set_busy_timeout_ms(long ms) { busy_timeout_ms_ = ms; }
@@ -126,6 +139,7 @@ class SqliteSession final : public Session {
   std::condition_variable cancel_cv_;
   std::atomic<bool> running_{false};
   std::atomic<bool> cancel_{false};
+  StartCleanFn start_clean_;  // owning thread; set once by the engine
 };
 
 }  // namespace racelab::sqlite

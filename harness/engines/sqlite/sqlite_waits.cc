@@ -6,8 +6,21 @@
 
 namespace racelab::sqlite {
 
-void SqliteWaitMonitor::Begin(std::vector<int64_t> sessions, SteadyTime origin) {
-  sessions_ = std::move(sessions);
+namespace {
+
+// The ids of `sessions` on SQLite's one node (kServerNode).
+std::vector<int64_t> IdsOnServer(const std::vector<ConnectionId>& sessions) {
+  std::vector<int64_t> ids;
+  for (const ConnectionId& c : sessions) {
+    if (c.node == kServerNode) ids.push_back(c.id);
+  }
+  return ids;
+}
+
+}  // namespace
+
+void SqliteWaitMonitor::Begin(std::vector<ConnectionId> sessions, SteadyTime origin) {
+  sessions_ = IdsOnServer(sessions);
   origin_ = origin;
   log_->ClearSightings();
 }
@@ -22,6 +35,7 @@ std::vector<WaitObservation> SqliteWaitMonitor::End() {
     WaitObservation o;
     o.poll_sent_us = std::chrono::duration_cast<std::chrono::microseconds>(s.at - origin_).count();
     o.poll_received_us = o.poll_sent_us;
+    o.node = kServerNode;
     o.session_id = s.session_id;
     o.wait_event = "busy";
     o.blocking = s.holders;
@@ -31,19 +45,21 @@ std::vector<WaitObservation> SqliteWaitMonitor::End() {
   return out;
 }
 
-bool SqliteWaitMonitor::AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
+bool SqliteWaitMonitor::AwaitBlocked(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                                      const StopFlag* stop) {
-  return log_->AwaitSightings(sessions, std::chrono::steady_clock::now(), deadline,
+  const std::vector<int64_t> ids = IdsOnServer(sessions);
+  if (ids.size() != sessions.size()) return false;  // a connection of no node of SQLite's
+  return log_->AwaitSightings(ids, std::chrono::steady_clock::now(), deadline,
                               [stop] { return stop != nullptr && stop->stop_requested(); });
 }
 
-std::string SqliteWaitMonitor::Terminate(const std::vector<int64_t>& sessions,
+std::string SqliteWaitMonitor::Terminate(const std::vector<ConnectionId>& sessions,
                                          SteadyTime deadline) {
   return "terminate is not supported on SQLite: there is no server to end a connection from "
          "(the engine runs inside racelab)";
 }
 
-EndWait SqliteWaitMonitor::AwaitEnded(const std::vector<int64_t>& /*sessions*/,
+EndWait SqliteWaitMonitor::AwaitEnded(const std::vector<ConnectionId>& /*sessions*/,
                                       SteadyTime /*deadline*/, const StopFlag* /*stop*/) {
   EndWait out;
   out.error =
@@ -70,6 +86,7 @@ ServerLockWait ToServerLockWait(const BusyWait& w) {
 
 Result<ServerWaitBatch> SqliteWaitLog::Collect(Session* control, SteadyTime deadline) {
   ServerWaitBatch batch;
+  batch.node = kServerNode;
   for (const BusyWait& w : log_->TakeEnded()) batch.waits.push_back(ToServerLockWait(w));
   return batch;
 }

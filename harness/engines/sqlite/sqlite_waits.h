@@ -28,17 +28,17 @@ namespace racelab::sqlite {
 class SqliteWaitMonitor final : public WaitMonitor {
  public:
   explicit SqliteWaitMonitor(BusyLog* log) : log_(log) {}
-  void Begin(std::vector<int64_t> sessions, SteadyTime origin) override;
+  void Begin(std::vector<ConnectionId> sessions, SteadyTime origin) override;
   std::vector<WaitObservation> End() override;
-  bool AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
+  bool AwaitBlocked(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                     const StopFlag* stop) override;
-  std::string Terminate(const std::vector<int64_t>& sessions, SteadyTime deadline) override;
+  std::string Terminate(const std::vector<ConnectionId>& sessions, SteadyTime deadline) override;
   // kFailed: no server ends a SQLite connection (the loader refuses await_ended on SQLite first).
-  EndWait AwaitEnded(const std::vector<int64_t>& sessions, SteadyTime deadline,
+  EndWait AwaitEnded(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                      const StopFlag* stop) override;
   std::string error() override { return ""; }
   bool healthy() override { return true; }
-  int64_t session_id() override { return 0; }
+  ConnectionId connection_id() override { return {kServerNode, 0}; }
 
  private:
   BusyLog* const log_;

@@ -111,6 +111,7 @@ class FakeSession final : public Session {
       WaitObservation o;
       if (state_->watching) {
         o.poll_sent_us = o.poll_received_us = UsSince(state_->origin);
+        o.node = kServerNode;
         o.session_id = id_;
         o.wait_event = "fake";
         if (holder != 0) o.blocking = {holder};
@@ -160,6 +161,11 @@ class FakeSession final : public Session {
   }
   void Close() override {}
   int64_t session_id() const override { return id_; }
+  Status StartClean(const SessionStart&, SteadyTime, const std::string&,
+                    bool* connection_lost) override {
+    if (connection_lost != nullptr) *connection_lost = false;
+    return Status::Ok();
+  }
   bool healthy() const override { return true; }
   bool in_transaction() const override { return in_txn_; }
 
@@ -174,7 +180,7 @@ class FakeMonitor final : public WaitMonitor {
  public:
   explicit FakeMonitor(std::shared_ptr<FakeEngine::State> state) : state_(std::move(state)) {}
 
-  void Begin(std::vector<int64_t>, SteadyTime origin) override {
+  void Begin(std::vector<ConnectionId>, SteadyTime origin) override {
     std::lock_guard<std::mutex> lock(state_->mu);
     state_->watching = true;
     state_->origin = origin;
@@ -185,29 +191,30 @@ class FakeMonitor final : public WaitMonitor {
     state_->watching = false;
     return std::move(state_->observations);
   }
-  bool AwaitBlocked(const std::vector<int64_t>& sessions, SteadyTime deadline,
+  bool AwaitBlocked(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                     const StopFlag* stop) override {
     std::unique_lock<std::mutex> lock(state_->mu);
     for (;;) {
-      const bool all = std::all_of(sessions.begin(), sessions.end(),
-                                   [&](int64_t id) { return state_->blocked.count(id) > 0; });
+      const bool all = std::all_of(sessions.begin(), sessions.end(), [&](const ConnectionId& c) {
+        return c.node == kServerNode && state_->blocked.count(c.id) > 0;
+      });
       if (all) return true;
       if (stop != nullptr && stop->stop_requested()) return false;
       if (Clock::now() >= deadline) return false;
       state_->cv.wait_until(lock, std::min(deadline, Clock::now() + kStopPollSlice));
     }
   }
-  EndWait AwaitEnded(const std::vector<int64_t>&, SteadyTime, const StopFlag*) override {
+  EndWait AwaitEnded(const std::vector<ConnectionId>&, SteadyTime, const StopFlag*) override {
     EndWait w;
     w.error = "the fake engine ends no session";
     return w;
   }
-  std::string Terminate(const std::vector<int64_t>&, SteadyTime) override {
+  std::string Terminate(const std::vector<ConnectionId>&, SteadyTime) override {
     return "the fake engine ends no session";
   }
   std::string error() override { return ""; }
   bool healthy() override { return true; }
-  int64_t session_id() override { return 0; }
+  ConnectionId connection_id() override { return {kServerNode, 0}; }
   void SetWaitListener(std::function<void(const WaitObservation&)> listener) override {
     std::lock_guard<std::mutex> lock(state_->mu);
     state_->listener = std::move(listener);
@@ -241,8 +248,10 @@ std::vector<std::string> FakeEngine::blocked() const {
   return out;
 }
 
-Result<std::unique_ptr<Session>> FakeEngine::OpenSession(const std::string& label, SteadyTime,
+Result<std::unique_ptr<Session>> FakeEngine::OpenSession(const std::string& node,
+                                                         const std::string& label, SteadyTime,
                                                          const StopFlag*) {
+  if (node != kServerNode) return Status::Usage("the fake engine has no node '" + node + "'");
   std::lock_guard<std::mutex> lock(state_->mu);
   const int64_t id = ++state_->next_id;
   state_->labels[id] = label;

@@ -72,8 +72,8 @@ class FakeEngine final : public Engine {
   std::string name() const override { return "fake"; }
   const Capabilities& capabilities() const override { return caps_; }
   const TargetInfo& info() const override { return info_; }
-  Result<std::unique_ptr<Session>> OpenSession(const std::string& label, SteadyTime deadline,
-                                               const StopFlag* stop) override;
+  Result<std::unique_ptr<Session>> OpenSession(const std::string& node, const std::string& label,
+                                               SteadyTime deadline, const StopFlag* stop) override;
   Result<std::unique_ptr<WaitMonitor>> OpenMonitor(std::chrono::microseconds poll,
                                                    SteadyTime deadline,
                                                    const StopFlag* stop) override;
@@ -82,11 +82,6 @@ class FakeEngine final : public Engine {
   }
   Status DropWorkspace(const std::string&, SteadyTime) override { return Status::Ok(); }
   std::string WorkspaceName(int n) const override { return "fake_" + std::to_string(n); }
-  Status StartClean(Session*, const SessionStart&, SteadyTime, const std::string&,
-                    bool* connection_lost) override {
-    *connection_lost = false;
-    return Status::Ok();
-  }
   std::string BeginSql(IsolationLevel) const override { return "BEGIN"; }
   bool Committed(const QueryResult& commit) const override {
     return commit.command_tag != "ROLLBACK";
