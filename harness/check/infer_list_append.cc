@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "harness/check/internal.h"
+#include "harness/check/writes.h"
 
 namespace racelab::check::internal {
 namespace {
@@ -15,12 +15,7 @@ namespace {
 // key with many blind appends costs no quadratic edges (docs/check.md "Limits").
 constexpr size_t kMaxUnobservedEdges = 256;
 
-struct Append {
-  int64_t element;
-  uint32_t txn;
-  bool final;  // the transaction's last append to the key
-  bool operator<(const Append& o) const { return element < o.element; }
-};
+using Append = IndexedWrite;  // value: the element appended
 
 class ListAppend {
  public:
@@ -28,8 +23,9 @@ class ListAppend {
   Status Run();
 
  private:
-  Status IndexAppends();
-  const Append* Writer(uint32_t key, int64_t element) const;
+  const Append* Writer(uint32_t key, int64_t element) const {
+    return appends_.Writer(key, element);
+  }
   bool Failed(uint32_t txn) const { return h_.txns[txn].outcome == Outcome::kFail; }
   void FindVersionOrders();
   void CheckElements(uint32_t reader, const Mop& read);
@@ -42,22 +38,14 @@ class ListAppend {
   const History& h_;
   AnomalySink* sink_;
   Inferred* out_;
-  std::vector<std::vector<Append>> appends_;  // per key, by element
-  std::vector<const Mop*> longest_;           // per key: the longest ok read, its version order
+  WriteIndex appends_;
+  std::vector<const Mop*> longest_;  // per key: the longest ok read, its version order
   std::vector<uint32_t> longest_txn_;
   std::vector<uint8_t> incompatible_;  // per mop: a read that is no prefix of the longest
   // Per key: the appends no read shows (of transactions not failed). They come after the longest
   // read, so a read of the whole version order is followed by each of them (rw).
   std::vector<std::vector<Append>> unobserved_;
-  struct ReadWrite {
-    uint32_t key;
-    uint32_t version;  // length of the list read
-    uint32_t txn;
-    bool operator<(const ReadWrite& o) const {
-      return key != o.key ? key < o.key : version != o.version ? version < o.version : txn < o.txn;
-    }
-  };
-  std::vector<ReadWrite> read_writes_;  // read a key, then appended to it
+  std::vector<KeyValueTxn> read_writes_;  // read a key (value: the list's length), then appended
   // CheckInternal's per-transaction state, kept to reuse the memory.
   struct KeyState {
     uint32_t key;
@@ -66,42 +54,6 @@ class ListAppend {
   };
   std::vector<KeyState> state_;
 };
-
-Status ListAppend::IndexAppends() {
-  appends_.assign(h_.keys.size(), {});
-  std::vector<uint32_t> seen;
-  for (uint32_t t = 0; t < h_.txns.size(); ++t) {
-    auto mops = h_.MopsOf(h_.txns[t]);
-    seen.clear();
-    for (size_t i = mops.size(); i-- > 0;) {
-      const Mop& m = mops[i];
-      if (m.kind != MopKind::kAppend) continue;
-      const bool final = std::find(seen.begin(), seen.end(), m.key) == seen.end();
-      if (final) seen.push_back(m.key);
-      appends_[m.key].push_back(Append{m.value, t, final});
-    }
-  }
-  for (uint32_t k = 0; k < appends_.size(); ++k) {
-    auto& a = appends_[k];
-    std::sort(a.begin(), a.end());
-    auto dup = std::adjacent_find(a.begin(), a.end(), [](const Append& x, const Append& y) {
-      return x.element == y.element;
-    });
-    if (dup != a.end()) {
-      return Status::Usage(fmt::format(
-          "{} and {} both append {} to {}: list-append needs each element appended once",
-          TxnName(h_, std::min(dup->txn, (dup + 1)->txn)),
-          TxnName(h_, std::max(dup->txn, (dup + 1)->txn)), dup->element, Key(k)));
-    }
-  }
-  return Status::Ok();
-}
-
-const Append* ListAppend::Writer(uint32_t key, int64_t element) const {
-  const auto& a = appends_[key];
-  auto it = std::lower_bound(a.begin(), a.end(), Append{element, 0, false});
-  return it != a.end() && it->element == element ? &*it : nullptr;
-}
 
 void ListAppend::FindVersionOrders() {
   longest_.assign(h_.keys.size(), nullptr);
@@ -143,8 +95,8 @@ void ListAppend::FindVersionOrders() {
     auto order = h_.ListOf(*longest_[k]);
     std::vector<int64_t> seen(order.begin(), order.end());
     std::sort(seen.begin(), seen.end());
-    for (const Append& a : appends_[k]) {
-      if (!Failed(a.txn) && !std::binary_search(seen.begin(), seen.end(), a.element))
+    for (const Append& a : appends_.Of(k)) {
+      if (!Failed(a.txn) && !std::binary_search(seen.begin(), seen.end(), a.value))
         unobserved_[k].push_back(a);
     }
   }
@@ -287,11 +239,11 @@ void ListAppend::ExternalReads(uint32_t t) {
                                         .key = m.key,
                                         .type = DepType::kRw,
                                         .from_value = list.empty() ? kNil : list.back(),
-                                        .to_value = a.element});
+                                        .to_value = a.value});
       }
     }
     if (appends_later)
-      read_writes_.push_back(ReadWrite{m.key, static_cast<uint32_t>(list.size()), t});
+      read_writes_.push_back(KeyValueTxn{m.key, static_cast<int64_t>(list.size()), t});
   }
 }
 
@@ -315,30 +267,23 @@ void ListAppend::WwEdges() {
 }
 
 void ListAppend::LostUpdates() {
-  std::sort(read_writes_.begin(), read_writes_.end());
-  for (size_t i = 0; i < read_writes_.size();) {
-    size_t j = i + 1;
-    while (j < read_writes_.size() && read_writes_[j].key == read_writes_[i].key &&
-           read_writes_[j].version == read_writes_[i].version)
-      ++j;
-    if (j - i >= 2) {
-      std::vector<uint32_t> txns;
-      for (size_t x = i; x < j; ++x) txns.push_back(read_writes_[x].txn);
-      const uint32_t key = read_writes_[i].key;
-      sink_->Add("lost-update", txns, [&] {
-        std::vector<std::string> names;
-        for (uint32_t t : txns) names.push_back(TxnName(h_, t));
-        const Mop* read = ReadOf(h_, txns[0], key);
-        return fmt::format("{} all read {}={} and each appended to {}: lost-update",
-                           fmt::join(names, ", "), Key(key), ListText(h_.ListOf(*read)), Key(key));
-      });
-    }
-    i = j;
-  }
+  FindLostUpdates(h_, sink_, &read_writes_, [&](const std::string& names, const KeyValueTxn& r) {
+    const Mop* read = ReadOf(h_, r.txn, r.key);
+    return fmt::format("{} all read {}={} and each appended to {}: lost-update", names, Key(r.key),
+                       ListText(h_.ListOf(*read)), Key(r.key));
+  });
 }
 
 Status ListAppend::Run() {
-  if (Status s = IndexAppends(); !s.ok()) return s;
+  Status s = appends_.Build(h_, MopKind::kAppend,
+                            [](const std::string& first, const std::string& second,
+                               const std::string& key, int64_t element) {
+                              return fmt::format(
+                                  "{} and {} both append {} to {}: list-append needs each element "
+                                  "appended once",
+                                  first, second, element, key);
+                            });
+  if (!s.ok()) return s;
   FindVersionOrders();
   for (uint32_t t = 0; t < h_.txns.size(); ++t) {
     if (h_.txns[t].outcome != Outcome::kOk) continue;

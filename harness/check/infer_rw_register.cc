@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "harness/check/internal.h"
+#include "harness/check/writes.h"
 
 namespace racelab::check::internal {
 namespace {
@@ -15,21 +15,7 @@ namespace {
 // are left out (docs/check.md, "Limits").
 constexpr size_t kMaxInitialEdgesPerKey = size_t{1} << 16;
 
-struct Write {
-  int64_t value;
-  uint32_t txn;
-  bool final;
-  bool operator<(const Write& o) const { return value < o.value; }
-};
-
-struct KeyValueTxn {
-  uint32_t key;
-  int64_t value;
-  uint32_t txn;
-  bool operator<(const KeyValueTxn& o) const {
-    return key != o.key ? key < o.key : value != o.value ? value < o.value : txn < o.txn;
-  }
-};
+using Write = IndexedWrite;
 
 struct VersionEdge {
   uint32_t key;
@@ -42,8 +28,7 @@ class RwRegister {
   Status Run();
 
  private:
-  Status IndexWrites();
-  const Write* Writer(uint32_t key, int64_t value) const;
+  const Write* Writer(uint32_t key, int64_t value) const { return writes_.Writer(key, value); }
   bool Failed(uint32_t txn) const { return h_.txns[txn].outcome == Outcome::kFail; }
   void CheckInternal(uint32_t t);
   void ExternalReads(uint32_t t);
@@ -55,47 +40,12 @@ class RwRegister {
   const History& h_;
   AnomalySink* sink_;
   Inferred* out_;
-  std::vector<std::vector<Write>> writes_;  // per key, by value
-  std::vector<KeyValueTxn> readers_;        // external ok reads, by key and value
-  std::vector<KeyValueTxn> read_writes_;    // read a key, then wrote it
+  WriteIndex writes_;
+  std::vector<KeyValueTxn> readers_;      // external ok reads, by key and value
+  std::vector<KeyValueTxn> read_writes_;  // read a key, then wrote it
   std::vector<VersionEdge> versions_;
   std::vector<std::pair<uint32_t, int64_t>> state_;  // CheckInternal: key → value known
 };
-
-Status RwRegister::IndexWrites() {
-  writes_.assign(h_.keys.size(), {});
-  std::vector<uint32_t> seen;
-  for (uint32_t t = 0; t < h_.txns.size(); ++t) {
-    auto mops = h_.MopsOf(h_.txns[t]);
-    seen.clear();
-    for (size_t i = mops.size(); i-- > 0;) {
-      const Mop& m = mops[i];
-      if (m.kind != MopKind::kWrite) continue;
-      const bool final = std::find(seen.begin(), seen.end(), m.key) == seen.end();
-      if (final) seen.push_back(m.key);
-      writes_[m.key].push_back(Write{m.value, t, final});
-    }
-  }
-  for (uint32_t k = 0; k < writes_.size(); ++k) {
-    auto& w = writes_[k];
-    std::sort(w.begin(), w.end());
-    auto dup = std::adjacent_find(
-        w.begin(), w.end(), [](const Write& x, const Write& y) { return x.value == y.value; });
-    if (dup != w.end()) {
-      return Status::Usage(
-          fmt::format("{} and {} both write {}={}: rw-register needs each value written once",
-                      TxnName(h_, std::min(dup->txn, (dup + 1)->txn)),
-                      TxnName(h_, std::max(dup->txn, (dup + 1)->txn)), Key(k), dup->value));
-    }
-  }
-  return Status::Ok();
-}
-
-const Write* RwRegister::Writer(uint32_t key, int64_t value) const {
-  const auto& w = writes_[key];
-  auto it = std::lower_bound(w.begin(), w.end(), Write{value, 0, false});
-  return it != w.end() && it->value == value ? &*it : nullptr;
-}
 
 // A read after the transaction's own write or read of the key must return that value.
 void RwRegister::CheckInternal(uint32_t t) {
@@ -174,14 +124,14 @@ void RwRegister::InitialVersions() {
   std::vector<std::pair<uint32_t, int64_t>> has_pred;
   for (const VersionEdge& e : versions_) has_pred.emplace_back(e.key, e.to);
   std::sort(has_pred.begin(), has_pred.end());
-  for (uint32_t k = 0; k < writes_.size(); ++k) {
+  for (uint32_t k = 0; k < h_.keys.size(); ++k) {
     auto lo = std::lower_bound(readers_.begin(), readers_.end(), KeyValueTxn{k, kNil, 0});
     size_t nil_readers = 0;
     for (auto it = lo; it != readers_.end() && it->key == k && it->value == kNil; ++it)
       ++nil_readers;
     if (nil_readers == 0) continue;
     std::vector<int64_t> roots;
-    for (const Write& w : writes_[k]) {
+    for (const Write& w : writes_.Of(k)) {
       if (!w.final || Failed(w.txn)) continue;
       if (!std::binary_search(has_pred.begin(), has_pred.end(), std::make_pair(k, w.value)))
         roots.push_back(w.value);
@@ -220,29 +170,22 @@ void RwRegister::Edges() {
 }
 
 void RwRegister::LostUpdates() {
-  std::sort(read_writes_.begin(), read_writes_.end());
-  for (size_t i = 0; i < read_writes_.size();) {
-    size_t j = i + 1;
-    while (j < read_writes_.size() && read_writes_[j].key == read_writes_[i].key &&
-           read_writes_[j].value == read_writes_[i].value)
-      ++j;
-    if (j - i >= 2) {
-      std::vector<uint32_t> txns;
-      for (size_t x = i; x < j; ++x) txns.push_back(read_writes_[x].txn);
-      const KeyValueTxn& r = read_writes_[i];
-      sink_->Add("lost-update", txns, [&] {
-        std::vector<std::string> names;
-        for (uint32_t t : txns) names.push_back(TxnName(h_, t));
-        return fmt::format("{} all read {}={} and each wrote {}: lost-update",
-                           fmt::join(names, ", "), Key(r.key), RegisterText(r.value), Key(r.key));
-      });
-    }
-    i = j;
-  }
+  FindLostUpdates(h_, sink_, &read_writes_, [&](const std::string& names, const KeyValueTxn& r) {
+    return fmt::format("{} all read {}={} and each wrote {}: lost-update", names, Key(r.key),
+                       RegisterText(r.value), Key(r.key));
+  });
 }
 
 Status RwRegister::Run() {
-  if (Status s = IndexWrites(); !s.ok()) return s;
+  Status s = writes_.Build(h_, MopKind::kWrite,
+                           [](const std::string& first, const std::string& second,
+                              const std::string& key, int64_t value) {
+                             return fmt::format(
+                                 "{} and {} both write {}={}: rw-register needs each value "
+                                 "written once",
+                                 first, second, key, value);
+                           });
+  if (!s.ok()) return s;
   for (uint32_t t = 0; t < h_.txns.size(); ++t) {
     if (h_.txns[t].outcome != Outcome::kOk) continue;
     CheckInternal(t);
