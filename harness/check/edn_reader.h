@@ -46,7 +46,8 @@ class EdnReader {
 
  private:
   static constexpr int kMaxDepth = 64;
-  Status SkipSpace();
+  // Skips white space, comments and #_ discards; `form_depth`: the depth a discarded form is at.
+  Status SkipSpace(int form_depth);
   Result<EdnValue> Read(int depth);
   Result<EdnValue> ReadSeq(EdnValue v, char close, int depth);
   Result<EdnValue> ReadString(EdnValue v);

@@ -76,8 +76,13 @@ Result<History> ReadHistoryFile(const std::string& path, HistoryFormat format,
   auto text = ReadAll(path, stop);
   if (!text.ok()) return text.status();
   if (format == HistoryFormat::kAuto) format = Sniff(path, *text);
-  return format == HistoryFormat::kElle ? ParseElleHistory(path, *text, stop)
-                                        : ParseJsonHistory(path, *text, stop);
+  auto h = format == HistoryFormat::kElle ? ParseElleHistory(path, *text, stop)
+                                          : ParseJsonHistory(path, *text, stop);
+  // A file with no transaction checks nothing: an empty or cut-short recording must not pass.
+  if (h.ok() && h->txns.empty()) {
+    return Status::Usage(path + ": holds no transaction (:f :txn), so there is nothing to check");
+  }
+  return h;
 }
 
 }  // namespace racelab::check

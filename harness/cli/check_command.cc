@@ -1,5 +1,6 @@
 #include "harness/cli/check_command.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -53,6 +54,11 @@ int CheckCommand(const CheckArgs& args) {
     std::ofstream file;
     std::ostream* out = &std::cout;
     if (args.output != "-") {
+      std::error_code ec;
+      if (std::filesystem::equivalent(args.file, args.output, ec) && !ec) {
+        return UsageError("--output: " + args.output +
+                          " is the history being read; name another file (nothing was written)");
+      }
       file.open(args.output, std::ios::binary | std::ios::trunc);
       if (!file) return UsageError("--output: cannot write " + args.output);
       out = &file;

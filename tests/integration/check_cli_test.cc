@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -101,6 +102,27 @@ TEST(CheckCliTest, ExportToElleReadsBackTheSame) {
   r = Racelab({"check", edn});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("G2-item (1)"), std::string::npos) << r.out;
+}
+
+// From a new user's trial: an empty recording must not pass, and an export never overwrites the
+// history it reads.
+TEST(CheckCliTest, AnEmptyHistoryIsBadInputAndAnExportKeepsItsInput) {
+  TempDir dir;
+  const std::string empty = Write(dir, "empty.edn", "");
+  ProcessResult r = Racelab({"check", empty});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("empty.edn: holds no transaction"), std::string::npos) << r.err;
+  const std::string header =
+      Write(dir, "header.jsonl", "{\"racelab_history\": 1, \"model\": \"list-append\"}\n");
+  r = Racelab({"check", header});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  const std::string file = Write(dir, "skew.jsonl", kSkew);
+  r = Racelab({"check", file, "--export", "elle", "--output", file});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is the history being read"), std::string::npos) << r.err;
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, kSkew);
 }
 
 }  // namespace

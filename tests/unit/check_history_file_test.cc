@@ -76,6 +76,22 @@ TEST(HistoryFileTest, BadEdnNamesFileLineAndColumn) {
             "h.edn:1:41: an integer out of 64-bit range: 99999999999999999999");
 }
 
+// #_ discards are counted, not recursed into (a new user's trial: 100,000 of them in a row crashed
+// the reader), and a form inside a discard counts toward the nesting limit.
+TEST(HistoryFileTest, DiscardsInARowOrNestedCostNoStack) {
+  const std::string op = "{:type :ok, :f :txn, :value [[:append 1 2]], :process 0}";
+  auto h = ParseElleHistory("h.edn", "#_ #_ [1] [2] " + op + " #_ ; a comment\n :dropped");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->txns.size(), 1u);
+  std::string chain;
+  for (int i = 0; i < 100000; ++i) chain += "#_";
+  EXPECT_EQ(EdnError(chain + "1"), "h.edn:1:200002: #_ discards nothing: the text ends");
+  std::string nested;
+  for (int i = 0; i < 100000; ++i) nested += "#_ [";
+  EXPECT_EQ(EdnError(nested).rfind("h.edn:1:", 0), 0u) << EdnError(nested);
+  EXPECT_NE(EdnError(nested).find("nested deeper than 64"), std::string::npos) << EdnError(nested);
+}
+
 TEST(HistoryFileTest, ReadsRacelabJsonLines) {
   auto h = ParseJsonHistory("h.json", R"({"racelab_history": 1, "model": "list-append"}
 {"index": 1, "session": "worker.1", "outcome": "ok", "ops": [["append", "x", 1], ["r", "y", []]]}
