@@ -269,7 +269,7 @@ void ListAppend::WwEdges() {
 void ListAppend::LostUpdates() {
   FindLostUpdates(h_, sink_, &read_writes_, [&](const std::string& names, const KeyValueTxn& r) {
     const Mop* read = ReadOf(h_, r.txn, r.key);
-    return fmt::format("{} all read {}={} and each appended to {}: lost-update", names, Key(r.key),
+    return fmt::format("{} read {}={} and each appended to {}: lost-update", names, Key(r.key),
                        ListText(h_.ListOf(*read)), Key(r.key));
   });
 }

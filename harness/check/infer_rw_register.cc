@@ -171,7 +171,7 @@ void RwRegister::Edges() {
 
 void RwRegister::LostUpdates() {
   FindLostUpdates(h_, sink_, &read_writes_, [&](const std::string& names, const KeyValueTxn& r) {
-    return fmt::format("{} all read {}={} and each wrote {}: lost-update", names, Key(r.key),
+    return fmt::format("{} read {}={} and each wrote {}: lost-update", names, Key(r.key),
                        RegisterText(r.value), Key(r.key));
   });
 }

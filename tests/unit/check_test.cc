@@ -153,7 +153,7 @@ TEST(CheckTest, LostUpdate) {
 {:type :ok, :f :txn, :value [[:r x nil] [:w x 15]], :process 1, :index 2}
 )"));
   EXPECT_EQ(Count(reg, "lost-update"), 1u);
-  EXPECT_EQ(Explained(reg, "lost-update"), "T1, T2 all read x=nil and each wrote x: lost-update");
+  EXPECT_EQ(Explained(reg, "lost-update"), "T1, T2 read x=nil and each wrote x: lost-update");
   CheckResult list = Checked(Edn(R"(
 {:type :ok, :f :txn, :value [[:append x 0]], :process 0, :index 0}
 {:type :ok, :f :txn, :value [[:r x [0]] [:append x 1]], :process 1, :index 1}
