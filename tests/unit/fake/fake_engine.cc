@@ -106,7 +106,6 @@ class FakeSession final : public Session {
     if (rule != nullptr && !rule->until_session.empty()) {
       const size_t from = state_->log.size();
       const int64_t holder = state_->IdOf(rule->until_session);
-      state_->blocked[id_] = holder;
       std::function<void(const WaitObservation&)> listener;
       WaitObservation o;
       if (state_->watching) {
@@ -119,12 +118,15 @@ class FakeSession final : public Session {
         state_->observations.push_back(o);
         listener = state_->listener;
       }
-      state_->cv.notify_all();
       if (listener) {
         lock.unlock();
         listener(o);
         lock.lock();
       }
+      // Seen as blocked (AwaitBlocked) only once the wait is published, as the polled monitor
+      // does: nobody acts on a wait the trial's event stream does not hold yet.
+      state_->blocked[id_] = holder;
+      state_->cv.notify_all();
       auto released = [&] {
         for (size_t i = from; i < state_->log.size(); ++i) {
           const FakeExec& e = state_->log[i];
