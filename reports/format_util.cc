@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "harness/model/error_key.h"
+#include "harness/model/error_names.h"
 #include "harness/model/isolation.h"
 #include "harness/model/step_kind.h"
 
@@ -78,6 +79,11 @@ std::string FormatSkewUs(const Percentiles& p, double value) {
 
 std::string Histogram(const std::map<int, int>& counts) { return JoinHistogram(counts); }
 std::string Histogram(const std::map<std::string, int>& counts) { return JoinHistogram(counts); }
+std::string NamedErrorHistogram(const std::map<std::string, int>& counts) {
+  std::map<std::string, int> named;
+  for (const auto& [code, count] : counts) named[ErrorKeyWithName(code)] = count;
+  return JoinHistogram(named);
+}
 
 std::string_view StepKindName(StepKind kind) { return InfoOf(kind).report_name; }
 

@@ -202,7 +202,7 @@ void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
     Leaf(xml, "td", VerdictName(r.verdict), verdict_class);
     Leaf(xml, "td", std::to_string(r.trials), "num");
     Leaf(xml, "td", Histogram(r.winners));
-    Leaf(xml, "td", Histogram(r.errors));
+    Leaf(xml, "td", NamedErrorHistogram(r.errors));
     Leaf(xml, "td", std::to_string(r.retries), "num");
     Leaf(xml, "td", FormatBlockedMs(r.blocked_ms), "num");
     Leaf(xml, "td", skew, "num");
