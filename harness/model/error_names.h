@@ -18,7 +18,4 @@ std::string_view ErrorCodeName(std::string_view code);
 // "40001 serialization_failure", or `key` itself when it has no name.
 std::string ErrorKeyWithName(const std::string& key);
 
-// The table's invariant (sorted by code, for the lookup); for the unit test.
-bool ErrorNameTableIsSorted();
-
 }  // namespace racelab
