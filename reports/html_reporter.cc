@@ -47,6 +47,7 @@ th,td{border:1px solid #ced4da;padding:4px 10px;text-align:left;vertical-align:t
 th{background:#e9ecef}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 table.summary th,table.summary td{white-space:nowrap;padding:4px 8px}
+table.summary td.errors{white-space:normal;max-width:12em}
 tr.failed td{background:#fff5f5}
 .verdict{font-weight:700;padding:1px 8px;border-radius:4px}
 .v-pass{background:#d3f9d8;color:#1b5e20}
@@ -202,7 +203,8 @@ void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
     Leaf(xml, "td", VerdictName(r.verdict), verdict_class);
     Leaf(xml, "td", std::to_string(r.trials), "num");
     Leaf(xml, "td", Histogram(r.winners));
-    Leaf(xml, "td", NamedErrorHistogram(r.errors));
+    // Named codes are long ("25P03 idle_in_transaction_session_timeout×20"): this cell wraps.
+    Leaf(xml, "td", NamedErrorHistogram(r.errors), "errors");
     Leaf(xml, "td", std::to_string(r.retries), "num");
     Leaf(xml, "td", FormatBlockedMs(r.blocked_ms), "num");
     Leaf(xml, "td", skew, "num");
