@@ -79,9 +79,9 @@ std::string FormatSkewUs(const Percentiles& p, double value) {
 
 std::string Histogram(const std::map<int, int>& counts) { return JoinHistogram(counts); }
 std::string Histogram(const std::map<std::string, int>& counts) { return JoinHistogram(counts); }
-std::string NamedErrorHistogram(const std::map<std::string, int>& counts) {
+std::string NamedErrorHistogram(std::string_view engine, const std::map<std::string, int>& counts) {
   std::map<std::string, int> named;
-  for (const auto& [code, count] : counts) named[ErrorKeyWithName(code)] = count;
+  for (const auto& [code, count] : counts) named[ErrorKeyWithName(engine, code)] = count;
   return JoinHistogram(named);
 }
 

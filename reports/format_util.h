@@ -45,9 +45,9 @@ std::string FormatSkewUs(const Percentiles& p, double value);
 // kNone when empty.
 std::string Histogram(const std::map<int, int>& counts);
 std::string Histogram(const std::map<std::string, int>& counts);
-// The errors histogram with each code's condition name (harness/model/error_names.h):
-// {"40001": 2} -> "40001 serialization_failure×2"; for the HTML page, read by people.
-std::string NamedErrorHistogram(const std::map<std::string, int>& counts);
+// The errors histogram with each code's condition name on `engine` (harness/model/error_names.h):
+// {"40001": 2} on postgresql -> "40001 serialization_failure×2"; for the HTML page, read by people.
+std::string NamedErrorHistogram(std::string_view engine, const std::map<std::string, int>& counts);
 
 // What a step returned, on one line: "ok", "1 row (id=1)", "40001 could not serialize …",
 // "skipped". Used by the Markdown timeline, the SVG tooltips and the HTML step table.

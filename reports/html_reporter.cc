@@ -204,14 +204,19 @@ void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
     Leaf(xml, "td", std::to_string(r.trials), "num");
     Leaf(xml, "td", Histogram(r.winners));
     // Named codes are long ("25P03 idle_in_transaction_session_timeout×20"): this cell wraps.
-    Leaf(xml, "td", NamedErrorHistogram(r.errors), "errors");
+    Leaf(xml, "td", NamedErrorHistogram(item.engine, r.errors), "errors");
     Leaf(xml, "td", std::to_string(r.retries), "num");
     Leaf(xml, "td", FormatBlockedMs(r.blocked_ms), "num");
     Leaf(xml, "td", skew, "num");
     xml.EndElement();
   }
   xml.EndElement();
-  Leaf(xml, "p", kSummaryLegend, "legend");
+  Leaf(xml, "p",
+       std::string(kSummaryLegend) +
+           " On this page each code has the name its engine gives it, where it gives one: "
+           "PostgreSQL's SQLSTATE condition names (40001 serialization_failure), MariaDB's error "
+           "symbols (1213 ER_LOCK_DEADLOCK; its deadlock counts as 40001, shown bare).",
+       "legend");
 }
 
 // Barrier releases, final values and failed checks of the representative trial.

@@ -6,7 +6,10 @@
 #include "harness/model/error_names.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <iterator>
+
+#include "harness/model/engine_traits.h"
 
 namespace racelab {
 namespace {
@@ -16,8 +19,9 @@ struct CodeName {
   std::string_view name;
 };
 
-// Sorted by code, for the binary search in ErrorCodeName (checked when this file compiles).
-constexpr CodeName kNames[] = {
+// Both tables are sorted by code, for the binary search in Lookup (checked when this file
+// compiles). PostgreSQL 15's SQLSTATEs (errcodes.txt).
+constexpr CodeName kSqlstateNames[] = {
     {"03000", "sql_statement_not_yet_complete"},
     {"08000", "connection_exception"},
     {"08001", "sqlclient_unable_to_establish_sqlconnection"},
@@ -36,19 +40,6 @@ constexpr CodeName kNames[] = {
     {"0P000", "invalid_role_specification"},
     {"0Z000", "diagnostics_exception"},
     {"0Z002", "stacked_diagnostics_accessed_without_active_handler"},
-    {"1020", "ER_CHECKREAD"},
-    {"1048", "ER_BAD_NULL_ERROR"},
-    {"1054", "ER_BAD_FIELD_ERROR"},
-    {"1062", "ER_DUP_ENTRY"},
-    {"1064", "ER_PARSE_ERROR"},
-    {"1146", "ER_NO_SUCH_TABLE"},
-    {"1180", "ER_ERROR_DURING_COMMIT"},
-    {"1205", "ER_LOCK_WAIT_TIMEOUT"},
-    {"1213", "ER_LOCK_DEADLOCK"},
-    {"1317", "ER_QUERY_INTERRUPTED"},
-    {"1644", "ER_SIGNAL_EXCEPTION"},
-    {"1792", "ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION"},
-    {"1927", "ER_CONNECTION_KILLED"},
     {"20000", "case_not_found"},
     {"21000", "cardinality_violation"},
     {"22000", "data_exception"},
@@ -282,22 +273,49 @@ constexpr CodeName kNames[] = {
     {"XX002", "index_corrupted"},
 };
 
-static_assert(std::is_sorted(std::begin(kNames), std::end(kNames),
-                             [](const CodeName& a, const CodeName& b) { return a.code < b.code; }),
-              "kNames must be sorted by code");
+// MariaDB's error numbers (mysqld_error.h), the ones racelab's catalogue meets.
+constexpr CodeName kErrorNumberNames[] = {
+    {"1020", "ER_CHECKREAD"},           {"1048", "ER_BAD_NULL_ERROR"},
+    {"1054", "ER_BAD_FIELD_ERROR"},     {"1062", "ER_DUP_ENTRY"},
+    {"1064", "ER_PARSE_ERROR"},         {"1146", "ER_NO_SUCH_TABLE"},
+    {"1180", "ER_ERROR_DURING_COMMIT"}, {"1205", "ER_LOCK_WAIT_TIMEOUT"},
+    {"1213", "ER_LOCK_DEADLOCK"},       {"1317", "ER_QUERY_INTERRUPTED"},
+    {"1644", "ER_SIGNAL_EXCEPTION"},    {"1792", "ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION"},
+    {"1927", "ER_CONNECTION_KILLED"},
+};
 
-}  // namespace
+template <size_t N>
+constexpr bool SortedByCode(const CodeName (&table)[N]) {
+  return std::is_sorted(std::begin(table), std::end(table),
+                        [](const CodeName& a, const CodeName& b) { return a.code < b.code; });
+}
+static_assert(SortedByCode(kSqlstateNames) && SortedByCode(kErrorNumberNames),
+              "the name tables must be sorted by code");
 
-std::string_view ErrorCodeName(std::string_view code) {
-  const auto* end = std::end(kNames);
+template <size_t N>
+std::string_view Lookup(const CodeName (&table)[N], std::string_view code) {
+  const auto* end = std::end(table);
   const auto* it =
-      std::lower_bound(std::begin(kNames), end, code,
+      std::lower_bound(std::begin(table), end, code,
                        [](const CodeName& n, std::string_view c) { return n.code < c; });
   return it != end && it->code == code ? it->name : std::string_view{};
 }
 
-std::string ErrorKeyWithName(const std::string& key) {
-  const std::string_view name = ErrorCodeName(key);
+}  // namespace
+
+std::string_view ErrorCodeName(std::string_view engine, std::string_view code) {
+  const EngineTraits* traits = FindEngineTraits(engine);
+  if (traits == nullptr) return {};
+  if (IsOwnErrorCode(engine, code)) {
+    return traits->own_error_codes == OwnErrorCodes::kErrorNumbers ? Lookup(kErrorNumberNames, code)
+                                                                   : std::string_view{};
+  }
+  return traits->own_error_codes == OwnErrorCodes::kNone ? Lookup(kSqlstateNames, code)
+                                                         : std::string_view{};
+}
+
+std::string ErrorKeyWithName(std::string_view engine, const std::string& key) {
+  const std::string_view name = ErrorCodeName(engine, key);
   return name.empty() ? key : key + " " + std::string(name);
 }
 

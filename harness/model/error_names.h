@@ -11,11 +11,16 @@
 
 namespace racelab {
 
-// The name of `code` ("40001" -> "serialization_failure", "1205" -> "ER_LOCK_WAIT_TIMEOUT"), or ""
-// for a code the table does not hold (SQLITE_BUSY, a SQLSTATE of another engine's own).
-std::string_view ErrorCodeName(std::string_view code);
+// The name `engine` gives `code` (a ResultSummary::errors key), or "" when it gives none:
+//  - an engine's own code (IsOwnErrorCode: MariaDB's "1213" -> "ER_LOCK_DEADLOCK");
+//  - a SQLSTATE on an engine whose errors are SQLSTATEs only (OwnErrorCodes::kNone, PostgreSQL:
+//    "40001" -> "serialization_failure");
+//  - none for a SQLSTATE of an engine with codes of its own: MariaDB's deadlock 1213 is counted as
+//    40001 (error_key.h), and PostgreSQL's name for 40001 would misname it; none for SQLite's codes
+//    (names already), an unknown engine or a code the table does not hold.
+std::string_view ErrorCodeName(std::string_view engine, std::string_view code);
 
-// "40001 serialization_failure", or `key` itself when it has no name.
-std::string ErrorKeyWithName(const std::string& key);
+// "40001 serialization_failure", or `key` itself when `engine` gives it no name.
+std::string ErrorKeyWithName(std::string_view engine, const std::string& key);
 
 }  // namespace racelab
