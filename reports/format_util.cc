@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -135,6 +136,11 @@ std::string CountsLine(const VerdictCounts& c) {
   return fmt::format("{} result{}: {} pass, {} fail, {} error{}", c.results,
                      c.results == 1 ? "" : "s", c.pass, c.fail, c.error,
                      c.interrupted > 0 ? fmt::format(", {} interrupted", c.interrupted) : "");
+}
+
+bool AnyFailing(const ScenarioGroup& group) {
+  return std::any_of(group.results.begin(), group.results.end(),
+                     [](const ResultSummary* r) { return r->verdict != Verdict::kPass; });
 }
 
 std::vector<ScenarioGroup> GroupByScenario(const std::vector<ResultSummary>& results) {

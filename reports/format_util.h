@@ -117,6 +117,8 @@ struct ScenarioGroup {
   std::vector<const ResultSummary*> results;
 };
 std::vector<ScenarioGroup> GroupByScenario(const std::vector<ResultSummary>& results);
+// A result of the group did not pass (fail, error, interrupted): the reports put such groups first.
+bool AnyFailing(const ScenarioGroup& group);
 
 // "k=v, k2=v2" in the given order; kNone when empty.
 std::string FormatParams(const std::vector<std::pair<std::string, std::string>>& params);

@@ -1,17 +1,16 @@
 // "html" reporter: racelab.html, one self-contained page for a person (a teacher projecting it, a
 // reviewer opening a CI artifact). Inline CSS, no JavaScript, no external resources.
 //
-// Layout: title; target lines (one per engine) and run line; for a run of several engines the
+// Layout: title; target lines (one per engine) and run line; **failures first** (each result that
+// did not pass, linked, with its failing expectations); for a run of several engines the
 // side-by-side table (one column per engine, reports/engine_table.h); the summary table (scenario ×
-// isolation level: verdict in colour, winners histogram, errors, retries, blocked ms p50/p95/max,
-// skew µs p50/p95); then one section per scenario, in order of first appearance: title, the
+// isolation level: verdict in colour, winners histogram, errors with their condition names,
+// retries, blocked ms p50/p95/max, skew µs p50/p95); then one section per scenario — scenarios with
+// a failing result first, then the others, each in order of first appearance —: title, the
 // `teaches` lesson (blank lines split paragraphs), file and params, and per result (isolation
-// level) its expectations table and a picture of the representative trial
-// (ResultSummary::representative_trial): a swim-lane timeline (reports/svg_timeline.h) with its
-// legend, barrier releases, final values and failed checks, and the trial's steps as a table inside
-// a closed <details>. Every element and every piece of text goes through XmlWriter, the one
-// escaping writer; no element is left empty-and-self-closed (HTML has no <td/>). Trials are
-// numbered from 1 ("trial 2 of 20" is TrialResult::index 1). Output is deterministic: the only date
+// level) its expectations table and its representative trial (reports/html_trial.h: timeline,
+// notes, the steps with their labels and SQL). Every element and every piece of text goes through
+// XmlWriter, the one escaping writer (reports/html_util.h). Output is deterministic: the only date
 // is RunReport::created_at.
 
 #include <fmt/format.h>
@@ -24,6 +23,8 @@
 #include "harness/model/isolation.h"
 #include "reports/engine_table.h"
 #include "reports/format_util.h"
+#include "reports/html_trial.h"
+#include "reports/html_util.h"
 #include "reports/reporters.h"
 #include "reports/svg_timeline.h"
 #include "reports/xml_writer.h"
@@ -60,33 +61,11 @@ td.engine-cell a{color:inherit}
 td.missing{color:#868e96}
 a{color:#1864ab}
 ul.notes{margin:4px 0;padding-left:22px;font-size:15px}
-ul.notes li.failed{color:#8a1111;font-weight:600}
+ul.notes li.failed,ul.failures li.failed{color:#8a1111;font-weight:600}
 details{margin:6px 0 12px}
 summary{cursor:pointer;color:#1864ab}
 )css";
 static_assert(NeedsNoEscaping(kPageCss), "CSS inside <style> is not unescaped by the browser");
-
-// An element with only text: always closed with an end tag, even when `text` is empty.
-void Leaf(XmlWriter& xml, std::string_view tag, std::string_view text, std::string_view cls = "") {
-  xml.StartElement(tag);
-  if (!cls.empty()) xml.Attribute("class", cls);
-  xml.Text(text).EndElement();
-}
-
-std::string VerdictClass(Verdict v) { return fmt::format("v-{}", VerdictName(v)); }
-
-// One table row of (text, class) cells.
-void Row(XmlWriter& xml, std::initializer_list<std::pair<std::string, std::string_view>> cells) {
-  xml.StartElement("tr");
-  for (const auto& [text, cls] : cells) Leaf(xml, "td", text, cls);
-  xml.EndElement();
-}
-
-void HeaderRow(XmlWriter& xml, std::initializer_list<std::string_view> names) {
-  xml.StartElement("tr");
-  for (std::string_view name : names) Leaf(xml, "th", name);
-  xml.EndElement();
-}
 
 void WriteHead(XmlWriter& xml) {
   xml.StartElement("head");
@@ -96,7 +75,9 @@ void WriteHead(XmlWriter& xml) {
       .Attribute("content", "width=device-width, initial-scale=1")
       .EndElement();
   Leaf(xml, "title", "racelab report");
-  xml.StartElement("style").Text(std::string(kPageCss) + std::string(TimelineCss())).EndElement();
+  xml.StartElement("style")
+      .Text(std::string(kPageCss) + std::string(TimelineCss()) + std::string(HtmlTrialCss()))
+      .EndElement();
   xml.EndElement();
 }
 
@@ -131,6 +112,43 @@ void WriteHeader(const RunReport& report, XmlWriter& xml) {
                      names),
          "error");
   }
+}
+
+// Failures first, as racelab.md has them: each result that did not pass, linked to its section,
+// with its error and its failing expectations (the run's error and what did not run are in the
+// header). Nothing when every result passed.
+void WriteFailures(const RunReport& report, XmlWriter& xml) {
+  if (std::all_of(report.results.begin(), report.results.end(),
+                  [](const ResultSummary& r) { return r.verdict == Verdict::kPass; })) {
+    return;
+  }
+  Leaf(xml, "h2", "Failures");
+  xml.StartElement("ul").Attribute("class", "failures");
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    const ResultSummary& r = report.results[i];
+    if (r.verdict == Verdict::kPass) continue;
+    const PlanItem& item = ItemOf(r);
+    xml.StartElement("li");
+    xml.StartElement("a").Attribute("href", fmt::format("#result-{}", i + 1));
+    xml.Text(EngineResultLabel(report, item)).EndElement();
+    Leaf(xml, "span", VerdictName(r.verdict), "verdict " + VerdictClass(r.verdict));
+    Leaf(xml, "span",
+         fmt::format("{} trial{}{}", r.trials, r.trials == 1 ? "" : "s",
+                     item.params.empty() ? "" : " with " + FormatParams(item.params)));
+    xml.StartElement("ul");
+    if (!r.error.empty()) Leaf(xml, "li", "error: " + r.error);
+    if (!r.interrupted.empty()) Leaf(xml, "li", InterruptedText(r));
+    for (const ExpectationTally& e : r.expectations) {
+      if (!e.Failing()) continue;
+      Leaf(xml, "li",
+           fmt::format("{}: failed in {} of {} trials; {}", e.text, e.failed, r.trials,
+                       e.first_failure),
+           "failed");
+    }
+    xml.EndElement();
+    xml.EndElement();
+  }
+  xml.EndElement();
 }
 
 // A run of several engines: one row per scenario × level (× params), one column per engine
@@ -219,68 +237,6 @@ void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
        "legend");
 }
 
-// Barrier releases, final values and failed checks of the representative trial.
-void WriteTrialNotes(const TrialVerdict& t, XmlWriter& xml) {
-  const TrialResult& trial = t.result;
-  if (trial.barriers.empty() && trial.finals.empty() &&
-      std::all_of(t.checks.begin(), t.checks.end(), [](const Check& c) { return c.passed; })) {
-    return;
-  }
-  xml.StartElement("ul").Attribute("class", "notes");
-  for (const BarrierRelease& b : trial.barriers) {
-    Leaf(xml, "li",
-         fmt::format("barrier {} #{} released at {} ms, skew {} µs", b.barrier, b.occurrence,
-                     FormatUsAsMs(b.released_us), b.skew_us));
-  }
-  for (const FinalValue& f : trial.finals) {
-    const std::string value = !f.error.empty()      ? "error: " + f.error
-                              : f.value.has_value() ? *f.value
-                                                    : "NULL";
-    Leaf(xml, "li", fmt::format("final {} = {}", f.sql, value));
-  }
-  for (const Check& c : t.checks) {
-    if (!c.passed) Leaf(xml, "li", fmt::format("failed: {}: {}", c.text, c.detail), "failed");
-    if (c.widened_by_ms > 0) {
-      Leaf(xml, "li",
-           fmt::format("upper bound widened by {} ms of measured lateness: {}",
-                       FormatMs(c.widened_by_ms), c.text));
-    }
-  }
-  xml.EndElement();
-}
-
-void WriteStepTable(const TrialResult& trial, XmlWriter& xml) {
-  xml.StartElement("details");
-  Leaf(xml, "summary", fmt::format("The {} steps of this trial", trial.events.size()));
-  xml.StartElement("table");
-  HeaderRow(xml, {"t ms", "session", "step", "result", "blocked ms", "blocked by"});
-  for (const StepEvent& e : trial.events) {
-    std::string step = e.attempt > 1 ? fmt::format("{} (attempt {})", e.step, e.attempt) : e.step;
-    Row(xml, {{FormatUsAsMs(e.sent_us), "num"},
-              {e.session, ""},
-              {step, ""},
-              {StepOutcomeText(e), ""},
-              {e.lock_wait ? FormatMs(e.blocked_ms()) : "", "num"},
-              {BlockedByText(e), ""}});
-  }
-  xml.EndElement();
-  xml.EndElement();
-}
-
-void WriteTrial(const ResultSummary& r, XmlWriter& xml) {
-  const TrialVerdict* t = RepresentativeTrial(r);
-  if (t == nullptr) return;
-  const TrialResult& trial = t->result;
-  Leaf(xml, "p",
-       fmt::format("Representative trial: {} of {} ({}, {} ms).", trial.index + 1, r.trials,
-                   VerdictName(t->verdict), FormatUsAsMs(trial.duration_us)));
-  if (!trial.error.empty()) Leaf(xml, "p", "Trial error: " + trial.error, "error");
-  WriteSvgTimeline(trial, xml);
-  WriteTimelineLegend(xml);
-  WriteTrialNotes(*t, xml);
-  WriteStepTable(trial, xml);
-}
-
 void WriteResultSection(const ResultSummary& r, size_t number, bool show_params,
                         bool several_engines, XmlWriter& xml) {
   const PlanItem& item = ItemOf(r);
@@ -310,7 +266,7 @@ void WriteResultSection(const ResultSummary& r, size_t number, bool show_params,
     }
     xml.EndElement();
   }
-  WriteTrial(r, xml);
+  WriteHtmlTrial(r, xml);
 }
 
 // The `teaches` lesson: one <p> per paragraph (paragraphs are separated by a blank line).
@@ -370,10 +326,14 @@ class HtmlReporter : public Reporter {
     WriteHead(xml);
     xml.StartElement("body");
     WriteHeader(report, xml);
+    WriteFailures(report, xml);
     WriteSideBySide(report, xml);
     WriteSummaryTable(report, xml);
-    for (const ScenarioGroup& group : GroupByScenario(report.results)) {
-      WriteScenarioSection(group, report, xml);
+    const std::vector<ScenarioGroup> groups = GroupByScenario(report.results);
+    for (const bool failing : {true, false}) {  // scenarios with a failing result first
+      for (const ScenarioGroup& group : groups) {
+        if (AnyFailing(group) == failing) WriteScenarioSection(group, report, xml);
+      }
     }
     xml.Close();
   }

@@ -108,11 +108,6 @@ void WriteResultSection(const ResultSummary& r, bool show_params, bool several_e
   WriteTimeline(r, out);
 }
 
-bool AnyFailing(const ScenarioGroup& group) {
-  return std::any_of(group.results.begin(), group.results.end(),
-                     [](const ResultSummary* r) { return r->verdict != Verdict::kPass; });
-}
-
 void WriteScenarioSection(const ScenarioGroup& group, bool several_engines, std::ostream& out) {
   const PlanItem& first = ItemOf(*group.results.front());
   const bool failing = AnyFailing(group);

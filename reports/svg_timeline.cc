@@ -10,6 +10,7 @@
 #include "harness/model/error_key.h"
 #include "harness/model/step_kind.h"
 #include "reports/format_util.h"
+#include "reports/step_label.h"
 
 namespace racelab::internal {
 namespace {
@@ -110,13 +111,9 @@ std::string_view OutcomeClass(const StepEvent& e) {
   return e.rows > 0 ? "b-rows" : "b-ok";
 }
 
-std::string StepName(const StepEvent& e) {
-  return e.attempt > 1 ? fmt::format("{} #{}", e.step, e.attempt) : e.step;
-}
-
 // Bar labels, longest first: the first that fits is written.
 std::vector<std::string> LabelCandidates(const StepEvent& e) {
-  const std::string step = StepName(e);
+  const std::string step = StepLabel(e);  // "UPDATE runs", "claim #2"
   std::vector<std::string> out;
   if (e.skipped) {
     out.push_back(step + " (skipped)");
@@ -143,9 +140,10 @@ std::vector<std::string> LabelCandidates(const StepEvent& e) {
 }
 
 std::string Tooltip(const StepEvent& e) {
-  std::string text =
-      fmt::format("{} · {} ({}) · {}–{} ms · {}", e.session, StepName(e), StepKindName(e.kind),
-                  FormatUsAsMs(e.sent_us), FormatUsAsMs(e.completed_us), StepOutcomeText(e));
+  std::string text = fmt::format(
+      "{} · {} ({}) · {}–{} ms · {}", e.session, StepLabel(e),
+      IsGeneratedStepName(e.step, e.kind) ? std::string_view(e.step) : StepKindName(e.kind),
+      FormatUsAsMs(e.sent_us), FormatUsAsMs(e.completed_us), StepOutcomeText(e));
   if (e.lock_wait) {
     text += fmt::format(" · blocked {} ms", FormatMs(e.blocked_ms()));
     if (e.lock_wait_source == "server_log")
