@@ -47,8 +47,16 @@ table{border-collapse:collapse;margin:8px 0;font-size:15px}
 th,td{border:1px solid #ced4da;padding:4px 10px;text-align:left;vertical-align:top}
 th{background:#e9ecef}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-table.summary th,table.summary td{white-space:nowrap;padding:4px 8px}
-table.summary td.errors{white-space:normal;max-width:12em}
+table.summary{font-size:14px}
+table.summary th,table.summary td{padding:4px 8px}
+table.summary td{white-space:nowrap}
+table.summary th{vertical-align:bottom}
+table.summary td.errors{white-space:normal;max-width:11em}
+table.summary td.scenario{white-space:normal;min-width:9em;max-width:15em}
+table.summary td.isolation{white-space:normal}
+table.summary td.params{white-space:normal;max-width:14em;overflow-wrap:anywhere;font-size:13px}
+table.summary td.params details{margin:0}
+table.summary td.params summary{white-space:nowrap}
 tr.failed td{background:#fff5f5}
 .verdict{font-weight:700;padding:1px 8px;border-radius:4px}
 .v-pass{background:#d3f9d8;color:#1b5e20}
@@ -193,17 +201,44 @@ void WriteSideBySide(const RunReport& report, XmlWriter& xml) {
        "legend");
 }
 
+// A summary row's params; a long text (a converted spec's `order=t1.begin t1.write_x …`) folded
+// under its first words, so that the row keeps one line until a reader opens it.
+void WriteParamsCell(const std::string& params, XmlWriter& xml) {
+  constexpr size_t kFoldAt = 16;  // bytes; the cut moves back to a space or comma
+  if (params.size() <= kFoldAt + 8) {
+    Leaf(xml, "td", params, "params");
+    return;
+  }
+  size_t cut = params.find_last_of(" ,", kFoldAt);
+  if (cut == std::string::npos || cut < kFoldAt / 2) cut = kFoldAt;
+  while (cut > 0 && (static_cast<unsigned char>(params[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+  xml.StartElement("td").Attribute("class", "params");
+  xml.StartElement("details");
+  Leaf(xml, "summary", params.substr(0, cut) + " …");
+  Leaf(xml, "span", params);
+  xml.EndElement();
+  xml.EndElement();
+}
+
 void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
   const bool several = SeveralEngines(report);
+  // Params in a column of their own (it wraps: a converted spec's `order=…` is long), when any
+  // result has them.
+  const bool with_params =
+      std::any_of(report.results.begin(), report.results.end(),
+                  [](const ResultSummary& r) { return !ItemOf(r).params.empty(); });
   Leaf(xml, "h2", "Summary");
   xml.StartElement("table").Attribute("class", "summary");
-  if (several) {
-    HeaderRow(xml, {"scenario", "engine", "isolation", "verdict", "trials", "winners", "errors",
-                    "retries", "blocked ms p50 / p95 / max", "skew µs p50 / p95"});
-  } else {
-    HeaderRow(xml, {"scenario", "isolation", "verdict", "trials", "winners", "errors", "retries",
-                    "blocked ms p50 / p95 / max", "skew µs p50 / p95"});
+  xml.StartElement("tr");
+  Leaf(xml, "th", "scenario");
+  if (several) Leaf(xml, "th", "engine");
+  Leaf(xml, "th", "isolation");
+  if (with_params) Leaf(xml, "th", "params");
+  for (std::string_view name : {"verdict", "trials", "winners", "errors", "retries",
+                                "blocked ms p50 / p95 / max", "skew µs p50 / p95"}) {
+    Leaf(xml, "th", name);
   }
+  xml.EndElement();
   for (size_t i = 0; i < report.results.size(); ++i) {
     const ResultSummary& r = report.results[i];
     const PlanItem& item = ItemOf(r);
@@ -211,12 +246,13 @@ void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
                                                   : FormatSkewUs(r.skew_us, r.skew_us.p50) + " / " +
                                                         FormatSkewUs(r.skew_us, r.skew_us.p95);
     xml.StartElement("tr");
-    xml.StartElement("td");
+    xml.StartElement("td").Attribute("class", "scenario");  // long names wrap at their hyphens
     xml.StartElement("a").Attribute("href", fmt::format("#result-{}", i + 1));
     xml.Text(item.scenario).EndElement();
     xml.EndElement();
     if (several) Leaf(xml, "td", item.engine);
-    Leaf(xml, "td", IsolationName(item.isolation));
+    Leaf(xml, "td", IsolationName(item.isolation), "isolation");
+    if (with_params) WriteParamsCell(FormatParams(item.params), xml);
     const std::string verdict_class = VerdictClass(r.verdict);
     Leaf(xml, "td", VerdictName(r.verdict), verdict_class);
     Leaf(xml, "td", std::to_string(r.trials), "num");

@@ -101,5 +101,26 @@ TEST(ReporterHtmlProjectorTest, FailuresComeFirst) {
   EXPECT_THAT(testing::Render("html", run->report), Not(HasSubstr("<h2>Failures</h2>")));
 }
 
+TEST(ReporterHtmlProjectorTest, ParamsHaveAColumnAndALongOneIsFolded) {
+  auto run = testing::MakeSampleRun();
+  const std::string html = testing::Render("html", run->report);
+  const size_t summary = html.find("<table class=\"summary\">");
+  ASSERT_NE(summary, std::string::npos);
+  EXPECT_NE(html.find("<th>params</th>", summary), std::string::npos);
+  // "workers=2, note=a<b & …" is longer than a summary cell shows: folded under its first words,
+  // the whole text inside.
+  EXPECT_THAT(html, HasSubstr("<summary>workers=2, …</summary>"));
+  EXPECT_THAT(html,
+              HasSubstr("<span>workers=2, note=a&lt;b &amp; &quot;c&quot; | &#39;d&#39;</span>"));
+
+  for (ResultSummary& r : run->report.results) {
+    const_cast<PlanItem*>(r.item)->params = {{"workers", "2"}};
+  }
+  const std::string short_params = testing::Render("html", run->report);
+  EXPECT_THAT(short_params, HasSubstr("<td class=\"params\">workers=2</td>"));
+  for (ResultSummary& r : run->report.results) const_cast<PlanItem*>(r.item)->params.clear();
+  EXPECT_THAT(testing::Render("html", run->report), Not(HasSubstr("<th>params</th>")));
+}
+
 }  // namespace
 }  // namespace racelab
