@@ -5,7 +5,8 @@
 // did not pass, linked, with its failing expectations); for a run of several engines the
 // side-by-side table (one column per engine, reports/engine_table.h); the summary table (scenario ×
 // isolation level: verdict in colour, winners histogram, errors with their condition names,
-// retries, blocked ms p50/p95/max, skew µs p50/p95); then one section per scenario — scenarios with
+// retries, blocked ms p50/p95/max, skew µs p50/p95); the isolation anomaly matrix when the run
+// has anomaly-* results (reports/html_matrix.h); then one section per scenario — scenarios with
 // a failing result first, then the others, each in order of first appearance —: title, the
 // `teaches` lesson (blank lines split paragraphs), file and params, and per result (isolation
 // level) its expectations table and its representative trial (reports/html_trial.h: timeline,
@@ -23,6 +24,7 @@
 #include "harness/model/isolation.h"
 #include "reports/engine_table.h"
 #include "reports/format_util.h"
+#include "reports/html_matrix.h"
 #include "reports/html_trial.h"
 #include "reports/html_util.h"
 #include "reports/reporters.h"
@@ -84,7 +86,8 @@ void WriteHead(XmlWriter& xml) {
       .EndElement();
   Leaf(xml, "title", "racelab report");
   xml.StartElement("style")
-      .Text(std::string(kPageCss) + std::string(TimelineCss()) + std::string(HtmlTrialCss()))
+      .Text(std::string(kPageCss) + std::string(TimelineCss()) + std::string(HtmlTrialCss()) +
+            std::string(AnomalyMatrixCss()))
       .EndElement();
   xml.EndElement();
 }
@@ -273,6 +276,16 @@ void WriteSummaryTable(const RunReport& report, XmlWriter& xml) {
        "legend");
 }
 
+// The run's anomaly-* results as the isolation anomaly matrix (RunReport::anomaly_matrix), when it
+// has them.
+void WriteAnomalyMatrix(const RunReport& report, XmlWriter& xml) {
+  if (!report.anomaly_matrix || report.anomaly_matrix->rows.empty()) return;
+  xml.StartElement("h2").Attribute("id", "anomaly-matrix").Text("Isolation anomaly matrix");
+  xml.EndElement();
+  WriteAnomalyMatrixTable(*report.anomaly_matrix, xml);
+  Leaf(xml, "p", AnomalyMatrixLegend(), "legend");
+}
+
 void WriteResultSection(const ResultSummary& r, size_t number, bool show_params,
                         bool several_engines, XmlWriter& xml) {
   const PlanItem& item = ItemOf(r);
@@ -365,6 +378,7 @@ class HtmlReporter : public Reporter {
     WriteFailures(report, xml);
     WriteSideBySide(report, xml);
     WriteSummaryTable(report, xml);
+    WriteAnomalyMatrix(report, xml);
     const std::vector<ScenarioGroup> groups = GroupByScenario(report.results);
     for (const bool failing : {true, false}) {  // scenarios with a failing result first
       for (const ScenarioGroup& group : groups) {

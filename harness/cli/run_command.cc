@@ -16,6 +16,7 @@
 #include "harness/cli/run_plan.h"
 #include "harness/cli/run_reports.h"
 #include "harness/cli/terminal.h"
+#include "harness/compare/anomaly_matrix.h"
 #include "harness/engine_registry/open_engine.h"
 #include "harness/eval/result_accumulator.h"
 #include "harness/model/terminal_text.h"
@@ -100,6 +101,7 @@ int RunCommand(const RunArgs& args, const StopFlag* stop) {
     report.targets = ran.targets;
     report.skipped = std::move(plan.value().skipped);
   }
+  compare::AttachAnomalyMatrix(&report);  // racelab.html's matrix section, when it has anomaly-*
   if (!ran.open_error.ok()) {
     report.run_error = ran.open_error.message();
     // The console table too when other engines ran: their results are real.

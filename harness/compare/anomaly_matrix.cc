@@ -11,8 +11,10 @@
 #include <set>
 #include <sstream>
 
+#include "harness/compare/compare_command.h"
 #include "harness/compare/report_file.h"
 #include "harness/model/terminal_text.h"
+#include "reports/html_matrix.h"
 #include "reports/xml_writer.h"
 
 namespace racelab::compare {
@@ -66,11 +68,6 @@ size_t LevelRank(const std::string& level) {
     if (kLevels[i] == level) return i;
   }
   return std::size(kLevels);
-}
-
-std::string CellText(const MatrixCell& c) {
-  if (c.text.empty()) return "not run";
-  return c.expectation_failed ? c.text + " (expectation failed)" : c.text;
 }
 
 }  // namespace
@@ -173,7 +170,7 @@ void WriteMatrixConsole(const AnomalyMatrix& m, std::ostream& out) {
   std::vector<size_t> width;
   for (size_t c = 0; c < m.columns.size(); ++c) {
     size_t w = m.columns[c].size();
-    for (const auto& row : m.rows) w = std::max(w, CellText(row.cells[c]).size());
+    for (const auto& row : m.rows) w = std::max(w, MatrixCellText(row.cells[c]).size());
     width.push_back(w);
   }
   std::string line = fmt::format("{:<{}}", "scenario", first);
@@ -183,7 +180,7 @@ void WriteMatrixConsole(const AnomalyMatrix& m, std::ostream& out) {
   for (const auto& row : m.rows) {
     line = fmt::format("{:<{}}", row.scenario, first);
     for (size_t c = 0; c < m.columns.size(); ++c)
-      line += fmt::format("  {:<{}}", CellText(row.cells[c]), width[c]);
+      line += fmt::format("  {:<{}}", MatrixCellText(row.cells[c]), width[c]);
     out << SanitizeForTerminal(line) << "\n";
   }
 }
@@ -204,41 +201,48 @@ void WriteMatrixMarkdown(const AnomalyMatrix& m, const std::string& source, std:
   for (const auto& row : m.rows) {
     out << "| " << Md(row.scenario) << " |";
     for (const auto& cell : row.cells)
-      out << " " << (cell.occurs ? "**" + Md(CellText(cell)) + "**" : Md(CellText(cell))) << " |";
+      out << " "
+          << (cell.occurs ? "**" + Md(MatrixCellText(cell)) + "**" : Md(MatrixCellText(cell)))
+          << " |";
     out << "\n";
   }
 }
 
 void WriteMatrixHtml(const AnomalyMatrix& m, const std::string& source, std::ostream& out) {
-  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>racelab "
-         "isolation anomaly "
-         "matrix</"
-         "title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-         "td,th{border:1px solid #999;padding:.3em .7em;text-align:left}.occurs{background:#f8d0d0}"
-         ".error{background:#fde3c0}.prevented{background:#d5f0d5}.by-error{background:#e4ecfa}</"
-         "style></head>\n"
-         "<body><h1>Isolation anomaly matrix"
-      << (m.engines.size() == 1 ? " — " + EscapeXml(m.engines.front()) : "")
-      << "</h1>\n<p>Observed in <code>" << EscapeXml(source)
-      << "</code>: <em>occurs</em> = a session saw the anomaly; <em>prevented by error "
-         "(SQLSTATE)</em> = no trial "
-         "saw it and the server aborted a transaction of the interleaving in every trial; "
-         "<em>prevented</em> = "
-         "no trial saw it.</p>\n<table><tr><th>scenario</th>";
-  for (const auto& c : m.columns) out << "<th>" << EscapeXml(c) << "</th>";
-  out << "</tr>\n";
-  for (const auto& row : m.rows) {
-    out << "<tr><td>" << EscapeXml(row.scenario) << "</td>";
-    for (const auto& cell : row.cells) {
-      const char* cls = cell.text == "error" ? "error"
-                        : cell.occurs        ? "occurs"
-                        : cell.by_error      ? "by-error"
-                                             : "prevented";
-      out << "<td class=\"" << cls << "\">" << EscapeXml(CellText(cell)) << "</td>";
-    }
-    out << "</tr>\n";
-  }
-  out << "</table></body></html>\n";
+  out << "<!DOCTYPE html>\n";
+  XmlWriter xml(out);
+  xml.StartElement("html").Attribute("lang", "en");
+  xml.StartElement("head");
+  xml.StartElement("meta").Attribute("charset", "utf-8").EndElement();
+  xml.StartElement("title").Text("racelab isolation anomaly matrix").EndElement();
+  xml.StartElement("style")
+      .Text(
+          "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+          "td,th{border:1px solid #999;padding:.3em .7em;text-align:left}" +
+          std::string(internal::AnomalyMatrixCss()))
+      .EndElement();
+  xml.EndElement();
+  xml.StartElement("body");
+  xml.StartElement("h1")
+      .Text("Isolation anomaly matrix" +
+            (m.engines.size() == 1 ? " — " + m.engines.front() : std::string()))
+      .EndElement();
+  xml.StartElement("p").Text("Observed in ").StartElement("code").Text(source).EndElement();
+  xml.Text(": " + std::string(internal::AnomalyMatrixLegend())).EndElement();
+  internal::WriteAnomalyMatrixTable(m, xml);
+  xml.Close();
+}
+
+void AttachAnomalyMatrix(RunReport* report) {
+  report->anomaly_matrix.reset();
+  const bool any = std::any_of(report->results.begin(), report->results.end(), [](const auto& r) {
+    return r.item != nullptr && r.item->scenario.rfind("anomaly-", 0) == 0;
+  });
+  if (!any) return;
+  Result<ReportView> view = ViewOfRun(*report, "this run");
+  if (!view.ok()) return;  // the page then has no matrix; racelab.json and `racelab matrix` remain
+  AnomalyMatrix m = BuildMatrix(*view);
+  if (!m.rows.empty()) report->anomaly_matrix = std::move(m);
 }
 
 CLI::App* AddMatrixSubcommand(CLI::App& app, MatrixArgs* args) {

@@ -24,34 +24,22 @@
 #include <vector>
 
 #include "harness/compare/report_view.h"
+#include "harness/model/anomaly_matrix.h"
+#include "harness/model/summary.h"
 
 namespace racelab::compare {
 
-struct MatrixCell {
-  std::string text;  // "occurs", "prevented", "prevented by error (40001)", …
-  bool occurs = false;
-  bool by_error = false;
-  bool expectation_failed = false;
-};
-
-struct AnomalyMatrix {
-  std::vector<std::string> engines;  // of the results shown, first seen first
-  std::vector<std::string> columns;  // per engine, levels weakest first: "read committed", …
-                                     // (engine prefixed when several engines)
-  struct Row {
-    std::string scenario;
-    std::vector<MatrixCell> cells;  // one per column; empty text: not run
-  };
-  std::vector<Row> rows;  // the anomalies in the literature's order (G0 … G2), then other anomaly-*
-                          // scenarios (a user's own) in report order
-  std::vector<std::string> left_out;  // scenarios not named anomaly-*, report order: their winners
-                                      // are not sessions that saw an anomaly, so they get no row
-};
+using racelab::AnomalyMatrix;  // harness/model/anomaly_matrix.h
+using racelab::MatrixCell;
 
 MatrixCell CellOf(const ResultView& r);
 // The matrix of `report`'s results; of those of `engine` only when it is not empty (no row then
 // when the report holds none of that engine).
 AnomalyMatrix BuildMatrix(const ReportView& report, const std::string& engine = "");
+
+// Sets report->anomaly_matrix when the report has anomaly-* results (the HTML page then shows the
+// matrix as a section); leaves it empty otherwise, or when the report cannot be viewed.
+void AttachAnomalyMatrix(RunReport* report);
 
 void WriteMatrixConsole(const AnomalyMatrix& m, std::ostream& out);
 void WriteMatrixMarkdown(const AnomalyMatrix& m, const std::string& source, std::ostream& out);

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/compare/anomaly_matrix.h"
 #include "harness/compare/report_file.h"
 #include "harness/compare/report_reader.h"
 #include "harness/compare/shard.h"
@@ -187,6 +188,7 @@ int MergeCommand(const MergeArgs& args) {
     if (ec)
       return Usage(fmt::format("--out {}: cannot create the folder: {}", args.out, ec.message()));
   }
+  AttachAnomalyMatrix(&merged);  // racelab.html's matrix section, when it has anomaly-*
   bool write_failed = false;
   for (const auto& r : reporters) {
     if (r->file_name().empty()) {

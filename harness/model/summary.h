@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/model/anomaly_matrix.h"
 #include "harness/model/plan.h"
 #include "harness/model/trial_result.h"
 
@@ -156,6 +157,10 @@ struct RunReport {
   std::string run_error;
   // Several engines: what the plan left out on an engine that other engines of the run do run.
   std::vector<SkippedOnEngine> skipped;
+  // The isolation anomaly matrix of the run's anomaly-* results (harness/compare BuildMatrix, set
+  // by the CLI before the reports are written: `run`, `merge`); empty when it has none. Only
+  // racelab.html shows it (a section); racelab.json holds the results it is derived from.
+  std::optional<AnomalyMatrix> anomaly_matrix;
 };
 
 }  // namespace racelab
