@@ -168,7 +168,13 @@ BenchCell MeasureCell(const BenchArgs& a, const CellPlan& plan, Engine* db, size
     wo.duration_s = a.duration_s;
     workload::WorkloadRun run = workload::RunWorkload(item.value(), wo);
     if (!run.status.ok()) {
-      cell.error = run.status.message();
+      // A stop request: the repeat it cut short is not counted (the runner's "trial N of M" counts
+      // rounds of an item whose length is the duration, not a number of trials).
+      cell.error =
+          stop->stop_requested()
+              ? fmt::format("interrupted during repeat {} of {}: that repeat is not counted", k + 1,
+                            a.repeats)
+              : run.status.message();
       break;
     }
     const workload::RunFigures& f = run.figures;

@@ -4,6 +4,7 @@
 // JSON carries the documented fields. PostgreSQL embedded (the racelab binary starts its own),
 // SQLite.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
 #include <filesystem>
@@ -74,6 +75,25 @@ TEST(BenchCli, TheNaiveClaimDoubleClaimsAndTheGuardedOneDoesNotOnPostgresql) {
   }
   // The guarded claim: one winner per round, and every client's transaction committed.
   EXPECT_EQ(guarded->at("won").get<int>(), guarded->at("rounds").get<int>());
+}
+
+// Ctrl-C mid-repeat: the run ends within seconds, exit 130, bench.json written with the cell's
+// reason, and (the embedded server being racelab's) no server process left.
+TEST(BenchCli, SigintEndsARunCleanlyAndWritesWhatItHas) {
+  TempDir out;
+  Subprocess p({kBin, "bench", "guarded-cas-claim", "--isolation", "rc", "--clients", "2",
+                "--closed", "--duration", "600", "--warmup", "0", "--repeats", "1", "--out",
+                out.path.string()});
+  ASSERT_TRUE(p.WaitForStderr("repeat 1/1 …", std::chrono::milliseconds(60000)));
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(std::chrono::milliseconds(20000));
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_LT(r.elapsed_ms, 60000);
+  const json report = json::parse(Slurp(out.path / "bench.json"));
+  const json* c = Cell(report, "guarded-cas-claim");
+  ASSERT_NE(c, nullptr) << report.dump(2);
+  EXPECT_EQ(c->at("error"), "interrupted during repeat 1 of 1: that repeat is not counted");
 }
 
 // A SQLite round makes a new database file and runs setup (~100 ms here): a low rate keeps it
