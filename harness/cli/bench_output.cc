@@ -94,6 +94,9 @@ ordered_json CellJson(const BenchCell& cell) {
                     {"rounds_double_claimed", c.rounds_double_claimed},
                     {"double_claims", c.double_claims}};
   j["expectations_held_rounds"] = c.rounds_expectations_held;
+  ordered_json finals = ordered_json::object();
+  for (const auto& [sql, values] : c.final_values) finals[sql] = JsonCounts(values);
+  j["final_values"] = finals;
   j["error"] = cell.error.empty()
                    ? (c.first_error.empty() ? ordered_json(nullptr) : ordered_json(c.first_error))
                    : ordered_json(cell.error);

@@ -83,6 +83,7 @@ CellFigures SummarizeRepeats(const std::vector<RunFigures>& runs) {
     c.rounds_double_claimed += r.rounds_double_claimed;
     c.double_claims += r.double_claims;
     c.rounds_expectations_held += r.rounds_expectations_held;
+    for (const auto& [sql, values] : r.final_values) AddAll(values, &c.final_values[sql]);
     if (c.first_error.empty()) c.first_error = r.first_error;
   }
   return c;

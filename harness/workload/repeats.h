@@ -38,6 +38,7 @@ struct CellFigures {
   double lock_wait_ms = 0;
   bool claims_checked = false;
   int64_t rounds_double_claimed = 0, double_claims = 0, rounds_expectations_held = 0;
+  std::map<std::string, std::map<std::string, int64_t>> final_values;
   std::string first_error;
 };
 

@@ -78,6 +78,10 @@ void Tally::AddRound(const TrialVerdict& round, bool measured, double origin_s, 
     f_.transaction_us.Record(static_cast<double>(span.last_completed_us - start));
   }
 
+  for (const FinalValue& v : r.finals) {
+    const std::string value = !v.error.empty() ? "error: " + v.error : v.value.value_or("NULL");
+    ++f_.final_values[v.sql][value];
+  }
   const ClaimCheck claims = CheckClaims(*item_, r.sessions);
   f_.claims_checked = claims.applies;
   if (claims.double_claims > 0) {

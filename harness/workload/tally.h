@@ -12,7 +12,8 @@
 //    SQLSTATE is generic), and those the role's `retry:` retried by key and by attempt number;
 //  - lock waits (StepEvent::lock_wait: the server's log or the monitor's polls,
 //  docs/lock-waits.md);
-//  - the claims (CheckClaims). A round with a harness error (TrialResult::error) counts in
+//  - the claims (CheckClaims), and the values its final queries read (TrialResult::finals). A round
+//  with a harness error (TrialResult::error) counts in
 //    `rounds_error` and adds nothing else.
 // Rounds before the end of the warmup are passed with measured = false: they add nothing.
 // The measured window runs from the first measured round's origin to the last one's end; the
@@ -59,7 +60,11 @@ struct RunFigures {
   int64_t rounds_double_claimed = 0;
   int64_t double_claims = 0;
   int64_t rounds_expectations_held = 0;  // the scenario's own checks (written for its forcing)
-  std::string first_error;               // the first round error's text, "" when none
+  // The scenario's final queries after each round, as the server answered them: query -> value
+  // ("NULL" for none, "error: …" when it failed) -> rounds. The database's own count of what a
+  // round did (naive-select-then-update: attempts 2 in every double-claimed round).
+  std::map<std::string, std::map<std::string, int64_t>> final_values;
+  std::string first_error;  // the first round error's text, "" when none
 };
 
 class Tally {

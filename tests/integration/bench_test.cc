@@ -58,6 +58,12 @@ TEST(BenchCli, TheNaiveClaimDoubleClaimsAndTheGuardedOneDoesNotOnPostgresql) {
   ASSERT_TRUE(naive != nullptr && guarded != nullptr) << report.dump(2);
   EXPECT_EQ(naive->at("invariant").at("verdict"), "FAILED");
   EXPECT_GT(naive->at("invariant").at("double_claims").get<int>(), 0);
+  // The server's count agrees with the clients': attempts = 2 after every double-claimed round.
+  const json& attempts = naive->at("final_values").at("SELECT attempts FROM runs WHERE id = 1");
+  EXPECT_EQ(attempts.value("2", 0), naive->at("invariant").at("rounds_double_claimed").get<int>())
+      << attempts.dump();
+  EXPECT_EQ(guarded->at("final_values").at("SELECT attempts FROM runs WHERE id = 1").size(), 1u)
+      << "always 1";
   EXPECT_EQ(guarded->at("invariant").at("verdict"), "held");
   EXPECT_EQ(guarded->at("invariant").at("double_claims"), 0);
   for (const json* c : {naive, guarded}) {

@@ -111,6 +111,7 @@ TrialVerdict Round() {
   v.result.sessions.resize(2);
   v.result.sessions[0] = {"worker.1", "worker", true, true, "1", "", "", "", 1};
   v.result.sessions[1] = {"worker.2", "worker", true, false, std::nullopt, "", "", "", 3};
+  v.result.finals = {{"SELECT k FROM t", "1", ""}, {"SELECT j FROM t", std::nullopt, ""}};
   return v;
 }
 
@@ -144,6 +145,9 @@ TEST(TallyTest, CountsTransactionsAttemptsRetriesByCodeAndAttemptAndLockWaits) {
   EXPECT_DOUBLE_EQ(f.transaction_us.max_us(), 1080);
   EXPECT_EQ(f.step_us.at("worker/claim").count(), 8u);
   EXPECT_FALSE(f.rounds_double_claimed);
+  // The final queries' answers, counted per value over the measured rounds.
+  EXPECT_EQ(f.final_values.at("SELECT k FROM t").at("1"), 2);
+  EXPECT_EQ(f.final_values.at("SELECT j FROM t").at("NULL"), 2);
 }
 
 TEST(TallyTest, OpenLoopLatencyRunsFromTheIntendedStartEvenBeforeTheRound) {
