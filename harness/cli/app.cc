@@ -9,6 +9,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "harness/cli/bench_command.h"
 #include "harness/cli/check_command.h"
 #include "harness/cli/command_line.h"
 #include "harness/cli/exit_codes.h"
@@ -229,10 +230,14 @@ int Main(int argc, char** argv) {
   auto* matrix = compare::AddMatrixSubcommand(app, &matrix_args);
   CheckArgs check_args;
   auto* check = AddCheckSubcommand(app, &check_args);
+  BenchArgs bench_args;
+  auto* bench = AddBenchSubcommand(app, &bench_args, &scenario_dir);
 
   app.footer(ExitCodeTable());
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
-    sub->footer(ExitCodesOf(sub->get_name()));
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    const std::string own = sub->get_footer();  // a subcommand's own lesson (bench) comes first
+    sub->footer((own.empty() ? "" : own + "\n\n") + ExitCodesOf(sub->get_name()));
+  }
 
   // Hidden: the man page, written from this App (harness/cli/man_page.h); the build makes
   // build/racelab.1.
@@ -257,7 +262,8 @@ int Main(int argc, char** argv) {
       app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {
     return UsageError(
         "unknown command '" + SanitizeForTerminal(argv[1]) +
-        "' (expected list, explain, run, convert, compare, merge, matrix, check or clean; "
+        "' (expected list, explain, run, bench, convert, compare, merge, matrix, check or "
+        "clean; "
         "see racelab --help)");
   }
   try {
@@ -291,6 +297,14 @@ int Main(int argc, char** argv) {
   compare_args.stop = matrix_args.stop = merge_args.stop =
       &stop;  // reports as input: interruptible
   if (compare->parsed()) return compare::CompareCommand(compare_args);
+  if (bench->parsed()) {
+    bench_args.run.command_line = CommandLine(argc, argv);
+    if (bench->count("--dsn") > 0 &&
+        std::find(bench_args.run.dsns.begin(), bench_args.run.dsns.end(), "") !=
+            bench_args.run.dsns.end())
+      return UsageError(kEmptyDsn);
+    return BenchCommand(bench_args, &stop);
+  }
   if (matrix->parsed()) return compare::MatrixCommand(matrix_args);
   merge_args.command_line = CommandLine(argc, argv);
   if (merge->parsed()) return compare::MergeCommand(merge_args);

@@ -336,7 +336,9 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
     // Trial t is over on every session, final checks and teardown included: the next trial's clean
     // starts go out now and are collected after its workspace is ready
     // (ItemSession::SendSessionsClean).
-    if (t + 1 < item.trials && !stopped()) conns.SendSessionsClean(t + 1);
+    const bool last =
+        t + 1 >= item.trials || stopped() || (options_.more_trials && !options_.more_trials(t + 1));
+    if (!last) conns.SendSessionsClean(t + 1);
     conns.TrialEnded(
         t, trial.error.empty() && !trial.deadline_exceeded);  // an error: set up fresh after it
     if (options_.stop != nullptr && options_.stop->stop_requested()) {
@@ -347,10 +349,11 @@ Status Runner::RunItemOnce(const PlanItem& item, std::vector<TrialResult>* trial
     }
     if (trials == nullptr) {
       if (on_trial) on_trial(item, trial);
-      continue;
+    } else {
+      trials->push_back(std::move(trial));
+      if (on_trial) on_trial(item, trials->back());
     }
-    trials->push_back(std::move(trial));
-    if (on_trial) on_trial(item, trials->back());
+    if (last && !stopped()) break;  // RunOptions::more_trials said so (or it was the last)
   }
   Status dropped = conns.DropSchema();
   return dropped;

@@ -60,6 +60,10 @@ struct RunOptions {
   // engine's monitor can list them (WaitMonitor::CanSnapshotLocks: PostgreSQL). Off by default: the
   // extra look runs between steps, while the race is on.
   bool lock_snapshots = false;
+  // Asked before each trial after the first: false ends the item there, OK, as if it had only that
+  // many trials (a benchmark's duration, harness/workload/). Empty: every one of PlanItem::trials.
+  // Called on the runner's thread.
+  std::function<bool(int next_trial)> more_trials;
 };
 
 // Called after each trial, from the runner's thread (the CLI prints progress with it).

@@ -111,7 +111,7 @@ class MariaDbEngine : public Engine {
     QueryResult r = admin_->Exec(
         "SELECT VERSION(), @@innodb_snapshot_isolation, @@innodb_lock_wait_timeout, "
         "@@innodb_deadlock_detect, @@tx_isolation, @@innodb_flush_log_at_trx_commit, "
-        "@@innodb_rollback_on_timeout",
+        "@@innodb_rollback_on_timeout, @@innodb_buffer_pool_size, @@sync_binlog",
         deadline, 1);
     if (!r.ok() || r.values.empty())
       return Status::Database(fmt::format("cannot read the MariaDB server's version: {} (error {})",
@@ -124,7 +124,9 @@ class MariaDbEngine : public Engine {
                            "innodb_deadlock_detect",
                            "tx_isolation",
                            "innodb_flush_log_at_trx_commit",
-                           "innodb_rollback_on_timeout"};
+                           "innodb_rollback_on_timeout",
+                           "innodb_buffer_pool_size",
+                           "sync_binlog"};
     for (size_t i = 1; i < row.size(); ++i)
       info_.settings.emplace_back(names[i], row[i].value_or(""));
     session_target_ = admin_target_;

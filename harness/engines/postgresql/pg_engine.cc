@@ -20,9 +20,11 @@ namespace {
 
 // Server settings worth recording next to every result (they change what races do).
 constexpr const char* kSettingsQuery =
-    "SELECT name, setting || COALESCE(unit, '') FROM pg_settings WHERE name IN "
-    "('server_version', 'fsync', 'synchronous_commit', 'full_page_writes', 'deadlock_timeout', "
-    "'lock_timeout', 'statement_timeout', 'max_connections', 'default_transaction_isolation') "
+    "SELECT name, CASE unit WHEN '8kB' THEN pg_size_pretty(setting::bigint * 8192) "
+    "ELSE setting || COALESCE(unit, '') END FROM pg_settings WHERE name IN "
+    "('server_version', 'fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', "
+    "'deadlock_timeout', 'lock_timeout', 'statement_timeout', 'max_connections', "
+    "'default_transaction_isolation') "
     "ORDER BY name";
 
 // lock_timeout of DROP SCHEMA at the end of an item, in ms (the caller's deadline adds a margin).
