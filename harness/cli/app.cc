@@ -14,6 +14,7 @@
 #include "harness/cli/exit_codes.h"
 #include "harness/cli/man_page.h"
 #include "harness/cli/spec_commands.h"
+#include "harness/cli/step_command.h"
 #include "harness/compare/anomaly_matrix.h"
 #include "harness/compare/compare_command.h"
 #include "harness/compare/merge_command.h"
@@ -229,10 +230,13 @@ int Main(int argc, char** argv) {
   auto* matrix = compare::AddMatrixSubcommand(app, &matrix_args);
   CheckArgs check_args;
   auto* check = AddCheckSubcommand(app, &check_args);
+  StepArgs step_args;
+  auto* step = AddStepSubcommand(app, &step_args);
 
   app.footer(ExitCodeTable());
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     sub->footer(ExitCodesOf(sub->get_name()));
+  step->footer(std::string(StepHelpText()) + "\n\n" + ExitCodesOf("step"));
 
   // Hidden: the man page, written from this App (harness/cli/man_page.h); the build makes
   // build/racelab.1.
@@ -257,7 +261,7 @@ int Main(int argc, char** argv) {
       app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {
     return UsageError(
         "unknown command '" + SanitizeForTerminal(argv[1]) +
-        "' (expected list, explain, run, convert, compare, merge, matrix, check or clean; "
+        "' (expected list, explain, run, step, convert, compare, merge, matrix, check or clean; "
         "see racelab --help)");
   }
   try {
@@ -286,6 +290,7 @@ int Main(int argc, char** argv) {
   if (convert->parsed()) return ConvertCommand(convert_args);
   if (explain->parsed()) return ExplainCommand(explain_name, &stop);
   if (clean->parsed()) return CleanCommand(clean_dsn, clean_timeout_ms, clean_dry_run);
+  if (step->parsed()) return StepCommand(step_args, &stop);
   check_args.stop = &stop;
   if (check->parsed()) return CheckCommand(check_args);
   compare_args.stop = matrix_args.stop = merge_args.stop =

@@ -15,7 +15,7 @@ struct ExitCodeRow {
   std::string_view codes;  // "0 … · 1 … · 2 …": each code with what it means, in ascending order
 };
 
-inline constexpr std::array<ExitCodeRow, 13> kExitCodes{{
+inline constexpr std::array<ExitCodeRow, 14> kExitCodes{{
     {"list",
      "0 listed · 2 usage, or a scenario or spec file that does not load · 130/143 interrupted"},
     {"explain", "0 shown · 2 usage, or the scenario does not load · 130/143 interrupted"},
@@ -31,6 +31,9 @@ inline constexpr std::array<ExitCodeRow, 13> kExitCodes{{
     {"run X.spec",
      "0 the transcript was printed (and matches --expected) · 1 it differs from --expected · 2 "
      "usage or spec-file error · 3 database/connection error · 130/143 interrupted"},
+    {"step",
+     "0 quit (q, or stdin ended) · 2 usage or scenario-file error · 3 the server could not start · "
+     "130/143 interrupted (everything removed)"},
     {"convert",
      "0 converted · 2 usage, a spec file that does not parse, or the file cannot be written"},
     {"compare",

@@ -1,0 +1,93 @@
+// `racelab step` in a pipe, on the embedded PostgreSQL it starts itself: commands come from stdin
+// lines, the transcript shows each step, b waiting for a while a holds the row lock (with the
+// locks the server lists in pg_locks: a's transaction lock, b's awaited ShareLock on it), b's
+// result after a's commit, and a reset that starts the walk again in under a second. Every command
+// acts on a quiet trial (the transcript's rule), so the stdin file needs no pauses.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "tests/integration/subprocess.h"
+#include "tests/integration/test_files.h"
+
+namespace racelab::testing {
+namespace {
+
+using std::chrono::seconds;
+using ::testing::HasSubstr;
+
+const std::string kBin = RACELAB_BINARY;
+
+ProcessResult Step(const std::string& args, const std::string& commands) {
+  TempDir dir;
+  const std::string cmds = (dir.path / "commands").string();
+  {
+    std::ofstream out(cmds);
+    out << commands;
+  }
+  return RunProcess({"/bin/sh", "-c", kBin + " step " + args + " < " + cmds}, seconds(120));
+}
+
+// The text after `from` in `text` (all of it when `from` is absent).
+std::string After(const std::string& text, const std::string& from) {
+  const size_t at = text.find(from);
+  return at == std::string::npos ? "" : text.substr(at + from.size());
+}
+
+TEST(StepPipe, LockHoldWaitShowsTheWaitTheLocksAndTheResultOnPostgres) {
+  // a.begin a.claim b.begin b.claim (waits) a.commit (b ends) b.commit; back; a.begin; quit.
+  ProcessResult r = Step("lock-hold-wait --set hold_ms=0", "n\nn\nn\nn\nn\nn\nb\nn\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string& out = r.out;
+  EXPECT_THAT(out, HasSubstr("racelab step lock-hold-wait at read committed on postgresql"));
+  EXPECT_THAT(out, HasSubstr("step a.begin1: BEGIN ISOLATION LEVEL read committed"));
+  EXPECT_THAT(out, HasSubstr("step a.claim: UPDATE runs SET status = 'running'"));
+  EXPECT_THAT(out, HasSubstr("  1 row: 1"));  // a's RETURNING id
+  // a's row lock: its transaction id's ExclusiveLock, held after its claim.
+  EXPECT_TRUE(std::regex_search(
+      After(out, "locks after a.claim:"),
+      std::regex(R"(\+ a holds ExclusiveLock transaction [0-9]+ \(transactionid\))")))
+      << out;
+  // b waits for a, seen live; the locks while it waits: b awaits a ShareLock on a's transaction.
+  EXPECT_THAT(out, HasSubstr("step b.claim: <waiting for a (transactionid)>"));
+  EXPECT_TRUE(std::regex_search(
+      After(out, "locks while b waits:"),
+      std::regex(R"(\+ b awaits ShareLock transaction [0-9]+ \(transactionid\))")))
+      << out;
+  // The wait is shown before a's commit, and b's result after it: 0 rows at read committed (it
+  // re-read the row a changed).
+  const size_t waiting = out.find("step b.claim: <waiting for a");
+  const size_t commit = out.find("step a.commit: COMMIT");
+  const size_t completed = out.find("step b.claim: <... completed>");
+  ASSERT_NE(commit, std::string::npos) << out;
+  EXPECT_LT(waiting, commit);
+  EXPECT_LT(commit, completed);
+  EXPECT_THAT(out.substr(completed), HasSubstr("step b.claim: <... completed>\n  0 rows\n"));
+  EXPECT_THAT(out, HasSubstr("walk over: every step ran"));
+  // Back to the start: a new walk, in under a second.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      out, m, std::regex(R"(--- back to the start: walk 2 \(reset in ([0-9]+) ms\))")))
+      << out;
+  EXPECT_LT(std::stol(m[1]), 1000) << out;
+  std::cout << "reset: " << m[1] << " ms\n";
+  EXPECT_THAT(After(out, "walk 2"), HasSubstr("step a.begin1: BEGIN"));
+}
+
+TEST(StepPipe, ASessionByNameAndAPermutation) {
+  // Each step by its session: a by name, b by its number (b alone is "back") or "n b".
+  ProcessResult r =
+      Step("lock-hold-wait --set hold_ms=0 --isolation rr", "a\na\n2\nn b\na\n2\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("at repeatable read"));
+  // Repeatable read: b's snapshot predates a's commit: 40001 with its name.
+  EXPECT_THAT(r.out, HasSubstr("ERROR 40001 serialization_failure: could not serialize access"));
+  ProcessResult bad = Step("lock-hold-wait --permutation 'a.claim c.claim'", "q\n");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("no session 'c' in lock-hold-wait (its sessions: a, b)"));
+}
+
+}  // namespace
+}  // namespace racelab::testing
