@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <regex>
 #include <tuple>
 
 #include "harness/model/error_key.h"
@@ -330,7 +331,10 @@ void StepViewModel::FoldLocks(const LockSnapshot& snapshot, const std::string& w
     if (l.lock_type == "virtualxid") continue;
     const std::string who = LabelOf(l.session_id);
     if (who == "racelab:monitor") continue;
-    now.push_back({who, l.lock_type, l.mode, l.object, l.granted, ' '});
+    // The workspace's name (racelab_<pid>_<run>_<n>.) says nothing to a class: the table's name.
+    static const std::regex kWorkspace(R"(racelab_[0-9]+_[0-9a-f]+_[0-9]+\.)");
+    now.push_back(
+        {who, l.lock_type, l.mode, std::regex_replace(l.object, kWorkspace, ""), l.granted, ' '});
   }
   auto same = [](const LockLine& a, const LockLine& b) {
     return a.session == b.session && a.lock_type == b.lock_type && a.mode == b.mode &&
@@ -355,6 +359,8 @@ void StepViewModel::FoldLocks(const LockSnapshot& snapshot, const std::string& w
   const bool changed =
       std::any_of(shown.begin(), shown.end(), [](const LockLine& l) { return l.change != ' '; });
   last_locks_ = std::move(now);
+  // Nothing new (a step that took or freed no lock): the last change stays on show, with its marks.
+  if (!changed && !view_.locks_after.empty()) return;
   view_.locks = std::move(shown);
   view_.locks_after = when;
   if (changed) {
