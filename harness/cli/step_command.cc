@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -13,6 +14,7 @@
 #include "harness/cli/terminal.h"
 #include "harness/engine_registry/open_engine.h"
 #include "harness/engine_registry/registry.h"
+#include "harness/loader/catalogue.h"
 #include "harness/loader/node_check.h"
 #include "harness/model/terminal_text.h"
 
@@ -94,6 +96,17 @@ int StepCommand(const StepArgs& args, const StopFlag* stop) {
     return UsageError("--isolation: step mode walks one level (rc, rr, ser or ru)");
   if (args.engine.find(',') != std::string::npos || args.engine == "all")
     return UsageError("--engine: step mode walks on one engine");
+  if (ra.engine.empty()) {
+    // Without --engine: PostgreSQL, or the scenario's first engine when it does not list it.
+    auto loaded = LoadScenarios(ra.selectors, DefaultScenarioDir(),
+                                [stop] { return stop->stop_requested(); });
+    if (loaded.ok() && loaded.value().size() == 1) {
+      const std::vector<std::string>& engines = loaded.value().front().engines;
+      if (!engines.empty() &&
+          std::find(engines.begin(), engines.end(), kDefaultEngine) == engines.end())
+        ra.engine = engines.front();
+    }
+  }
   auto plan = BuildRunPlan(ra, stop);
   if (stop->stop_requested()) return InterruptedExitCode(stop);
   if (!plan.ok()) return UsageError(plan.status().message());
