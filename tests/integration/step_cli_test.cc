@@ -6,6 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -17,6 +20,7 @@ namespace {
 
 using std::chrono::seconds;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kBin = RACELAB_BINARY;
 
@@ -118,6 +122,32 @@ TEST(StepPipe, LockHoldWaitOnMariaDbShowsTheWaitWithoutALockTable) {
   EXPECT_THAT(r.out, HasSubstr("step b.claim: <waiting for a (RECORD)>"));
   const std::string after = After(r.out, "step a.commit: COMMIT");
   EXPECT_THAT(after, HasSubstr("step b.claim: <... completed>\n  0 rows\n"));
+}
+
+TEST(StepPipe, KeepLeavesTheServerUpForPsqlUntilCtrlC) {
+  TempDir dir;
+  const std::string cmds = (dir.path / "commands").string();
+  {
+    std::ofstream out(cmds);
+    out << "n\nn\nn\nn\nn\nn\n";  // every step, then stdin ends: --keep waits for Ctrl-C
+  }
+  Subprocess p(
+      {"/bin/sh", "-c", "exec " + kBin + " step lock-hold-wait --set hold_ms=0 --keep < " + cmds});
+  ASSERT_TRUE(p.WaitForStderr("Connect with:", std::chrono::milliseconds(60000)))
+      << p.StderrSoFar();
+  const std::string err = p.StderrSoFar();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(err, m, std::regex(R"(\n  (psql "host=([^ ]+) [^"]*")\n)"))) << err;
+  EXPECT_THAT(err, Not(HasSubstr("password")));
+  const std::string psql = m[1], run_dir = m[2];
+  ProcessResult q =
+      RunProcess({"/bin/sh", "-c", psql + " -Atc 'SELECT status FROM runs'"}, seconds(20));
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(q.out, "queued\n");  // the scenario's setup, for the students' own statements
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(std::chrono::milliseconds(20000));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(run_dir)) << run_dir << " is left";
 }
 
 }  // namespace
