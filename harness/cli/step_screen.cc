@@ -119,12 +119,12 @@ std::string Frame(const step::StepView& v, size_t cols, size_t rows, const std::
     std::vector<std::string> c;
     c.push_back(
         fmt::format("{} {}{}", s + 1, sv.label, v.next_session == sv.label ? "  <Enter>" : ""));
-    c.push_back(StateText(sv));
+    for (const std::string& l : Wrap(StateText(sv), w, 2)) c.push_back(l);  // 3 columns: 2 lines
     c.push_back(sv.next_step.empty()
                     ? "next: -"
                     : fmt::format("next: {}{}", sv.next_step, sv.at_gate ? " (ready)" : ""));
     for (const std::string& l : Wrap(sv.next_sql, w - 2, 3)) c.push_back("  " + l);
-    while (c.size() < 6) c.push_back("");
+    while (c.size() < 7) c.push_back("");
     c.push_back(sv.last_step.empty() ? "last: -" : "last: " + sv.last_step);
     for (const std::string& l : Wrap(sv.last_result, w - 2, 2)) c.push_back("  " + l);
     colv.push_back(std::move(c));

@@ -1,10 +1,11 @@
 // `racelab step` as a class sees it: the full-screen view inside tmux (a real terminal emulator,
-// 80×24), on the embedded PostgreSQL racelab starts. Keys are sent with send-keys; the pane is
-// polled (no sleeps) until it shows what the step must show. After b's claim the pane shows b
-// waiting for a within 100 ms of the monitor's wait event (the event's wall-clock time comes from
+// 80×24), on the embedded PostgreSQL and MariaDB racelab starts. Keys are sent with send-keys; the
+// pane is polled (no sleeps) until it shows what the step must show. After b's claim the pane shows
+// b waiting for a within 100 ms of the monitor's wait event (the event's wall-clock time comes from
 // RACELAB_STEP_TRACE, the pane's from the first capture that shows it); after a's commit, b's
-// result; the lock view lists a's transaction lock (its row lock) and b's awaited ShareLock. tmux
-// runs on a server of the test's own (-L), killed at the end.
+// result; on PostgreSQL the lock view lists a's transaction lock (its row lock) and b's awaited
+// ShareLock, on MariaDB it says it has none. tmux runs on a server of the test's own (-L), killed
+// at the end.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -47,15 +48,15 @@ class Pane {
 
   std::string Capture() { return Tmux({"capture-pane", "-p"}).out; }
   void Keys(const std::string& key) { Tmux({"send-keys", key}); }
-  // Captures until the pane shows `text` (then true) or `deadline`; *at_us: the wall time of the
-  // capture that showed it (taken before it was asked for).
+  // Captures until the pane shows `text` (then true) or `deadline`; *at_us: the wall time the
+  // capture that showed it returned (an upper bound of when the pane first showed it).
   bool WaitFor(const std::string& text, seconds deadline, int64_t* at_us = nullptr) {
     const auto end = std::chrono::steady_clock::now() + deadline;
     while (std::chrono::steady_clock::now() < end) {
-      const int64_t asked = WallUs();
       last_ = Capture();
+      const int64_t answered = WallUs();
       if (last_.find(text) != std::string::npos) {
-        if (at_us != nullptr) *at_us = asked;
+        if (at_us != nullptr) *at_us = answered;
         return true;
       }
     }
@@ -72,31 +73,42 @@ class Pane {
   std::string last_;
 };
 
-TEST(StepInTmux, LockHoldWaitOnPostgresAt80x24) {
+// lock-hold-wait on `engine`: PostgreSQL lists the locks (pg_locks), MariaDB says it cannot.
+void Walk(const std::string& engine, const std::string& wait_type) {
+  const bool pg = engine == "postgresql";
   TempDir dir;
   const std::string trace = (dir.path / "trace").string();
   const std::string exit_file = (dir.path / "exit").string();
   const std::string command = "env RACELAB_STEP_TRACE=" + trace + " " + kBin +
-                              " step lock-hold-wait --set hold_ms=0; echo $? > " + exit_file;
+                              " step lock-hold-wait --isolation rc --set hold_ms=0 --engine " +
+                              engine + "; echo $? > " + exit_file;
   Pane pane(dir.path.string(), command);
   ASSERT_TRUE(pane.WaitFor("1 a  <Enter>", seconds(120))) << pane.last();
-  EXPECT_THAT(pane.last(), HasSubstr("lock-hold-wait @ read committed on postgresql"));
+  EXPECT_THAT(pane.last(), HasSubstr("lock-hold-wait @ read committed on " + engine));
   EXPECT_THAT(pane.last(), HasSubstr("next: begin1 (ready)"));
   pane.Keys("Enter");  // a.begin
   ASSERT_TRUE(pane.WaitFor("last: begin1", seconds(10))) << pane.last();
   pane.Keys("Enter");  // a.claim
-  ASSERT_TRUE(pane.WaitFor("locks after a.claim", seconds(10))) << pane.last();
-  EXPECT_TRUE(
-      std::regex_search(pane.last(), std::regex(R"(\+ a holds ExclusiveLock transaction [0-9]+)")))
-      << pane.last();
+  if (pg) {
+    ASSERT_TRUE(pane.WaitFor("locks after a.claim", seconds(10))) << pane.last();
+    EXPECT_TRUE(std::regex_search(pane.last(),
+                                  std::regex(R"(\+ a holds ExclusiveLock transaction [0-9]+)")))
+        << pane.last();
+  } else {
+    ASSERT_TRUE(pane.WaitFor("last: claim", seconds(10))) << pane.last();
+    EXPECT_THAT(pane.last(), HasSubstr("held locks: not available on this engine (mariadb)"));
+  }
   ASSERT_TRUE(pane.WaitFor("2 b  <Enter>", seconds(10))) << pane.last();
   pane.Keys("Space");  // b.begin
   ASSERT_TRUE(pane.WaitFor("next: claim (ready)", seconds(10))) << pane.last();
   pane.Keys("2");  // b.claim, by its column's number: it waits for a's row lock
   int64_t shown_us = 0;
-  ASSERT_TRUE(pane.WaitFor("WAITING for a (transactionid)", seconds(10), &shown_us)) << pane.last();
-  EXPECT_THAT(pane.last(), HasSubstr("waits: b -> a (transactionid)"));
-  ASSERT_TRUE(pane.WaitFor("awaits ShareLock transaction", seconds(10))) << pane.last();
+  ASSERT_TRUE(pane.WaitFor("WAITING for a (" + wait_type + ")", seconds(10), &shown_us))
+      << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("waits: b -> a (" + wait_type + ")"));
+  if (pg) {
+    ASSERT_TRUE(pane.WaitFor("awaits ShareLock transaction", seconds(10))) << pane.last();
+  }
   // The wait event's time, and when the screen first drew it.
   std::smatch m;
   const std::string traced = Slurp(trace);
@@ -104,7 +116,7 @@ TEST(StepInTmux, LockHoldWaitOnPostgresAt80x24) {
       traced, m, std::regex(R"(walk 1 b waiting seen_us ([0-9]+) drawn_us ([0-9]+))")))
       << traced;
   const int64_t seen_us = std::stoll(m[1]), drawn_us = std::stoll(m[2]);
-  std::cout << "wait event -> frame written: " << (drawn_us - seen_us) / 1000.0
+  std::cout << engine << ": wait event -> frame written: " << (drawn_us - seen_us) / 1000.0
             << " ms; -> seen in the pane: " << (shown_us - seen_us) / 1000.0 << " ms\n";
   EXPECT_LT(drawn_us - seen_us, 100000);
   EXPECT_LT(shown_us - seen_us, 100000);
@@ -112,6 +124,51 @@ TEST(StepInTmux, LockHoldWaitOnPostgresAt80x24) {
   pane.Keys("Enter");  // a.commit: b's claim ends
   ASSERT_TRUE(pane.WaitFor("0 rows", seconds(10))) << pane.last();
   EXPECT_THAT(pane.last(), HasSubstr("waits: none"));
+  std::istringstream lines(pane.last());
+  for (std::string line; std::getline(lines, line);) {
+    size_t cols = 0;
+    for (char c : line) cols += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    EXPECT_LE(cols, 80u) << line;
+  }
+  pane.Keys("q");
+  const auto end = std::chrono::steady_clock::now() + seconds(30);
+  while (!std::filesystem::exists(exit_file) && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the exit file: a poll
+  }
+  EXPECT_EQ(Slurp(exit_file), "0\n");
+}
+
+TEST(StepInTmux, LockHoldWaitOnPostgresAt80x24) { Walk("postgresql", "transactionid"); }
+
+TEST(StepInTmux, LockHoldWaitOnMariaDbAt80x24) { Walk("mariadb", "RECORD"); }
+
+// Three columns at 80×24: a holds the row, b waits for a, c waits behind b (the tuple lock b
+// holds).
+TEST(StepInTmux, AThreeSessionLockQueueOnPostgres) {
+  TempDir dir;
+  const std::string exit_file = (dir.path / "exit").string();
+  const std::string command =
+      kBin + " step " + std::string(RACELAB_SOURCE_DIR) +
+      "/tests/fixtures/step/lock_queue.yaml --isolation rc --permutation 'a.begin a.take b.begin "
+      "b.take c.begin c.take a.commit b.commit c.commit'; echo $? > " +
+      exit_file;
+  Pane pane(dir.path.string(), command);
+  ASSERT_TRUE(pane.WaitFor("1 a  <Enter>", seconds(120))) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("|3 c"));
+  for (const char* marker : {"last: begin", "last: take", "2 b  <Enter>", "next: take (ready)"}) {
+    if (std::string(marker).find("<Enter>") == std::string::npos) pane.Keys("Enter");
+    ASSERT_TRUE(pane.WaitFor(marker, seconds(10))) << marker << "\n" << pane.last();
+  }
+  pane.Keys("Enter");  // b.take: waits for a (its column is 26 wide: the lock type on a line of
+                       // its own)
+  ASSERT_TRUE(pane.WaitFor("waits: b -> a (transactionid)", seconds(10))) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("|WAITING for a"));
+  ASSERT_TRUE(pane.WaitFor("3 c  <Enter>", seconds(10))) << pane.last();
+  pane.Keys("Enter");  // c.begin
+  ASSERT_TRUE(pane.WaitFor("3 c  <Enter>", seconds(10))) << pane.last();
+  pane.Keys("Enter");  // c.take: waits behind b
+  ASSERT_TRUE(pane.WaitFor("waits: b -> a (transactionid), c -> b (tuple)", seconds(10)))
+      << pane.last();
   std::istringstream lines(pane.last());
   for (std::string line; std::getline(lines, line);) {
     size_t cols = 0;

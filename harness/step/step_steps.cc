@@ -1,11 +1,55 @@
-// --permutation "a.x b.y …" as an instructor's order (step_session.h ParsePermutation).
+// The steps as step mode names them (step_session.h): what each sends (DescribeSteps) and
+// --permutation "a.x b.y …" as an instructor's order (ParsePermutation).
 #include <fmt/format.h>
 
 #include <sstream>
 
+#include "harness/model/step_kind.h"
 #include "harness/step/step_session.h"
 
 namespace racelab::step {
+
+std::vector<std::vector<std::string>> DescribeSteps(const PlanItem& item, const Engine& engine) {
+  std::vector<std::vector<std::string>> out;
+  for (const PlannedSession& s : item.sessions) {
+    std::vector<std::string>& mine = out.emplace_back();
+    for (const PlannedStep& st : s.steps) {
+      switch (st.kind) {
+        case StepKind::kBegin:
+          mine.push_back(engine.BeginSql(st.isolation.value_or(item.isolation)));
+          break;
+        case StepKind::kSql:
+          mine.push_back(OneLine(st.sql));
+          break;
+        case StepKind::kCommit:
+          mine.push_back("COMMIT");
+          break;
+        case StepKind::kRollback:
+          mine.push_back("ROLLBACK");
+          break;
+        case StepKind::kBarrier:
+          mine.push_back("barrier " + st.barrier);
+          break;
+        case StepKind::kSleep:
+          mine.push_back(fmt::format("sleep {} ms", st.sleep_ms));
+          break;
+        case StepKind::kAwaitBlocked:
+          mine.push_back("await_blocked " + st.target);
+          break;
+        case StepKind::kAwaitEnded:
+          mine.push_back("await_ended " + st.target);
+          break;
+        case StepKind::kTerminate:
+          mine.push_back("terminate " + st.target);
+          break;
+        case StepKind::kProbe:
+          mine.push_back("probe: " + OneLine(st.sql));
+          break;
+      }
+    }
+  }
+  return out;
+}
 
 Result<std::vector<InstructorStep>> ParsePermutation(const PlanItem& item,
                                                      const std::string& text) {
