@@ -15,6 +15,7 @@
 #include "harness/cli/exit_codes.h"
 #include "harness/cli/man_page.h"
 #include "harness/cli/spec_commands.h"
+#include "harness/cli/step_command.h"
 #include "harness/compare/anomaly_matrix.h"
 #include "harness/compare/compare_command.h"
 #include "harness/compare/merge_command.h"
@@ -232,12 +233,15 @@ int Main(int argc, char** argv) {
   auto* check = AddCheckSubcommand(app, &check_args);
   BenchArgs bench_args;
   auto* bench = AddBenchSubcommand(app, &bench_args, &scenario_dir);
+  StepArgs step_args;
+  auto* step = AddStepSubcommand(app, &step_args);
 
   app.footer(ExitCodeTable());
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
     const std::string own = sub->get_footer();  // a subcommand's own lesson (bench) comes first
     sub->footer((own.empty() ? "" : own + "\n\n") + ExitCodesOf(sub->get_name()));
   }
+  step->footer(std::string(StepHelpText()) + "\n\n" + ExitCodesOf("step"));
 
   // Hidden: the man page, written from this App (harness/cli/man_page.h); the build makes
   // build/racelab.1.
@@ -262,8 +266,8 @@ int Main(int argc, char** argv) {
       app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[1]; }).empty()) {
     return UsageError(
         "unknown command '" + SanitizeForTerminal(argv[1]) +
-        "' (expected list, explain, run, bench, convert, compare, merge, matrix, check or "
-        "clean; "
+        "' (expected list, explain, run, bench, step, convert, compare, merge, matrix, check "
+        "or clean; "
         "see racelab --help)");
   }
   try {
@@ -292,6 +296,7 @@ int Main(int argc, char** argv) {
   if (convert->parsed()) return ConvertCommand(convert_args);
   if (explain->parsed()) return ExplainCommand(explain_name, &stop);
   if (clean->parsed()) return CleanCommand(clean_dsn, clean_timeout_ms, clean_dry_run);
+  if (step->parsed()) return StepCommand(step_args, &stop);
   check_args.stop = &stop;
   if (check->parsed()) return CheckCommand(check_args);
   compare_args.stop = matrix_args.stop = merge_args.stop =

@@ -35,6 +35,9 @@ inline constexpr std::array<ExitCodeRow, 14> kExitCodes{{
      "0 measured, every claim invariant held · 1 a double claim (the invariant failed) · 2 usage "
      "or scenario-file error · 3 database/connection error · 130/143 interrupted (what was "
      "measured is written)"},
+    {"step",
+     "0 quit (q, or stdin ended) · 2 usage or scenario-file error · 3 the server could not start · "
+     "130/143 interrupted (everything removed)"},
     {"convert",
      "0 converted · 2 usage, a spec file that does not parse, or the file cannot be written"},
     {"compare",

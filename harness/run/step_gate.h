@@ -7,11 +7,13 @@
 //  - FreeGate (below): every step may start at once; sessions meet only at their barriers — the
 //    default run.
 //  - OrderedGate (ordered_gate.h): a permutation's hand-overs (`order:`), isolationtester's rule.
-// A gate of a later kind (an instructor's key press, a seeded random schedule, a pause point of a
-// user's program) may hold a step for as long as it likes: it then holds it *on purpose* — it
-// publishes kGateHeld/kGateReleased (trial_events.h), pauses the trial's clock for the time
-// (TrialClock::PauseScope, trial_clock.h) and ends the hold by GateLimits::hold_deadline. A wait
-// that is part of the race (an ordered hand-over) is no pause: it ends by race_deadline.
+//  - InstructorGate (instructor_gate.h): step mode — every statement step waits for a key press.
+// A gate that waits for something outside the race (the instructor's key press; later a seeded
+// random schedule, a pause point of a user's program) may hold a step for as long as it likes: it
+// then holds it *on purpose* — it publishes kGateHeld/kGateReleased (trial_events.h), pauses the
+// trial's clock for the time (TrialClock::PauseScope, trial_clock.h) and ends the hold by
+// GateLimits::hold_deadline. A wait that is part of the race (an ordered hand-over) is no pause: it
+// ends by race_deadline.
 //
 // Thread-safety: every member is safe from any thread (each worker calls it for its own session;
 // the runner calls Abandon()).

@@ -12,9 +12,9 @@
 //    keep theirs.
 // The deadline is origin + budget + the time paused so far; during a pause it is now + the budget
 // that was left when the pause began. A wait that took its deadline before a pause began keeps it
-// (barrier and statement waits take one deadline when they start); only the free and ordered gates
-// exist today, and neither pauses, so a trial without pauses has exactly the fixed deadline
-// origin + trial_timeout_ms it always had.
+// (barrier and statement waits take one deadline when they start). The free and ordered gates never
+// pause (only the instructor's gate does, instructor_gate.h), so a trial without pauses has exactly
+// the fixed deadline origin + trial_timeout_ms it always had.
 // Thread-safety: every member is safe from any thread.
 #pragma once
 

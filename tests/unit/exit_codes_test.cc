@@ -30,8 +30,8 @@ TEST(ExitCodesTest, ReadmeHoldsEveryRowOfTheHelpTable) {
 
 TEST(ExitCodesTest, HelpTableHasEverySubcommandAndEachSubcommandItsRows) {
   const std::string table = ExitCodeTable();
-  for (const char* command :
-       {"list", "explain", "run", "convert", "compare", "merge", "matrix", "check", "clean"}) {
+  for (const char* command : {"list", "explain", "run", "step", "convert", "compare", "merge",
+                              "matrix", "check", "clean"}) {
     EXPECT_NE(ExitCodesOf(command).find(std::string(command) + ": 0 "), std::string::npos)
         << command;
     EXPECT_NE(table.find("\n  " + std::string(command) + " "), std::string::npos) << command;

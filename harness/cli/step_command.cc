@@ -1,0 +1,222 @@
+// `racelab step` (step_command.h): plan one item, open its engine, walk it.
+#include "harness/cli/step_command.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+#include "harness/cli/app.h"
+#include "harness/cli/run_plan.h"
+#include "harness/cli/step_ui.h"
+#include "harness/cli/terminal.h"
+#include "harness/engine_registry/open_engine.h"
+#include "harness/engine_registry/registry.h"
+#include "harness/loader/catalogue.h"
+#include "harness/loader/node_check.h"
+#include "harness/model/terminal_text.h"
+
+namespace racelab::cli {
+namespace {
+
+constexpr const char* kStepHelp =
+    "Walk one scenario one statement per key press, in front of a class: each session's next "
+    "step\n"
+    "and its SQL, its last result (rows, values read, or the error with SQLSTATE and name), its "
+    "state\n"
+    "(idle / in transaction / waiting for <session> (<lock type>), live from the server), the "
+    "locks\n"
+    "held and awaited after each step (PostgreSQL: pg_locks; a diff from the step before) and who "
+    "waits\n"
+    "on whom. One trial of the scenario runs on a throwaway server; every statement waits at a "
+    "gate\n"
+    "until you release it. The scenario's own waits (barrier, await_blocked, sleep_ms) run by "
+    "themselves.\n\n"
+    "Next step: an ordered scenario's order (--order N picks its permutation), or --permutation,\n"
+    "else the first session in file order that waits for a key.\n\n"
+    "In a terminal: one column per session.  Enter/Space  the next step   1-9  the session in "
+    "that column\n"
+    "  a letter  the session with that one-letter name (not b or q)   b  back to the start (a new "
+    "trial)\n"
+    "  q  quit (removes everything; so does Ctrl-C)\n"
+    "In a pipe: each step as a transcript line (isolationtester's form), with the waits and the "
+    "locks;\n"
+    "commands are stdin lines: empty or n (next), a session's name or number, n NAME, b, q.\n\n"
+    "Examples:\n"
+    "  racelab step lock-hold-wait                      b waits for a's row lock, live\n"
+    "  racelab step anomaly-g0 --isolation rr           an ordered scenario, its first order\n"
+    "  racelab step lock-hold-wait --permutation \"a.begin a.claim b.begin b.claim a.commit "
+    "b.commit\"\n"
+    "  printf 'n\\nn\\nn\\nn\\nn\\nn\\n' | racelab step lock-hold-wait --set hold_ms=0   a "
+    "transcript\n\n"
+    "docs/step.md tells more.";
+
+// --keep: a workspace of its own with the scenario's setup run in it, for students' own clients;
+// what to print. *made: its name once made.
+std::string KeepWorkspace(Engine& db, const std::string& scenario, const std::string& setup,
+                          const StopFlag* stop, std::string* made) {
+  const std::string ws = db.WorkspaceName(999);
+  const SteadyTime by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const std::string dsn = db.ClientConnectionString(ws);
+  if (dsn.empty()) {
+    return fmt::format(
+        "racelab: --keep: the {} server stays up until q or Ctrl-C; this engine gives "
+        "no connection string for your own client yet",
+        EngineDisplayName(db.name()));
+  }
+  if (Status st = db.ResetWorkspace(ws, by, stop); !st.ok())
+    return "racelab: --keep: " + st.message();
+  *made = ws;
+  auto conn = db.OpenSession(kServerNode, "keep", by, stop);
+  if (!conn.ok()) return "racelab: --keep: " + conn.status().message();
+  bool lost = false;
+  Status started = conn.value()->StartClean({"keep", ws, {}}, by, scenario, &lost);
+  if (started.ok() && !setup.empty()) {
+    const QueryResult r = conn.value()->Exec(setup, by);
+    if (!r.ok()) started = Status::Database("the setup failed: " + r.message);
+  }
+  conn.value()->Close();
+  if (!started.ok()) return "racelab: --keep: " + started.message();
+  return fmt::format(
+      "racelab: --keep: the server stays up until q or Ctrl-C; {}'s tables, as its setup makes "
+      "them, are in {}. Connect with:\n  {}\n  {}",
+      scenario, ws, dsn, db.ClientCommand(ws));
+}
+
+}  // namespace
+
+const char* StepHelpText() { return kStepHelp; }
+
+CLI::App* AddStepSubcommand(CLI::App& app, StepArgs* args) {
+  auto* step = app.add_subcommand("step", "Walk a scenario one statement per key press (teaching)");
+  step->add_option("scenario", args->scenario, "Scenario name or file")->required();
+  step->add_option("--engine", args->engine,
+                   "Engine: postgresql (default), mariadb or sqlite — its embedded server starts "
+                   "for the walk");
+  step->add_option("--isolation", args->isolation,
+                   "One level: rc, rr, ser, ru or its name (default: the scenario's first)");
+  step->add_option("--set", args->set, "Override a scenario parameter: --set hold_ms=0")
+      ->allow_extra_args(false);
+  auto* order =
+      step->add_option("--order", args->order,
+                       "An ordered scenario's permutation N (1-based; default: its first)")
+          ->check(CLI::Range(1, 100000));
+  step->add_option("--permutation", args->permutation,
+                   "The order the next-step key follows: \"a.begin b.begin a.claim …\" (session "
+                   "name.step name; steps it does not list run when they come)")
+      ->excludes(order);
+  step->add_flag("--keep", args->keep,
+                 "After the last step leave the server up (q or Ctrl-C removes it)");
+  step->add_option("--pg-bindir", args->pg_bindir, "PostgreSQL binaries for the embedded cluster");
+  step->add_option("--connect-timeout-ms", args->connect_timeout_ms,
+                   "Deadline of one connection attempt, in ms")
+      ->check(CLI::Range(1L, 86400000L));
+  return step;
+}
+
+int StepCommand(const StepArgs& args, const StopFlag* stop) {
+  RunArgs ra;
+  ra.selectors = {args.scenario};
+  ra.engine = args.engine;
+  ra.isolation = args.isolation;
+  ra.set = args.set;
+  ra.trials = 1;
+  if (args.order > 0) ra.permutations = {std::to_string(args.order)};
+  if (args.isolation.find(',') != std::string::npos || args.isolation == "all")
+    return UsageError("--isolation: step mode walks one level (rc, rr, ser or ru)");
+  if (args.engine.find(',') != std::string::npos || args.engine == "all")
+    return UsageError("--engine: step mode walks on one engine");
+  if (ra.engine.empty()) {
+    // Without --engine: PostgreSQL, or the scenario's first engine when it does not list it.
+    auto loaded = LoadScenarios(ra.selectors, DefaultScenarioDir(),
+                                [stop] { return stop->stop_requested(); });
+    if (loaded.ok() && loaded.value().size() == 1) {
+      const std::vector<std::string>& engines = loaded.value().front().engines;
+      if (!engines.empty() &&
+          std::find(engines.begin(), engines.end(), kDefaultEngine) == engines.end())
+        ra.engine = engines.front();
+    }
+  }
+  auto plan = BuildRunPlan(ra, stop);
+  if (stop->stop_requested()) return InterruptedExitCode(stop);
+  if (!plan.ok()) return UsageError(plan.status().message());
+  std::vector<PlanItem>& items = plan.value().plan.items;
+  PlanItem item = items.front();
+  if (items.size() > 1) {
+    WriteNote(std::cerr,
+              fmt::format("racelab: walking {} at {}{} ({} planned: --isolation, --order or "
+                          "--set choose another)",
+                          SanitizeForTerminal(item.scenario), IsolationName(item.isolation),
+                          item.permutation > 0 ? fmt::format(", order {}", item.permutation) : "",
+                          items.size()));
+  }
+  std::vector<InstructorStep> order;
+  if (!args.permutation.empty()) {
+    auto parsed = step::ParsePermutation(item, args.permutation);
+    if (!parsed.ok()) return UsageError(parsed.status().message());
+    order = std::move(parsed.value());
+  }
+
+  EngineOptions eo;
+  eo.engine = plan.value().engines.front();
+  eo.server_bindir = args.pg_bindir;
+  eo.connect_timeout_ms = args.connect_timeout_ms;
+  eo.stop = stop;
+  std::cerr << "racelab: " << EmbeddedStartNote(SelectedEngine(eo)) << "\n";
+  auto engine = OpenEngine(eo);
+  if (!engine.ok()) {
+    std::cerr << "racelab: " << SanitizeForTerminal(engine.status().message(), true) << "\n";
+    if (stop->stop_requested()) return InterruptedExitCode(stop);
+    return engine.status().code() == StatusCode::kUsage ? 2 : 3;
+  }
+  Engine& db = *engine.value();
+  if (Status nodes = CheckNodes({item}, db.name(), db.nodes()); !nodes.ok()) {
+    Status closed = db.Close();
+    (void)closed;  // the usage error is what the user needs
+    return UsageError(nodes.message());
+  }
+  Wakeup wakeup;
+  step::StepOptions so;
+  so.engine = &db;
+  const std::string so_setup = item.setup;
+  so.item = std::move(item);
+  so.order = std::move(order);
+  so.on_change = [&wakeup] { wakeup.Notify(); };
+  int code = 0;
+  {
+    step::StepSession session(std::move(so));
+    StepUi ui;
+    ui.session = &session;
+    ui.stop = stop;
+    ui.wakeup = &wakeup;
+    ui.keep = args.keep;
+    if (const char* trace = std::getenv("RACELAB_STEP_TRACE")) ui.trace_path = trace;
+    std::string kept;  // the --keep workspace, dropped before the server closes
+    std::string kept_note;
+    if (args.keep) {
+      ui.prepare_keep = [&]() -> std::string {
+        if (!kept.empty()) return kept_note;
+        kept_note = KeepWorkspace(db, session.view().scenario, so_setup, stop, &kept);
+        return kept_note;
+      };
+    }
+    code = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) ? RunStepScreen(ui)
+                                                         : RunStepPipe(ui, std::cout);
+    session.Quit();
+    if (!kept.empty()) {
+      Status dropped =
+          db.DropWorkspace(kept, std::chrono::steady_clock::now() + std::chrono::seconds(5));
+      if (!dropped.ok()) std::cerr << "racelab: " << SanitizeForTerminal(dropped.message()) << "\n";
+    }
+  }
+  if (Status closed = db.Close(); !closed.ok()) {
+    std::cerr << "racelab: " << SanitizeForTerminal(closed.message(), true) << "\n";
+    if (code == 0) code = 3;
+  }
+  if (stop->stop_requested()) return InterruptedExitCode(stop);
+  return code;
+}
+
+}  // namespace racelab::cli

@@ -1,0 +1,317 @@
+#include "harness/step/step_session.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "harness/model/step_kind.h"
+
+namespace racelab::step {
+
+using Clock = std::chrono::steady_clock;
+
+// One walk: one trial of the item on a thread of its own.
+struct StepSession::Walk {
+  explicit Walk(int n) : number(n) {}
+  const int number;
+  StopFlag stop;  // the walk's own: Reset() and Quit() request it
+  std::thread thread;
+  std::thread snapshotter;
+  std::unique_ptr<StepViewModel> model;  // guarded by StepSession::mu_
+  bool snap_wanted = false;              // guarded by StepSession::mu_
+  std::string snap_for;                  // guarded by StepSession::mu_
+  bool snap_quit = false;                // guarded by StepSession::mu_
+  bool first_held = false;               // guarded by StepSession::mu_
+  // The trial's gate and monitor, valid from the gate's making to kTrialEnded.
+  std::mutex gate_mu;
+  InstructorGate* gate = nullptr;  // guarded by gate_mu
+  WaitMonitor* monitor = nullptr;  // guarded by gate_mu
+};
+
+RunOptions StepOptions::DefaultRunOptions() {
+  RunOptions o;
+  o.statement_timeout_ms = 3600000;
+  o.trial_timeout_ms = 3600000;
+  o.gate_hold_timeout_ms = 3600000;
+  o.monitor_poll = std::chrono::milliseconds(10);
+  return o;
+}
+
+namespace {
+
+StepOptions Prepared(StepOptions o) {
+  o.item.trials = 1;
+  for (PlannedSession& s : o.item.sessions) {
+    for (PlannedStep& st : s.steps) {
+      if (st.kind == StepKind::kSql && st.read_rows == 0) st.read_rows = 3;  // the values read
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+StepSession::StepSession(StepOptions options)
+    : options_(Prepared(std::move(options))),
+      describe_(DescribeSteps(options_.item, *options_.engine)) {
+  std::lock_guard<std::mutex> lock(mu_);
+  StartWalk();
+}
+
+StepSession::~StepSession() { Quit(); }
+
+void StepSession::StartWalk() {  // REQUIRES: mu_ is held
+  walk_ = std::make_unique<Walk>(++walks_);
+  walk_->model =
+      std::make_unique<StepViewModel>(options_.item, options_.engine->name(), describe_, walks_);
+  Walk* w = walk_.get();
+  w->thread = std::thread([this, w] { RunWalk(w); });
+  w->snapshotter = std::thread([this, w] { SnapshotLoop(w); });
+}
+
+void StepSession::StopWalk() {  // REQUIRES: mu_ is not held; the controller's thread
+  Walk* w = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!walk_) return;
+    w = walk_.get();
+    w->stop.RequestStop();
+    w->snap_quit = true;
+    changed_.notify_all();
+  }
+  {
+    std::lock_guard<std::mutex> g(w->gate_mu);
+    if (w->gate != nullptr) w->gate->Abandon();
+  }
+  w->thread.join();
+  w->snapshotter.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  walk_.reset();
+}
+
+void StepSession::Notify() {
+  changed_.notify_all();
+  if (options_.on_change) options_.on_change();
+}
+
+std::unique_ptr<StepGate> StepSession::MakeGate(Walk* w, const GateSetup& setup) {
+  std::map<ConnectionId, std::string> labels;
+  for (const PlannedSession& s : setup.item->sessions) {
+    const auto it = setup.role_pids->find(s.role);
+    if (it != setup.role_pids->end() && static_cast<size_t>(s.index) <= it->second.size())
+      labels[it->second[static_cast<size_t>(s.index) - 1]] = s.label;
+  }
+  const bool can = setup.monitor != nullptr && setup.monitor->CanSnapshotLocks();
+  const std::string note =
+      can ? ""
+          : fmt::format("held locks: not available on this engine ({})", options_.engine->name());
+  auto gate = std::make_unique<InstructorGate>(
+      setup, options_.order.empty() ? InstructorGate::OrderOf(*setup.item) : options_.order);
+  {
+    std::lock_guard<std::mutex> g(w->gate_mu);
+    w->gate = gate.get();
+    w->monitor = can ? setup.monitor : nullptr;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    w->model->SetConnections(
+        std::move(labels),
+        setup.monitor != nullptr ? setup.monitor->connection_id() : ConnectionId{}, note);
+  }
+  Notify();
+  return gate;
+}
+
+void StepSession::OnEvent(Walk* w, const TrialEvent& e) {
+  if (e.kind == TrialEvent::Kind::kTrialEnded) {
+    std::lock_guard<std::mutex> g(w->gate_mu);  // waits for a look in progress
+    w->gate = nullptr;
+    w->monitor = nullptr;
+  }
+  bool changed = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto waiting = [&] {
+      std::vector<std::string> out;
+      for (const SessionView& v : w->model->view().sessions)
+        if (v.state == SessionState::kWaiting) out.push_back(v.label);
+      return out;
+    };
+    const std::vector<std::string> before = waiting();
+    changed = w->model->Fold(e);
+    if (e.kind == TrialEvent::Kind::kGateHeld) w->first_held = true;
+    if (e.kind == TrialEvent::Kind::kWaiting && changed) {
+      // A session began to wait: look at the locks while it waits (not on this thread: the
+      // monitor's poll thread publishes it).
+      for (const std::string& label : waiting()) {
+        if (std::find(before.begin(), before.end(), label) != before.end()) continue;
+        w->snap_for = "while " + label + " waits";
+        w->snap_wanted = true;
+      }
+    }
+  }
+  if (changed) Notify();
+}
+
+void StepSession::SnapshotLoop(Walk* w) {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    changed_.wait(lock, [w] { return w->snap_wanted || w->snap_quit; });
+    if (w->snap_quit) return;
+    const std::string when = w->snap_for;
+    lock.unlock();
+    std::optional<LockSnapshot> snap;
+    {
+      std::lock_guard<std::mutex> g(w->gate_mu);
+      if (w->monitor != nullptr) {
+        Result<LockSnapshot> r = w->monitor->SnapshotLocks(Clock::now() + std::chrono::seconds(2));
+        if (r.ok()) snap = std::move(r.value());
+      }
+    }
+    lock.lock();
+    w->snap_wanted = false;
+    if (snap) w->model->FoldLocks(*snap, when);
+    lock.unlock();
+    Notify();
+    lock.lock();
+  }
+}
+
+void StepSession::RunWalk(Walk* w) {
+  RunOptions ro = options_.run;
+  ro.engine = options_.engine;
+  ro.stop = &w->stop;
+  ro.lock_snapshots = true;
+  ro.gate = [this, w](const GateSetup& setup) { return MakeGate(w, setup); };
+  ro.subscriber = [this, w](const TrialEvent& e) { OnEvent(w, e); };
+  std::vector<TrialResult> trials;
+  Status st = Status::Ok();
+  {
+    Runner runner(ro);
+    st = runner.RunItem(options_.item, &trials);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (w->stop.stop_requested()) {
+      w->model->Finish(StepView::Phase::kFinished, "stopped");
+    } else if (!st.ok()) {
+      w->model->Finish(StepView::Phase::kFailed, st.message());
+    } else if (!trials.empty() && !trials.front().error.empty()) {
+      w->model->Finish(StepView::Phase::kFailed, trials.front().error);
+    } else {
+      w->model->Finish(StepView::Phase::kFinished, "every step ran");
+    }
+  }
+  Notify();
+}
+
+StepView StepSession::view() const {
+  std::optional<int> next;
+  Walk* w = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    w = walk_.get();
+    if (w == nullptr) return {};
+  }
+  {
+    std::lock_guard<std::mutex> g(w->gate_mu);
+    if (w->gate != nullptr) next = w->gate->NextInOrder();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (walk_.get() != w) return {};
+  StepView v = w->model->view();
+  v.reset_ms = reset_ms_;
+  if (next && static_cast<size_t>(*next) < v.sessions.size())
+    v.next_session = v.sessions[static_cast<size_t>(*next)].label;
+  return v;
+}
+
+uint64_t StepSession::version() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return walk_ ? walk_->model->view().version + static_cast<uint64_t>(walk_->number) * 1000000000u
+               : 0;
+}
+
+uint64_t StepSession::AwaitChange(uint64_t seen, SteadyTime deadline) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto now = [this] {
+    return walk_ ? walk_->model->view().version + static_cast<uint64_t>(walk_->number) * 1000000000u
+                 : 0;
+  };
+  changed_.wait_until(lock, deadline, [&] { return now() != seen; });
+  return now();
+}
+
+Result<std::optional<std::string>> StepSession::Next() {
+  Walk* w = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    w = walk_.get();
+  }
+  if (w == nullptr) return Status::Usage("step mode has ended");
+  std::optional<int> released;
+  {
+    std::lock_guard<std::mutex> g(w->gate_mu);
+    if (w->gate == nullptr) return Status::Usage("the walk is over: b starts it again, q quits");
+    released = w->gate->Next();
+  }
+  if (!released) return std::optional<std::string>();
+  return std::optional<std::string>(
+      options_.item.sessions.at(static_cast<size_t>(*released)).label);
+}
+
+Status StepSession::Next(const std::string& label) {
+  int index = -1;
+  for (size_t s = 0; s < options_.item.sessions.size(); ++s) {
+    if (options_.item.sessions[s].label == label) index = static_cast<int>(s);
+  }
+  if (index < 0) return Status::Usage(fmt::format("no session '{}' in this scenario", label));
+  Walk* w = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    w = walk_.get();
+  }
+  if (w == nullptr) return Status::Usage("step mode has ended");
+  std::lock_guard<std::mutex> g(w->gate_mu);
+  if (w->gate == nullptr) return Status::Usage("the walk is over: b starts it again, q quits");
+  w->gate->NextOf(index);
+  return Status::Ok();
+}
+
+int StepSession::releases() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return walk_ ? walk_->model->Releases(-1) : 0;
+}
+
+bool StepSession::AwaitQuiet(int releases_before, SteadyTime deadline) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  return changed_.wait_until(lock, deadline, [&] {
+    if (!walk_) return true;
+    const StepView& v = walk_->model->view();
+    if (v.phase == StepView::Phase::kFinished || v.phase == StepView::Phase::kFailed) return true;
+    return walk_->model->Releases(-1) > releases_before && !walk_->snap_wanted &&
+           walk_->model->Quiet();
+  });
+}
+
+Status StepSession::Reset() {
+  const auto t0 = Clock::now();
+  StopWalk();
+  std::unique_lock<std::mutex> lock(mu_);
+  StartWalk();
+  Walk* w = walk_.get();
+  const bool ready = changed_.wait_until(lock, Clock::now() + std::chrono::seconds(30), [w] {
+    const StepView& v = w->model->view();
+    return w->first_held || v.phase == StepView::Phase::kFinished ||
+           v.phase == StepView::Phase::kFailed;
+  });
+  reset_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  w->model->mutable_view().version++;
+  lock.unlock();
+  Notify();
+  return ready ? Status::Ok() : Status::Database("the new walk did not start within 30 s");
+}
+
+void StepSession::Quit() { StopWalk(); }
+
+}  // namespace racelab::step

@@ -1,0 +1,112 @@
+// StepSession: step mode without a UI (docs/step.md) — one plan item walked one step per key
+// press. It runs one trial of the item at a time (a "walk") on a thread of its own, through the
+// Runner with the instructor's gate (harness/run/instructor_gate.h) and lock snapshots on, and
+// folds the trial's events into a StepView (step_view.h) that a terminal view, a transcript or a
+// test renders. While a session waits on a lock it also takes a look at the locks (WaitMonitor::
+// SnapshotLocks), so the view shows the awaited lock while the wait lasts, not only after it.
+//
+// Operations: Next() runs the next step of the order; Next(label) that session's next step;
+// Reset() abandons the walk (its statements are cancelled, its workspace dropped) and starts a new
+// one — measured in StepView::reset_ms; Quit() ends it. The engine stays open throughout (the
+// caller owns it).
+//
+// Thread-safety: every member is safe from any thread; Reset() and Quit() are the controller's,
+// from one thread at a time. `on_change` is called on the thread that changed the view (a worker,
+// the monitor's poll thread, the walk's thread), after the change and outside the session's locks;
+// it must be quick and must not call the StepSession (wake a UI thread instead).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness/engine/engine.h"
+#include "harness/model/plan.h"
+#include "harness/model/status.h"
+#include "harness/run/instructor_gate.h"
+#include "harness/run/runner.h"
+#include "harness/step/step_view.h"
+
+namespace racelab::step {
+
+struct StepOptions {
+  Engine* engine = nullptr;  // open; outlives the StepSession
+  PlanItem item;             // the walk's item (its `trials` is ignored: one trial per walk)
+  // What Next() releases in turn (instructor_gate.h); empty: the item's order: (OrderOf), else the
+  // default order.
+  std::vector<InstructorStep> order;
+  // Deadlines and the poll interval (engine, gate, subscriber, stop and lock_snapshots are set
+  // here). In step mode a statement may wait for as long as the teacher talks: the defaults below
+  // are an hour.
+  RunOptions run = DefaultRunOptions();
+  std::function<void()> on_change;
+
+  static RunOptions DefaultRunOptions();
+};
+
+class StepSession {
+ public:
+  // Starts the first walk. REQUIRES: options.engine is open.
+  explicit StepSession(StepOptions options);
+  ~StepSession();  // Quit()
+  StepSession(const StepSession&) = delete;
+  StepSession& operator=(const StepSession&) = delete;
+
+  // A copy of the view now (next_session filled from the gate).
+  StepView view() const;
+  uint64_t version() const;
+  // Waits until the view's version is past `seen`, or `deadline`; the version then.
+  uint64_t AwaitChange(uint64_t seen, SteadyTime deadline) const;
+
+  // Runs the next step of the order; the session it released, or nullopt when it granted the next
+  // step to arrive (nothing held now). kUsage when the walk is over (Reset() starts a new one).
+  Result<std::optional<std::string>> Next();
+  // Runs session `label`'s next step. kUsage: no such session, or the walk is over.
+  Status Next(const std::string& label);
+  // After a Next(): waits until what it released has settled — the step started and every session
+  // is at the gate, waiting on a lock or its partners, or done — or `deadline`. The transcript's
+  // rule (isolationtester's): the next command acts on a quiet trial. False at the deadline.
+  bool AwaitQuiet(int releases_before, SteadyTime deadline) const;
+  int releases() const;  // kGateReleased events of this walk so far
+
+  // Abandons the walk and starts a new one; returns once the new walk's first step is held (or it
+  // ended), with the time it took in view().reset_ms.
+  Status Reset();
+  // Ends the walk (cancels what runs, drops its workspace) and returns when it is gone.
+  void Quit();
+
+ private:
+  struct Walk;
+  void StartWalk();
+  void StopWalk();
+  void RunWalk(Walk* walk);
+  std::unique_ptr<StepGate> MakeGate(Walk* walk, const GateSetup& setup);
+  void OnEvent(Walk* walk, const TrialEvent& e);
+  void SnapshotLoop(Walk* walk);
+  void Notify();
+
+  const StepOptions options_;
+  const std::vector<std::vector<std::string>> describe_;
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable changed_;
+  std::unique_ptr<Walk> walk_;  // guarded by mu_ (its members say their own rules)
+  int walks_ = 0;               // guarded by mu_
+  double reset_ms_ = -1;        // guarded by mu_
+};
+
+// What step k of each session sends, for the view: the SQL, "BEGIN ISOLATION LEVEL …", "COMMIT",
+// "barrier locked", "sleep 1200 ms", "await_blocked b".
+std::vector<std::vector<std::string>> DescribeSteps(const PlanItem& item, const Engine& engine);
+
+// "a.claim b.claim a.commit" -> the steps of the item (session label, step name); kUsage names the
+// word that is no step, with the steps the session has.
+Result<std::vector<InstructorStep>> ParsePermutation(const PlanItem& item, const std::string& text);
+
+}  // namespace racelab::step

@@ -1,0 +1,156 @@
+// `racelab step` in a pipe, on the embedded PostgreSQL it starts itself: commands come from stdin
+// lines, the transcript shows each step, b waiting for a while a holds the row lock (with the
+// locks the server lists in pg_locks: a's transaction lock, b's awaited ShareLock on it), b's
+// result after a's commit, and a reset that starts the walk again in under a second. Every command
+// acts on a quiet trial (the transcript's rule), so the stdin file needs no pauses.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "tests/integration/subprocess.h"
+#include "tests/integration/test_files.h"
+
+namespace racelab::testing {
+namespace {
+
+using std::chrono::seconds;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kBin = RACELAB_BINARY;
+
+ProcessResult Step(const std::string& args, const std::string& commands) {
+  TempDir dir;
+  const std::string cmds = (dir.path / "commands").string();
+  {
+    std::ofstream out(cmds);
+    out << commands;
+  }
+  return RunProcess({"/bin/sh", "-c", kBin + " step " + args + " < " + cmds}, seconds(120));
+}
+
+// The text after `from` in `text` (all of it when `from` is absent).
+std::string After(const std::string& text, const std::string& from) {
+  const size_t at = text.find(from);
+  return at == std::string::npos ? "" : text.substr(at + from.size());
+}
+
+TEST(StepPipe, LockHoldWaitShowsTheWaitTheLocksAndTheResultOnPostgres) {
+  // a.begin a.claim b.begin b.claim (waits) a.commit (b ends) b.commit; back; a.begin; quit.
+  ProcessResult r = Step("lock-hold-wait --set hold_ms=0", "n\nn\nn\nn\nn\nn\nb\nn\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string& out = r.out;
+  EXPECT_THAT(out, HasSubstr("racelab step lock-hold-wait at read committed on postgresql"));
+  EXPECT_THAT(out, HasSubstr("step a.begin1: BEGIN ISOLATION LEVEL read committed"));
+  EXPECT_THAT(out, HasSubstr("step a.claim: UPDATE runs SET status = 'running'"));
+  EXPECT_THAT(out, HasSubstr("  1 row: 1"));  // a's RETURNING id
+  // a's row lock: its transaction id's ExclusiveLock, held after its claim.
+  EXPECT_TRUE(std::regex_search(
+      After(out, "locks after a.claim:"),
+      std::regex(R"(\+ a holds ExclusiveLock transaction [0-9]+ \(transactionid\))")))
+      << out;
+  // b waits for a, seen live; the locks while it waits: b awaits a ShareLock on a's transaction.
+  EXPECT_THAT(out, HasSubstr("step b.claim: <waiting for a (transactionid)>"));
+  // (The first look that shows it is racelab's own while b waits, or a's after its await_blocked
+  // step, whichever comes first.)
+  EXPECT_TRUE(std::regex_search(
+      After(out, "step b.claim: <waiting for a"),
+      std::regex(R"(\+ b awaits ShareLock transaction [0-9]+ \(transactionid\))")))
+      << out;
+  // The wait is shown before a's commit, and b's result after it: 0 rows at read committed (it
+  // re-read the row a changed).
+  const size_t waiting = out.find("step b.claim: <waiting for a");
+  const size_t commit = out.find("step a.commit: COMMIT");
+  const size_t completed = out.find("step b.claim: <... completed>");
+  ASSERT_NE(commit, std::string::npos) << out;
+  EXPECT_LT(waiting, commit);
+  EXPECT_LT(commit, completed);
+  EXPECT_THAT(out.substr(completed), HasSubstr("step b.claim: <... completed>\n  0 rows\n"));
+  EXPECT_THAT(out, HasSubstr("walk over: every step ran"));
+  // Back to the start: a new walk, in under a second.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      out, m, std::regex(R"(--- back to the start: walk 2 \(reset in ([0-9]+) ms\))")))
+      << out;
+  EXPECT_LT(std::stol(m[1]), 1000) << out;
+  std::cout << "reset: " << m[1] << " ms\n";
+  EXPECT_THAT(After(out, "walk 2"), HasSubstr("step a.begin1: BEGIN"));
+}
+
+TEST(StepPipe, ASessionByNameAndAPermutation) {
+  // Each step by its session: a by name, b by its number (b alone is "back") or "n b".
+  ProcessResult r =
+      Step("lock-hold-wait --set hold_ms=0 --isolation rr", "a\na\n2\nn b\na\n2\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("at repeatable read"));
+  // Repeatable read: b's snapshot predates a's commit: 40001 with its name.
+  EXPECT_THAT(r.out, HasSubstr("ERROR 40001 serialization_failure: could not serialize access"));
+  ProcessResult bad = Step("lock-hold-wait --permutation 'a.claim c.claim'", "q\n");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("no session 'c' in lock-hold-wait (its sessions: a, b)"));
+}
+
+TEST(StepPipe, AThreeSessionLockQueueOnPostgres) {
+  // a takes the row, b waits for a, c waits behind b; a's commit lets b go, c still waits.
+  ProcessResult r = Step(std::string(RACELAB_SOURCE_DIR) +
+                             "/tests/fixtures/step/lock_queue.yaml --permutation 'a.begin a.take "
+                             "b.begin b.take c.begin c.take a.commit b.commit c.commit'",
+                         "n\nn\nn\nn\nn\nn\nn\nn\nn\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string& out = r.out;
+  EXPECT_THAT(out, HasSubstr("step b.take: <waiting for a (transactionid)>"));
+  // c queues behind b: PostgreSQL shows it waiting on the tuple lock b holds while b waits.
+  EXPECT_THAT(out, HasSubstr("step c.take: <waiting for b (tuple)>"));
+  EXPECT_THAT(After(out, "locks while c waits:"),
+              HasSubstr("  + c awaits ExclusiveLock tuple (0,1) of runs (tuple)\n"));
+  const std::string after_a = After(out, "step a.commit: COMMIT");
+  EXPECT_THAT(after_a, HasSubstr("step b.take: <... completed>\n  1 row\n"));
+  // c now waits for b's transaction, and ends only after b's commit.
+  EXPECT_LT(after_a.find("step b.commit: COMMIT"), after_a.find("step c.take: <... completed>"))
+      << out;
+  EXPECT_THAT(out, HasSubstr("walk over: every step ran"));
+}
+
+TEST(StepPipe, LockHoldWaitOnMariaDbShowsTheWaitWithoutALockTable) {
+  ProcessResult r = Step("lock-hold-wait --engine mariadb --isolation rc --set hold_ms=0",
+                         "n\nn\nn\nn\nn\nn\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(held locks: not available on this engine (mariadb))"));
+  EXPECT_THAT(r.out, HasSubstr("step b.claim: <waiting for a (RECORD)>"));
+  const std::string after = After(r.out, "step a.commit: COMMIT");
+  EXPECT_THAT(after, HasSubstr("step b.claim: <... completed>\n  0 rows\n"));
+}
+
+TEST(StepPipe, KeepLeavesTheServerUpForPsqlUntilCtrlC) {
+  TempDir dir;
+  const std::string cmds = (dir.path / "commands").string();
+  {
+    std::ofstream out(cmds);
+    out << "n\nn\nn\nn\nn\nn\n";  // every step, then stdin ends: --keep waits for Ctrl-C
+  }
+  Subprocess p(
+      {"/bin/sh", "-c", "exec " + kBin + " step lock-hold-wait --set hold_ms=0 --keep < " + cmds});
+  ASSERT_TRUE(p.WaitForStderr("Connect with:", std::chrono::milliseconds(60000)))
+      << p.StderrSoFar();
+  const std::string err = p.StderrSoFar();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(err, m, std::regex(R"(\n  (psql "host=([^ ]+) [^"]*")\n)"))) << err;
+  EXPECT_THAT(err, Not(HasSubstr("password")));
+  const std::string psql = m[1], run_dir = m[2];
+  ProcessResult q =
+      RunProcess({"/bin/sh", "-c", psql + " -Atc 'SELECT status FROM runs'"}, seconds(20));
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(q.out, "queued\n");  // the scenario's setup, for the students' own statements
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(std::chrono::milliseconds(20000));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(run_dir)) << run_dir << " is left";
+}
+
+}  // namespace
+}  // namespace racelab::testing

@@ -1,0 +1,187 @@
+// `racelab step` as a class sees it: the full-screen view inside tmux (a real terminal emulator,
+// 80×24), on the embedded PostgreSQL and MariaDB racelab starts. Keys are sent with send-keys; the
+// pane is polled (no sleeps) until it shows what the step must show. After b's claim the pane shows
+// b waiting for a within 100 ms of the monitor's wait event (the event's wall-clock time comes from
+// RACELAB_STEP_TRACE, the pane's from the first capture that shows it); after a's commit, b's
+// result; on PostgreSQL the lock view lists a's transaction lock (its row lock) and b's awaited
+// ShareLock, on MariaDB it says it has none. tmux runs on a server of the test's own (-L), killed
+// at the end.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/subprocess.h"
+#include "tests/integration/test_files.h"
+
+namespace racelab::testing {
+namespace {
+
+using std::chrono::seconds;
+using ::testing::HasSubstr;
+
+const std::string kBin = RACELAB_BINARY;
+
+int64_t WallUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class Pane {
+ public:
+  Pane(const std::string& cwd, const std::string& command)
+      : socket_("racelab-step-test-" + std::to_string(getpid())) {
+    ProcessResult r = Tmux({"new-session", "-d", "-c", cwd, "-x", "80", "-y", "24", command});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  ~Pane() { Tmux({"kill-server"}); }
+
+  std::string Capture() { return Tmux({"capture-pane", "-p"}).out; }
+  void Keys(const std::string& key) { Tmux({"send-keys", key}); }
+  // Captures until the pane shows `text` (then true) or `deadline`; *at_us: the wall time the
+  // capture that showed it returned (an upper bound of when the pane first showed it).
+  bool WaitFor(const std::string& text, seconds deadline, int64_t* at_us = nullptr) {
+    const auto end = std::chrono::steady_clock::now() + deadline;
+    while (std::chrono::steady_clock::now() < end) {
+      last_ = Capture();
+      const int64_t answered = WallUs();
+      if (last_.find(text) != std::string::npos) {
+        if (at_us != nullptr) *at_us = answered;
+        return true;
+      }
+    }
+    return false;
+  }
+  const std::string& last() const { return last_; }
+
+ private:
+  ProcessResult Tmux(std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/tmux", "-L", socket_, "-f", "/dev/null"});
+    return RunProcess(args, seconds(10));
+  }
+  std::string socket_;
+  std::string last_;
+};
+
+// lock-hold-wait on `engine`: PostgreSQL lists the locks (pg_locks), MariaDB says it cannot.
+void Walk(const std::string& engine, const std::string& wait_type) {
+  const bool pg = engine == "postgresql";
+  TempDir dir;
+  const std::string trace = (dir.path / "trace").string();
+  const std::string exit_file = (dir.path / "exit").string();
+  const std::string command = "env RACELAB_STEP_TRACE=" + trace + " " + kBin +
+                              " step lock-hold-wait --isolation rc --set hold_ms=0 --engine " +
+                              engine + "; echo $? > " + exit_file;
+  Pane pane(dir.path.string(), command);
+  ASSERT_TRUE(pane.WaitFor("1 a  <Enter>", seconds(120))) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("lock-hold-wait @ read committed on " + engine));
+  EXPECT_THAT(pane.last(), HasSubstr("next: begin1 (ready)"));
+  pane.Keys("Enter");  // a.begin
+  ASSERT_TRUE(pane.WaitFor("last: begin1", seconds(10))) << pane.last();
+  pane.Keys("Enter");  // a.claim
+  if (pg) {
+    ASSERT_TRUE(pane.WaitFor("locks after a.claim", seconds(10))) << pane.last();
+    EXPECT_TRUE(std::regex_search(pane.last(),
+                                  std::regex(R"(\+ a holds ExclusiveLock transaction [0-9]+)")))
+        << pane.last();
+  } else {
+    ASSERT_TRUE(pane.WaitFor("last: claim", seconds(10))) << pane.last();
+    EXPECT_THAT(pane.last(), HasSubstr("held locks: not available on this engine (mariadb)"));
+  }
+  ASSERT_TRUE(pane.WaitFor("2 b  <Enter>", seconds(10))) << pane.last();
+  pane.Keys("Space");  // b.begin
+  ASSERT_TRUE(pane.WaitFor("next: claim (ready)", seconds(10))) << pane.last();
+  pane.Keys("2");  // b.claim, by its column's number: it waits for a's row lock
+  int64_t shown_us = 0;
+  ASSERT_TRUE(pane.WaitFor("WAITING for a (" + wait_type + ")", seconds(10), &shown_us))
+      << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("waits: b -> a (" + wait_type + ")"));
+  if (pg) {
+    ASSERT_TRUE(pane.WaitFor("awaits ShareLock transaction", seconds(10))) << pane.last();
+  }
+  // The wait event's time, and when the screen first drew it.
+  std::smatch m;
+  const std::string traced = Slurp(trace);
+  ASSERT_TRUE(std::regex_search(
+      traced, m, std::regex(R"(walk 1 b waiting seen_us ([0-9]+) drawn_us ([0-9]+))")))
+      << traced;
+  const int64_t seen_us = std::stoll(m[1]), drawn_us = std::stoll(m[2]);
+  std::cout << engine << ": wait event -> frame written: " << (drawn_us - seen_us) / 1000.0
+            << " ms; -> seen in the pane: " << (shown_us - seen_us) / 1000.0 << " ms\n";
+  EXPECT_LT(drawn_us - seen_us, 100000);
+  EXPECT_LT(shown_us - seen_us, 100000);
+  ASSERT_TRUE(pane.WaitFor("1 a  <Enter>", seconds(10))) << pane.last();
+  pane.Keys("Enter");  // a.commit: b's claim ends
+  ASSERT_TRUE(pane.WaitFor("0 rows", seconds(10))) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("waits: none"));
+  std::istringstream lines(pane.last());
+  for (std::string line; std::getline(lines, line);) {
+    size_t cols = 0;
+    for (char c : line) cols += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    EXPECT_LE(cols, 80u) << line;
+  }
+  pane.Keys("q");
+  const auto end = std::chrono::steady_clock::now() + seconds(30);
+  while (!std::filesystem::exists(exit_file) && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the exit file: a poll
+  }
+  EXPECT_EQ(Slurp(exit_file), "0\n");
+}
+
+TEST(StepInTmux, LockHoldWaitOnPostgresAt80x24) { Walk("postgresql", "transactionid"); }
+
+TEST(StepInTmux, LockHoldWaitOnMariaDbAt80x24) { Walk("mariadb", "RECORD"); }
+
+// Three columns at 80×24: a holds the row, b waits for a, c waits behind b (the tuple lock b
+// holds).
+TEST(StepInTmux, AThreeSessionLockQueueOnPostgres) {
+  TempDir dir;
+  const std::string exit_file = (dir.path / "exit").string();
+  const std::string command =
+      kBin + " step " + std::string(RACELAB_SOURCE_DIR) +
+      "/tests/fixtures/step/lock_queue.yaml --isolation rc --permutation 'a.begin a.take b.begin "
+      "b.take c.begin c.take a.commit b.commit c.commit'; echo $? > " +
+      exit_file;
+  Pane pane(dir.path.string(), command);
+  ASSERT_TRUE(pane.WaitFor("1 a  <Enter>", seconds(120))) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("|3 c"));
+  for (const char* marker : {"last: begin", "last: take", "2 b  <Enter>", "next: take (ready)"}) {
+    if (std::string(marker).find("<Enter>") == std::string::npos) pane.Keys("Enter");
+    ASSERT_TRUE(pane.WaitFor(marker, seconds(10))) << marker << "\n" << pane.last();
+  }
+  pane.Keys("Enter");  // b.take: waits for a (its column is 26 wide: the lock type on a line of
+                       // its own)
+  ASSERT_TRUE(pane.WaitFor("waits: b -> a (transactionid)", seconds(10))) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("|WAITING for a"));
+  ASSERT_TRUE(pane.WaitFor("3 c  <Enter>", seconds(10))) << pane.last();
+  pane.Keys("Enter");  // c.begin
+  ASSERT_TRUE(pane.WaitFor("3 c  <Enter>", seconds(10))) << pane.last();
+  pane.Keys("Enter");  // c.take: waits behind b
+  ASSERT_TRUE(pane.WaitFor("waits: b -> a (transactionid), c -> b (tuple)", seconds(10)))
+      << pane.last();
+  std::istringstream lines(pane.last());
+  for (std::string line; std::getline(lines, line);) {
+    size_t cols = 0;
+    for (char c : line) cols += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    EXPECT_LE(cols, 80u) << line;
+  }
+  pane.Keys("q");
+  const auto end = std::chrono::steady_clock::now() + seconds(30);
+  while (!std::filesystem::exists(exit_file) && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the exit file: a poll
+  }
+  EXPECT_EQ(Slurp(exit_file), "0\n");
+}
+
+}  // namespace
+}  // namespace racelab::testing

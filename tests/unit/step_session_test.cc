@@ -1,0 +1,203 @@
+// Step mode's driver (harness/step/step_session.h) on the scripted FakeEngine (tests/unit/fake/):
+// the view's states come from the event stream (b waiting for a while its statement is in flight,
+// from the monitor's event, not from the step's end), the transcript follows isolationtester's
+// form, Next(label) goes out of turn, and Reset() starts a new walk. What a real server shows (its
+// locks, its lock types) is tested against embedded PostgreSQL
+// (tests/integration/step_cli_test.cc).
+#include "harness/step/step_session.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/unit/fake/fake_run.h"
+
+namespace racelab::step {
+namespace {
+
+using fake::FakeEngine;
+using fake::FakeScript;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+constexpr char kHoldWait[] = R"(name: fake-hold-wait
+title: Hold and wait
+teaches: b waits for a.
+setup: CREATE TABLE runs (id int)
+expect: { sqlstates: {} }
+sessions:
+  - name: a
+    steps:
+      - { begin: , name: begin }
+      - { sql: "UPDATE runs SET id = 1", name: claim }
+      - barrier: locked
+      - await_blocked: b
+      - { commit: , name: commit }
+  - name: b
+    steps:
+      - barrier: locked
+      - { begin: , name: begin }
+      - { sql: "UPDATE runs SET id = 2 RETURNING id", name: claim }
+      - { commit: , name: commit }
+)";
+
+FakeScript Script() {
+  FakeScript script;
+  script.On("b", "UPDATE").Blocks("a", "COMMIT").Returns({"id"}, {{"2"}});
+  return script;
+}
+
+SteadyTime In(int ms) { return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); }
+
+// Next() and wait until the trial is quiet again.
+void Step(StepSession* s) {
+  const int before = s->releases();
+  ASSERT_TRUE(s->Next().ok());
+  ASSERT_TRUE(s->AwaitQuiet(before, In(5000)));
+}
+
+const SessionView& Of(const StepView& v, const std::string& label) {
+  for (const SessionView& s : v.sessions) {
+    if (s.label == label) return s;
+  }
+  throw std::logic_error("no session " + label);
+}
+
+StepOptions Options(FakeEngine* engine, const PlanItem& item) {
+  StepOptions o;
+  o.engine = engine;
+  o.item = item;
+  return o;
+}
+
+TEST(StepSessionTest, AWalkShowsTheWaitLiveAndTheResultAfterTheCommit) {
+  auto items = fake::PlanText(kHoldWait);
+  ASSERT_EQ(items.size(), 1u);
+  FakeEngine engine(Script());
+  StepSession s(Options(&engine, items[0]));
+  ASSERT_TRUE(s.AwaitQuiet(-1, In(5000)));
+  StepView v = s.view();
+  EXPECT_EQ(v.next_session, "a");
+  EXPECT_TRUE(Of(v, "a").at_gate);
+  EXPECT_EQ(Of(v, "a").next_step, "begin");
+  EXPECT_EQ(Of(v, "b").state, SessionState::kRunning);  // at its barrier, waiting for a
+  EXPECT_EQ(Of(v, "b").running_what, "barrier locked");
+  EXPECT_EQ(Of(v, "b").next_step, "begin");
+  EXPECT_THAT(v.locks_note, HasSubstr("not available on this engine (fake)"));
+  Step(&s);  // a.begin
+  EXPECT_EQ(Of(s.view(), "a").state, SessionState::kInTransaction);
+  Step(&s);  // a.claim
+  v = s.view();
+  EXPECT_EQ(Of(v, "a").last_result, "0 rows");
+  EXPECT_EQ(v.next_session, "b");
+  Step(&s);  // b.begin
+  Step(&s);  // b.claim: waits for a
+  v = s.view();
+  EXPECT_EQ(Of(v, "b").state, SessionState::kWaiting);
+  EXPECT_EQ(Of(v, "b").waiting_for, "a");
+  EXPECT_EQ(Of(v, "b").wait_type, "fake");
+  EXPECT_EQ(Of(v, "b").running_step, "claim");
+  ASSERT_EQ(v.waits.size(), 1u);
+  EXPECT_EQ(v.waits[0].waiter, "b");
+  EXPECT_EQ(v.waits[0].holder, "a");
+  EXPECT_EQ(v.next_session, "a");
+  EXPECT_THAT(v.transcript, Contains("step b.claim: <waiting for a (fake)>"));
+  Step(&s);  // a.commit: b's claim ends
+  v = s.view();
+  EXPECT_EQ(Of(v, "b").state, SessionState::kInTransaction);
+  EXPECT_EQ(Of(v, "b").last_result, "1 row: 2");
+  EXPECT_EQ(Of(v, "a").state, SessionState::kDone);
+  EXPECT_TRUE(v.waits.empty());
+  EXPECT_THAT(v.transcript, Contains("step b.claim: <... completed>"));
+  Step(&s);  // b.commit
+  for (uint64_t seen = 0; s.view().phase == StepView::Phase::kRunning;)
+    seen = s.AwaitChange(seen, In(5000));
+  v = s.view();
+  EXPECT_EQ(v.phase, StepView::Phase::kFinished) << v.message;
+  EXPECT_FALSE(s.Next().ok());  // the walk is over
+  // a's COMMIT result and b's claim end race each other (b wakes on a's COMMIT): the lines of
+  // each session in their order, the wait before a's commit and b's end after it.
+  const std::vector<std::string> want = {"step a.begin: BEGIN",
+                                         "  BEGIN",
+                                         "step a.claim: UPDATE runs SET id = 1",
+                                         "  0 rows",
+                                         "step b.begin: BEGIN",
+                                         "  BEGIN",
+                                         "step b.claim: UPDATE runs SET id = 2 RETURNING id",
+                                         "step b.claim: <waiting for a (fake)>",
+                                         "step a.commit: COMMIT"};
+  ASSERT_GE(v.transcript.size(), want.size() + 5);
+  EXPECT_EQ(std::vector<std::string>(v.transcript.begin(), v.transcript.begin() + 9), want);
+  const std::vector<std::string> rest(v.transcript.begin() + 9, v.transcript.end());
+  EXPECT_THAT(rest, Contains("  COMMIT"));
+  const std::vector<std::string> tail = {"step b.claim: <... completed>", "  1 row: 2"};
+  EXPECT_THAT(rest, ::testing::IsSupersetOf(tail));
+  EXPECT_EQ(v.transcript.back(), "  COMMIT");
+  EXPECT_EQ(v.transcript[v.transcript.size() - 2], "step b.commit: COMMIT");
+}
+
+TEST(StepSessionTest, ASessionsKeyRunsItOutOfTurnAndResetStartsAgain) {
+  auto items = fake::PlanText(kHoldWait);
+  ASSERT_EQ(items.size(), 1u);
+  FakeEngine engine(Script());
+  StepSession s(Options(&engine, items[0]));
+  ASSERT_TRUE(s.AwaitQuiet(-1, In(5000)));
+  EXPECT_FALSE(s.Next("nobody").ok());
+  int before = s.releases();
+  ASSERT_TRUE(s.Next("a").ok());
+  ASSERT_TRUE(s.AwaitQuiet(before, In(5000)));
+  EXPECT_EQ(Of(s.view(), "a").last_step, "begin");
+  ASSERT_TRUE(s.Reset().ok());
+  const StepView v = s.view();
+  EXPECT_EQ(v.walk, 2);
+  EXPECT_EQ(Of(v, "a").next_step, "begin");
+  EXPECT_EQ(Of(v, "a").last_step, "");
+  EXPECT_GE(v.reset_ms, 0);
+  EXPECT_LT(v.reset_ms, 1000);
+}
+
+TEST(StepSessionTest, APermutationNamesHeldStepsOnly) {
+  auto items = fake::PlanText(kHoldWait);
+  ASSERT_EQ(items.size(), 1u);
+  auto order = ParsePermutation(items[0], "a.begin b.begin a.claim");
+  ASSERT_TRUE(order.ok()) << order.status().message();
+  EXPECT_EQ(order.value().size(), 3u);
+  EXPECT_EQ(order.value()[1].session_index, 1);
+  EXPECT_EQ(order.value()[1].step_index, 1u);
+  EXPECT_THAT(ParsePermutation(items[0], "c.begin").status().message(),
+              HasSubstr("no session 'c'"));
+  EXPECT_THAT(ParsePermutation(items[0], "a.locked").status().message(),
+              HasSubstr("its steps: begin, claim, commit"));
+  EXPECT_THAT(ParsePermutation(items[0], "a.begin a.begin").status().message(), HasSubstr("twice"));
+}
+
+TEST(StepViewModelTest, LocksAreADiffFromTheLookBefore) {
+  auto items = fake::PlanText(kHoldWait);
+  ASSERT_EQ(items.size(), 1u);
+  StepViewModel model(items[0], "postgresql", {{"", "", "", "", ""}, {"", "", "", ""}}, 1);
+  model.SetConnections({{{kServerNode, 11}, "a"}, {{kServerNode, 12}, "b"}}, {kServerNode, 13}, "");
+  LockSnapshot one;
+  one.locks = {{11, "transactionid", "ExclusiveLock", "transaction 7", true},
+               {11, "relation", "RowExclusiveLock", "runs", true},
+               {13, "relation", "AccessShareLock", "pg_locks", true},  // the monitor's own look
+               {11, "virtualxid", "ExclusiveLock", "1/2", true}};
+  model.FoldLocks(one, "after a.claim");
+  std::vector<std::string> lines;
+  for (const LockLine& l : model.view().locks)
+    lines.push_back(std::string(1, l.change) + " " + l.session + " " + l.mode);
+  EXPECT_EQ(lines, (std::vector<std::string>{"+ a ExclusiveLock", "+ a RowExclusiveLock"}));
+  LockSnapshot two;
+  two.locks = {{11, "transactionid", "ExclusiveLock", "transaction 7", true},
+               {12, "transactionid", "ShareLock", "transaction 7", false}};
+  model.FoldLocks(two, "while b waits");
+  lines.clear();
+  for (const LockLine& l : model.view().locks)
+    lines.push_back(std::string(1, l.change) + " " + l.session + " " + l.mode);
+  EXPECT_EQ(lines, (std::vector<std::string>{"  a ExclusiveLock", "- a RowExclusiveLock",
+                                             "+ b ShareLock"}));
+  EXPECT_EQ(model.view().locks_after, "while b waits");
+  EXPECT_THAT(model.view().transcript,
+              Contains("  + b awaits ShareLock transaction 7 (transactionid)"));
+}
+
+}  // namespace
+}  // namespace racelab::step
