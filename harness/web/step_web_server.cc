@@ -94,10 +94,12 @@ struct StepWebServer::Impl {
               sink.done();
               return true;
             }
-            if (options.session->version() != *seen) {
-              const step::StepView v = options.session->view();
-              *seen = v.version;
-              const std::string event = "event: view\ndata: " + ViewJson(v) + "\n\n";
+            // version() counts across walks (view().version starts again with each): read it
+            // first, so a change after it is sent again, never lost.
+            if (const uint64_t now = options.session->version(); now != *seen) {
+              *seen = now;
+              const std::string event =
+                  "event: view\ndata: " + ViewJson(options.session->view()) + "\n\n";
               return sink.write(event.data(), event.size());
             }
             if (Clock::now() >= *beat) {
