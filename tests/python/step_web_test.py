@@ -15,10 +15,12 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -59,6 +61,48 @@ def postgres_under(base):
 
 def run_dirs_under(base):
     return [os.path.join(d, x) for d, dirs, _ in os.walk(base) for x in dirs if x.startswith("run-")]
+
+
+def sigterm_with_a_stream_open(racelab, env, base):
+    """SIGTERM while a page's event stream is open: the stream ends with `event: bye`, racelab exits
+    143 (interrupted) within the deadline, the port is closed, nothing is left."""
+    proc = subprocess.Popen([racelab, "step", "lock-hold-wait", "--web", "0"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        url, port = read_url(proc)
+        stream = urllib.request.urlopen(url + "events", timeout=DEADLINE_S)
+        if stream.readline() != b"event: view\n":
+            fail("the event stream does not start with a view")
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        rest = stream.read().decode()  # until racelab ends the stream
+        rc = proc.wait(timeout=DEADLINE_S)
+        print("SIGTERM: exit %d after %.0f ms, the stream ended with bye: %s"
+              % (rc, (time.monotonic() - t0) * 1000, "event: bye" in rest))
+        if rc != 143 or "event: bye" not in rest:
+            fail("SIGTERM: exit %d (want 143), stream tail %r, stderr %s" % (rc, rest[-200:], proc.stderr.read()))
+        with socket.socket() as s:
+            s.settimeout(2)
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                fail("port %d still open after SIGTERM" % port)
+        if postgres_under(base) or run_dirs_under(base):
+            fail("SIGTERM left a postgres process or a cluster folder under " + base)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=DEADLINE_S)
+
+
+def refusals(racelab, env):
+    """Another host than loopback needs a token (checked before any server starts)."""
+    for extra, want in ((["--web", "0.0.0.0:0"], "--web-token"),
+                        (["--web", "0.0.0.0:0", "--web-token", "short"], "16 to 128"),
+                        (["--web-token", "0123456789abcdef0123"], "goes with --web")):
+        r = subprocess.run([racelab, "step", "lock-hold-wait"] + extra, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, env=env, timeout=DEADLINE_S)
+        if r.returncode != 2 or want not in r.stderr:
+            fail("%s: exit %d, stderr %r" % (extra, r.returncode, r.stderr))
+    print("refused: 0.0.0.0 without a token, a short token, a token without --web (exit 2)")
 
 
 def main():
@@ -199,6 +243,19 @@ def main():
         if run_dirs_under(base):
             fail("cluster folders are left: %s" % run_dirs_under(base))
         print("port %d closed, no postgres process and no cluster folder left" % port)
+        sigterm_with_a_stream_open(args.racelab, env, base)
+        # q + Enter in the terminal ends it as the page's Quit does.
+        proc = subprocess.Popen([args.racelab, "step", "lock-hold-wait", "--web", "0"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        read_url(proc)
+        t0 = time.monotonic()
+        proc.stdin.write("q\n")
+        proc.stdin.flush()
+        rc = proc.wait(timeout=DEADLINE_S)
+        print("q + Enter: exit %d after %.0f ms" % (rc, (time.monotonic() - t0) * 1000))
+        if rc != 0 or postgres_under(base) or run_dirs_under(base):
+            fail("q + Enter: exit %d, or something left under %s" % (rc, base))
+        refusals(args.racelab, env)
     finally:
         if driver is not None:
             driver.quit()
