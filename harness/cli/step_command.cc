@@ -60,6 +60,38 @@ constexpr const char* kStepHelp =
     "transcript\n\n"
     "docs/step.md tells more.";
 
+// --keep: a workspace of its own with the scenario's setup run in it, for students' own clients;
+// what to print. *made: its name once made.
+std::string KeepWorkspace(Engine& db, const std::string& scenario, const std::string& setup,
+                          const StopFlag* stop, std::string* made) {
+  const std::string ws = db.WorkspaceName(999);
+  const SteadyTime by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const std::string dsn = db.ClientConnectionString(ws);
+  if (dsn.empty()) {
+    return fmt::format(
+        "racelab: --keep: the {} server stays up until q or Ctrl-C; this engine gives "
+        "no connection string for your own client yet",
+        EngineDisplayName(db.name()));
+  }
+  if (Status st = db.ResetWorkspace(ws, by, stop); !st.ok())
+    return "racelab: --keep: " + st.message();
+  *made = ws;
+  auto conn = db.OpenSession(kServerNode, "keep", by, stop);
+  if (!conn.ok()) return "racelab: --keep: " + conn.status().message();
+  bool lost = false;
+  Status started = conn.value()->StartClean({"keep", ws, {}}, by, scenario, &lost);
+  if (started.ok() && !setup.empty()) {
+    const QueryResult r = conn.value()->Exec(setup, by);
+    if (!r.ok()) started = Status::Database("the setup failed: " + r.message);
+  }
+  conn.value()->Close();
+  if (!started.ok()) return "racelab: --keep: " + started.message();
+  return fmt::format(
+      "racelab: --keep: the server stays up until q or Ctrl-C; {}'s tables, as its setup makes "
+      "them, are in {}. Connect with:\n  {}\n  {}",
+      scenario, ws, dsn, db.ClientCommand(ws));
+}
+
 }  // namespace
 
 const char* StepHelpText() { return kStepHelp; }
@@ -167,6 +199,7 @@ int StepCommand(const StepArgs& args, const StopFlag* stop) {
   Wakeup wakeup;
   step::StepOptions so;
   so.engine = &db;
+  const std::string so_setup = item.setup;
   so.item = std::move(item);
   so.order = std::move(order);
   so.on_change = [&wakeup] { wakeup.Notify(); };
@@ -179,11 +212,14 @@ int StepCommand(const StepArgs& args, const StopFlag* stop) {
     ui.wakeup = &wakeup;
     ui.keep = args.keep;
     if (const char* trace = std::getenv("RACELAB_STEP_TRACE")) ui.trace_path = trace;
+    std::string kept;  // the --keep workspace, dropped before the server closes
+    std::string kept_note;
     if (args.keep) {
-      ui.keep_note = fmt::format(
-          "racelab: --keep: the {} server stays up until q or Ctrl-C (its connection string is "
-          "not available yet: docs/step.md)",
-          EngineDisplayName(db.name()));
+      ui.prepare_keep = [&]() -> std::string {
+        if (!kept.empty()) return kept_note;
+        kept_note = KeepWorkspace(db, session.view().scenario, so_setup, stop, &kept);
+        return kept_note;
+      };
     }
     if (!args.web.empty()) {
       code = RunStepWeb(ui, args.web, args.web_token, std::cout);
@@ -192,6 +228,11 @@ int StepCommand(const StepArgs& args, const StopFlag* stop) {
                                                            : RunStepPipe(ui, std::cout);
     }
     session.Quit();
+    if (!kept.empty()) {
+      Status dropped =
+          db.DropWorkspace(kept, std::chrono::steady_clock::now() + std::chrono::seconds(5));
+      if (!dropped.ok()) std::cerr << "racelab: " << SanitizeForTerminal(dropped.message()) << "\n";
+    }
   }
   if (Status closed = db.Close(); !closed.ok()) {
     std::cerr << "racelab: " << SanitizeForTerminal(closed.message(), true) << "\n";

@@ -119,10 +119,15 @@ class Transcript {
       ended_ = true;
       out_ << (v.phase == step::StepView::Phase::kFailed ? "walk failed: " : "walk over: ")
            << SanitizeForTerminal(v.message) << " (b starts again, q quits)\n";
+      if (v.phase == step::StepView::Phase::kFinished && ui_.prepare_keep) {
+        std::cerr << SanitizeForTerminal(ui_.prepare_keep(), /*keep_newlines=*/true) << "\n";
+      }
     }
     out_.flush();
     return over;
   }
+
+  bool over() const { return ended_; }
 
   // Prints as the view changes until the trial is quiet after `releases` (or a stop).
   void Follow(int releases) {
@@ -167,9 +172,11 @@ int RunStepPipe(const StepUi& ui, std::ostream& out) {
   t.Follow(-1);
   LineReader in;
   std::string line;
-  while (in.Read(&line, ui.stop)) {
+  bool quit = false;
+  while (!quit && in.Read(&line, ui.stop)) {
     const StepCommandWord c = ParsePipeCommand(line, ui.session->view());
-    if (c.kind == StepCommandWord::Kind::kQuit) break;
+    if (c.kind == StepCommandWord::Kind::kQuit) quit = true;
+    if (quit) break;
     if (c.kind == StepCommandWord::Kind::kUnknown) {
       std::cerr << "racelab: unknown command '" << SanitizeForTerminal(line)
                 << "' (n, b, q, or a session's name or number)\n";
@@ -194,8 +201,8 @@ int RunStepPipe(const StepUi& ui, std::ostream& out) {
     }
     t.Follow(before);
   }
-  if (ui.keep && !ui.stop->stop_requested()) {
-    std::cerr << ui.keep_note << "\n";
+  if (!quit && ui.keep && !ui.stop->stop_requested() && t.over()) {
+    // stdin ended after the walk: the server stays up until Ctrl-C.
     while (!ui.stop->stop_requested()) SleepUntil(Clock::now() + std::chrono::seconds(1), ui.stop);
   }
   return 0;

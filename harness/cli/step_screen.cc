@@ -12,6 +12,7 @@
 #include <cctype>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "harness/cli/step_ui.h"
 #include "harness/model/terminal_text.h"
@@ -102,7 +103,7 @@ std::string StateText(const step::SessionView& s) {
 }
 
 // One frame of the whole screen, `cols` × `rows`.
-std::string Frame(const step::StepView& v, size_t cols, size_t rows) {
+std::string Frame(const step::StepView& v, size_t cols, size_t rows, const std::string& keep) {
   std::vector<std::string> out;
   const std::string hr(cols, '-');
   out.push_back(
@@ -147,6 +148,11 @@ std::string Frame(const step::StepView& v, size_t cols, size_t rows) {
   }
   out.push_back(Fit(waits, cols));
   const size_t footer = 2;
+  if (!keep.empty()) {
+    std::istringstream lines(keep);
+    for (std::string l; std::getline(lines, l);)
+      for (const std::string& part : Wrap(l, cols, 3)) out.push_back(Fit(part, cols));
+  }
   if (!v.locks_note.empty()) out.push_back(Fit(v.locks_note, cols));
   if (!v.locks.empty()) out.push_back(Fit("locks " + v.locks_after + ":", cols));
   // When they do not all fit: the awaited locks first, then what changed, then the rest.
@@ -205,6 +211,7 @@ int RunStepScreen(const StepUi& ui) {
   RawTerminal term;
   uint64_t drawn = ~uint64_t{0};
   int traced_walk = 0;
+  std::string keep;  // --keep's note, once the walk has run every step
   std::ofstream trace;
   if (!ui.trace_path.empty()) trace.open(ui.trace_path, std::ios::app);
   for (;;) {
@@ -214,7 +221,10 @@ int RunStepScreen(const StepUi& ui) {
       const step::StepView v = ui.session->view();
       size_t cols = 80, rows = 24;
       Size(&cols, &rows);
-      RawTerminal::Write(Frame(v, cols, rows));
+      if (ui.prepare_keep && keep.empty() && v.phase == step::StepView::Phase::kFinished &&
+          v.message == "every step ran")
+        keep = ui.prepare_keep();
+      RawTerminal::Write(Frame(v, cols, rows, keep));
       drawn = now;
       for (const step::SessionView& s : v.sessions) {
         if (trace.is_open() && s.waiting_seen_wall_us > 0 && traced_walk != v.walk) {

@@ -3,6 +3,7 @@
 // types into StepSession operations. Thread-safety: main thread.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -29,7 +30,9 @@ struct StepUi {
   const StopFlag* stop = nullptr;
   const Wakeup* wakeup = nullptr;
   bool keep = false;
-  std::string keep_note;  // what --keep prints once the walk is over ("" = not available)
+  // --keep: called once a walk has run every step; makes the place students connect to and
+  // returns what to print (the connection string and the client's command line).
+  std::function<std::string()> prepare_keep;
   // RACELAB_STEP_TRACE: a file where the screen writes, per walk, when it first drew a wait and
   // when the monitor saw it (wall-clock µs) — for the terminal test's latency figure.
   std::string trace_path;

@@ -61,8 +61,15 @@ int RunStepWeb(const StepUi& ui, const std::string& address, const std::string& 
   out << "racelab step: open " << server.url()
       << " (q + Enter here, the page's Quit or Ctrl-C ends the walk)" << std::endl;
   bool stdin_open = true;
+  bool kept = false;
   std::string line;
   while (!quit.load() && !ui.stop->stop_requested()) {
+    // --keep: once the walk has run every step, the students' connection string (as the pipe).
+    if (ui.keep && ui.prepare_keep && !kept &&
+        ui.session->view().phase == step::StepView::Phase::kFinished) {
+      kept = true;
+      out << SanitizeForTerminal(ui.prepare_keep(), true) << std::endl;
+    }
     pollfd p[2] = {{ui.wakeup->fd(), POLLIN, 0}, {stdin_open ? STDIN_FILENO : -1, POLLIN, 0}};
     if (poll(p, 2, kPollSliceMs) <= 0) continue;
     if (p[0].revents & POLLIN) ui.wakeup->Drain();

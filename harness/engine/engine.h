@@ -179,6 +179,13 @@ class Engine {
   // privilege error under confinement: what racelab's generated role may do), or "".
   virtual std::string ScenarioErrorHint(const std::set<std::string>& sqlstates) const { return ""; }
 
+  // For a person's own client while the server stays up (racelab step --keep, docs/step.md): a
+  // connection string to this server with `workspace` as the place where scenario SQL runs, and the
+  // engine's client's command line for it. Never with a password (the embedded server's superuser
+  // has none). "" when the engine gives none (a --dsn server: its user has their own).
+  virtual std::string ClientConnectionString(const std::string& workspace) const { return ""; }
+  virtual std::string ClientCommand(const std::string& workspace) const { return ""; }
+
   // The server's own record of waits (capabilities().server_lock_log), opened before the first
   // trial; nullptr when the engine has none (then waits come from the WaitMonitor alone).
   virtual Result<std::unique_ptr<ServerWaitLog>> OpenWaitLog() {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "harness/model/step_kind.h"
 
 namespace racelab::step {
@@ -171,20 +173,23 @@ void StepSession::OnEvent(Walk* w, const TrialEvent& e) {
   bool changed = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const bool waiting_before = [&] {
+    auto waiting = [&] {
+      std::vector<std::string> out;
       for (const SessionView& v : w->model->view().sessions)
-        if (v.state == SessionState::kWaiting) return true;
-      return false;
-    }();
+        if (v.state == SessionState::kWaiting) out.push_back(v.label);
+      return out;
+    };
+    const std::vector<std::string> before = waiting();
     changed = w->model->Fold(e);
     if (e.kind == TrialEvent::Kind::kGateHeld) w->first_held = true;
-    if (e.kind == TrialEvent::Kind::kWaiting && changed && !waiting_before) {
+    if (e.kind == TrialEvent::Kind::kWaiting && changed) {
       // A session began to wait: look at the locks while it waits (not on this thread: the
       // monitor's poll thread publishes it).
-      for (const SessionView& v : w->model->view().sessions) {
-        if (v.state == SessionState::kWaiting) w->snap_for = "while " + v.label + " waits";
+      for (const std::string& label : waiting()) {
+        if (std::find(before.begin(), before.end(), label) != before.end()) continue;
+        w->snap_for = "while " + label + " waits";
+        w->snap_wanted = true;
       }
-      w->snap_wanted = true;
     }
   }
   if (changed) Notify();

@@ -6,6 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -17,6 +20,7 @@ namespace {
 
 using std::chrono::seconds;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kBin = RACELAB_BINARY;
 
@@ -87,6 +91,63 @@ TEST(StepPipe, ASessionByNameAndAPermutation) {
   ProcessResult bad = Step("lock-hold-wait --permutation 'a.claim c.claim'", "q\n");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("no session 'c' in lock-hold-wait (its sessions: a, b)"));
+}
+
+TEST(StepPipe, AThreeSessionLockQueueOnPostgres) {
+  // a takes the row, b waits for a, c waits behind b; a's commit lets b go, c still waits.
+  ProcessResult r = Step(std::string(RACELAB_SOURCE_DIR) +
+                             "/tests/fixtures/step/lock_queue.yaml --permutation 'a.begin a.take "
+                             "b.begin b.take c.begin c.take a.commit b.commit c.commit'",
+                         "n\nn\nn\nn\nn\nn\nn\nn\nn\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string& out = r.out;
+  EXPECT_THAT(out, HasSubstr("step b.take: <waiting for a (transactionid)>"));
+  // c queues behind b: PostgreSQL shows it waiting on the tuple lock b holds while b waits.
+  EXPECT_THAT(out, HasSubstr("step c.take: <waiting for b (tuple)>"));
+  EXPECT_THAT(After(out, "locks while c waits:"),
+              HasSubstr("  + c awaits ExclusiveLock tuple (0,1) of runs (tuple)\n"));
+  const std::string after_a = After(out, "step a.commit: COMMIT");
+  EXPECT_THAT(after_a, HasSubstr("step b.take: <... completed>\n  1 row\n"));
+  // c now waits for b's transaction, and ends only after b's commit.
+  EXPECT_LT(after_a.find("step b.commit: COMMIT"), after_a.find("step c.take: <... completed>"))
+      << out;
+  EXPECT_THAT(out, HasSubstr("walk over: every step ran"));
+}
+
+TEST(StepPipe, LockHoldWaitOnMariaDbShowsTheWaitWithoutALockTable) {
+  ProcessResult r = Step("lock-hold-wait --engine mariadb --isolation rc --set hold_ms=0",
+                         "n\nn\nn\nn\nn\nn\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(held locks: not available on this engine (mariadb))"));
+  EXPECT_THAT(r.out, HasSubstr("step b.claim: <waiting for a (RECORD)>"));
+  const std::string after = After(r.out, "step a.commit: COMMIT");
+  EXPECT_THAT(after, HasSubstr("step b.claim: <... completed>\n  0 rows\n"));
+}
+
+TEST(StepPipe, KeepLeavesTheServerUpForPsqlUntilCtrlC) {
+  TempDir dir;
+  const std::string cmds = (dir.path / "commands").string();
+  {
+    std::ofstream out(cmds);
+    out << "n\nn\nn\nn\nn\nn\n";  // every step, then stdin ends: --keep waits for Ctrl-C
+  }
+  Subprocess p(
+      {"/bin/sh", "-c", "exec " + kBin + " step lock-hold-wait --set hold_ms=0 --keep < " + cmds});
+  ASSERT_TRUE(p.WaitForStderr("Connect with:", std::chrono::milliseconds(60000)))
+      << p.StderrSoFar();
+  const std::string err = p.StderrSoFar();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(err, m, std::regex(R"(\n  (psql "host=([^ ]+) [^"]*")\n)"))) << err;
+  EXPECT_THAT(err, Not(HasSubstr("password")));
+  const std::string psql = m[1], run_dir = m[2];
+  ProcessResult q =
+      RunProcess({"/bin/sh", "-c", psql + " -Atc 'SELECT status FROM runs'"}, seconds(20));
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(q.out, "queued\n");  // the scenario's setup, for the students' own statements
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(std::chrono::milliseconds(20000));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(run_dir)) << run_dir << " is left";
 }
 
 }  // namespace

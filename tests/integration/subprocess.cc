@@ -80,6 +80,8 @@ Subprocess::~Subprocess() {
   }
 }
 
+std::string Subprocess::StderrSoFar() const { return ReadFile(err_path_); }
+
 bool Subprocess::WaitForStderr(const std::string& text, std::chrono::milliseconds deadline) {
   auto until = std::chrono::steady_clock::now() + deadline;
   while (std::chrono::steady_clock::now() < until) {

@@ -29,6 +29,8 @@ class Subprocess {
 
   // Waits until stderr contains `text` (true) or the deadline / process exit (false).
   bool WaitForStderr(const std::string& text, std::chrono::milliseconds deadline);
+  // What it has written to stderr so far.
+  std::string StderrSoFar() const;
   void Signal(int sig);
   // Waits for exit; past `deadline` sends SIGKILL and reports timed_out.
   ProcessResult Wait(std::chrono::milliseconds deadline);

@@ -288,6 +288,16 @@ bool PostgresEngine::IsSessionLost(const QueryResult& r) const {
   return pg::IsSessionLost(r.sqlstate);
 }
 
+std::string PostgresEngine::ClientConnectionString(const std::string& workspace) const {
+  if (!cluster_) return "";
+  return cluster_->conninfo() + " options=-csearch_path=" + workspace;
+}
+
+std::string PostgresEngine::ClientCommand(const std::string& workspace) const {
+  const std::string dsn = ClientConnectionString(workspace);
+  return dsn.empty() ? "" : "psql \"" + dsn + "\"";
+}
+
 std::string PostgresEngine::ScenarioErrorHint(const std::set<std::string>& sqlstates) const {
   if (!role_ || sqlstates.count("42501") == 0) return "";
   return "42501 (insufficient privilege): scenario SQL runs as a role racelab creates for the run, "

@@ -77,6 +77,9 @@ class PostgresEngine : public Engine {
   bool IsScenarioError(const QueryResult& r) const override;
   bool IsSessionLost(const QueryResult& r) const override;
   std::string ScenarioErrorHint(const std::set<std::string>& sqlstates) const override;
+  // The embedded cluster's superuser over its socket, search_path = the workspace; "" on a --dsn.
+  std::string ClientConnectionString(const std::string& workspace) const override;
+  std::string ClientCommand(const std::string& workspace) const override;
 
   Result<std::unique_ptr<ServerWaitLog>> OpenWaitLog() override;
   Status HoldRunLock(SteadyTime connect_deadline, SteadyTime statement_deadline,
