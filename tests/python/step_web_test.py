@@ -9,7 +9,9 @@ racelab exits 0 within its deadline, the port is closed, and no postgres process
 left. A 1280x720 screenshot of the page while b waits is saved in --out (its path is printed) for a
 person to judge; the test also checks that the page needs no scrolling at 1280x720.
 
-Usage: step_web_test.py --racelab build/racelab --out build/step_web   (ctest: step_web)
+A three-session lock queue shows three columns and the arrows b -> a and c -> b.
+
+Usage: step_web_test.py --racelab build/racelab --source . --out build/step_web   (ctest: step_web)
 """
 import argparse
 import os
@@ -93,6 +95,41 @@ def sigterm_with_a_stream_open(racelab, env, base):
             proc.wait(timeout=DEADLINE_S)
 
 
+def lock_queue(driver, racelab, env, base, source):
+    """Three sessions (tests/fixtures/step/lock_queue.yaml): each session's button runs its own
+    next step; with a holding, b waiting for a and c behind b, the page has three columns and two
+    arrows, b -> a and c -> b."""
+    proc = subprocess.Popen([racelab, "step", os.path.join(source, "tests/fixtures/step/lock_queue.yaml"),
+                             "--web", "0"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        url, _ = read_url(proc)
+        driver.get(url)
+        wait = WebDriverWait(driver, DEADLINE_S)
+        js = driver.execute_script
+        wait.until(lambda d: js("return document.querySelectorAll('#sessions .col').length") == 3)
+        for s, want in (("a", "in transaction"), ("a", "1 row"), ("b", "in transaction"),
+                        ("b", "waiting for a"), ("c", "in transaction"), ("c", "waiting for b")):
+            wait.until(lambda d: js("const b = document.querySelector("
+                                    "'#persession button[data-session=\"' + arguments[0] + '\"]');"
+                                    " return b && !b.disabled", s))
+            js("document.querySelector('#persession button[data-session=\"' + arguments[0] + '\"]').click()", s)
+            wait.until(lambda d: want in js("return document.querySelector("
+                                            "'.col[data-session=\"' + arguments[0] + '\"]').textContent", s))
+        edges = lambda: js("return Array.from(document.querySelectorAll('#graph .wait-edge'))"
+                           ".map(g => g.dataset.waiter + '->' + g.dataset.holder).sort()")
+        wait.until(lambda d: edges() == ["b->a", "c->b"])
+        print("lock queue: three columns, arrows %s" % edges())
+        js("document.querySelector('#quit').click()")
+        rc = proc.wait(timeout=DEADLINE_S)
+        if rc != 0 or postgres_under(base) or run_dirs_under(base):
+            fail("lock queue: exit %d, or something left under %s" % (rc, base))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=DEADLINE_S)
+
+
 def refusals(racelab, env):
     """Another host than loopback needs a token (checked before any server starts)."""
     for extra, want in ((["--web", "0.0.0.0:0"], "--web-token"),
@@ -108,6 +145,7 @@ def refusals(racelab, env):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--racelab", required=True)
+    ap.add_argument("--source", required=True, help="the source tree (tests/fixtures/step/)")
     ap.add_argument("--out", required=True, help="a folder for the screenshot and the browser's files")
     args = ap.parse_args()
     out = os.path.abspath(args.out)
@@ -243,6 +281,7 @@ def main():
         if run_dirs_under(base):
             fail("cluster folders are left: %s" % run_dirs_under(base))
         print("port %d closed, no postgres process and no cluster folder left" % port)
+        lock_queue(driver, args.racelab, env, base, args.source)
         sigterm_with_a_stream_open(args.racelab, env, base)
         # q + Enter in the terminal ends it as the page's Quit does.
         proc = subprocess.Popen([args.racelab, "step", "lock-hold-wait", "--web", "0"], stdin=subprocess.PIPE,
