@@ -21,6 +21,9 @@ using Clock = std::chrono::steady_clock;
 constexpr milliseconds kStreamSlice{100};  // how often an event stream looks for Stop()
 constexpr milliseconds kHeartbeat{10000};  // a comment line keeps proxies and the browser happy
 constexpr milliseconds kReadyWait{2000};   // Start(): until the listening thread runs
+// Request threads: each open page holds one for its event stream (a class on --web-token may
+// open many); the rest serve the POSTs. cpp-httplib's default is 8.
+constexpr size_t kThreads = 48;
 
 void Reply(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
@@ -117,6 +120,7 @@ struct StepWebServer::Impl {
   }
 
   void Routes() {
+    server.new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
     server.set_keep_alive_max_count(1);
     server.set_read_timeout(1, 0);
     server.set_write_timeout(1, 0);

@@ -9,6 +9,8 @@
 // 403; a POST without the header `X-Racelab: step` (the page sends it; a form on another site
 // cannot) gets 403 too. The CLI refuses a non-loopback address without a token.
 //
+// Capacity: 48 request threads; each open page holds one for its event stream (47 pages at once).
+//
 // Deadlines: a connection is read for at most 1 s and written for at most 1 s per write; one
 // request per connection (no keep-alive to wait out); an event stream checks for the server's stop
 // every 100 ms. Stop() therefore returns within about a second, with the port closed.

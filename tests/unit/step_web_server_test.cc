@@ -219,5 +219,43 @@ TEST_F(StepWebServerTest, StopEndsAnOpenStreamAndClosesThePort) {
   EXPECT_FALSE(after.Get("/"));  // the port is closed
 }
 
+TEST_F(StepWebServerTest, TwelveOpenPagesLeaveRoomForTheKeys) {
+  // cpp-httplib's default pool (8 threads) would be taken by the streams; a class has more pages.
+  // (Opening twelve at once takes about a second: cpp-httplib 0.11 listens with a backlog of 5,
+  // so some connects are retried after the kernel's 1 s SYN timeout.)
+  Start();
+  const auto t_open = Clock::now();
+  constexpr int kPages = 12;
+  std::vector<std::promise<void>> opened(kPages);
+  std::vector<std::thread> readers;
+  for (int i = 0; i < kPages; ++i) {
+    readers.emplace_back([this, &opened, i] {
+      bool first = true;
+      Client().Get("/events", [&](const char*, size_t) {
+        if (first) opened[i].set_value();
+        first = false;
+        return true;
+      });
+      if (first) opened[i].set_value();
+    });
+  }
+  for (auto& o : opened)  // each promise is kept, opened or not: the readers always end
+    EXPECT_EQ(o.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  const auto t_post = Clock::now();
+  auto next = Client().Post("/next", Post(), "", "text/plain");
+  EXPECT_TRUE(next && next->status == 200);
+  std::cout << "open "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(t_post - t_open).count()
+            << " ms, POST "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t_post).count()
+            << " ms\n";
+  const auto t0 = Clock::now();
+  server_->Stop();
+  for (auto& r : readers) r.join();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  EXPECT_LT(ms, 1500);
+  std::cout << "Stop() with " << kPages << " open streams: " << ms << " ms\n";
+}
+
 }  // namespace
 }  // namespace racelab::web
