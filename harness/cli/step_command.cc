@@ -11,6 +11,7 @@
 #include "harness/cli/app.h"
 #include "harness/cli/run_plan.h"
 #include "harness/cli/step_ui.h"
+#include "harness/cli/step_web.h"
 #include "harness/cli/terminal.h"
 #include "harness/engine_registry/open_engine.h"
 #include "harness/engine_registry/registry.h"
@@ -43,7 +44,13 @@ constexpr const char* kStepHelp =
     "  q  quit (removes everything; so does Ctrl-C)\n"
     "In a pipe: each step as a transcript line (isolationtester's form), with the waits and the "
     "locks;\n"
-    "commands are stdin lines: empty or n (next), a session's name or number, n NAME, b, q.\n\n"
+    "commands are stdin lines: empty or n (next), a session's name or number, n NAME, b, q.\n"
+    "In a browser (--web [HOST:]PORT): the same walk as one self-contained page on 127.0.0.1 (no\n"
+    "network needed), pushed live: Next, a session's button, Back to start, Quit (keys Space, "
+    "1-9,\n"
+    "b, q); the terminal prints the URL, q + Enter there or Ctrl-C ends it. --web 0 picks a free\n"
+    "port. Another host than loopback is refused unless --web-token TOKEN is given; the URL then\n"
+    "carries ?token=TOKEN and every request without it is refused.\n\n"
     "Examples:\n"
     "  racelab step lock-hold-wait                      b waits for a's row lock, live\n"
     "  racelab step anomaly-g0 --isolation rr           an ordered scenario, its first order\n"
@@ -109,6 +116,12 @@ CLI::App* AddStepSubcommand(CLI::App& app, StepArgs* args) {
       ->excludes(order);
   step->add_flag("--keep", args->keep,
                  "After the last step leave the server up (q or Ctrl-C removes it)");
+  step->add_option("--web", args->web,
+                   "[HOST:]PORT: serve the walk as a page in a browser (HOST 127.0.0.1 by "
+                   "default; PORT 0: a free one); a host other than loopback needs --web-token");
+  step->add_option("--web-token", args->web_token,
+                   "With --web: a secret of 16-128 of A-Z a-z 0-9 - _ that the page's URL "
+                   "carries (?token=…); every request without it is refused");
   step->add_option("--pg-bindir", args->pg_bindir, "PostgreSQL binaries for the embedded cluster");
   step->add_option("--connect-timeout-ms", args->connect_timeout_ms,
                    "Deadline of one connection attempt, in ms")
@@ -151,6 +164,12 @@ int StepCommand(const StepArgs& args, const StopFlag* stop) {
                           SanitizeForTerminal(item.scenario), IsolationName(item.isolation),
                           item.permutation > 0 ? fmt::format(", order {}", item.permutation) : "",
                           items.size()));
+  }
+  if (!args.web_token.empty() && args.web.empty())
+    return UsageError("--web-token goes with --web [HOST:]PORT");
+  if (!args.web.empty()) {
+    if (Status web = CheckStepWebArgs(args.web, args.web_token); !web.ok())
+      return UsageError(web.message());
   }
   std::vector<InstructorStep> order;
   if (!args.permutation.empty()) {
@@ -202,8 +221,12 @@ int StepCommand(const StepArgs& args, const StopFlag* stop) {
         return kept_note;
       };
     }
-    code = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) ? RunStepScreen(ui)
-                                                         : RunStepPipe(ui, std::cout);
+    if (!args.web.empty()) {
+      code = RunStepWeb(ui, args.web, args.web_token, std::cout);
+    } else {
+      code = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) ? RunStepScreen(ui)
+                                                           : RunStepPipe(ui, std::cout);
+    }
     session.Quit();
     if (!kept.empty()) {
       Status dropped =

@@ -21,6 +21,8 @@ struct StepArgs {
   int order = 0;            // --order N: an ordered scenario's permutation N (0: the first)
   std::string permutation;  // --permutation "a.x b.y": the order Next() follows
   bool keep = false;
+  std::string web;        // --web [HOST:]PORT: serve the walk as a page (step_web.h); "" = no
+  std::string web_token;  // --web-token: the page's URL carries ?token=…; needed off loopback
   std::string pg_bindir;
   long connect_timeout_ms = 10000;
 };
