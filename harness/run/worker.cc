@@ -313,6 +313,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       RunProbe(step, &ev);
       break;
     case StepKind::kBarrier:
+    case StepKind::kProgram:  // an exec session runs RunProgram() instead (worker_program.cc)
       break;
   }
   if (!ev.sqlstate.empty()) HandleError(step, ev);
