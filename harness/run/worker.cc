@@ -25,6 +25,7 @@ Worker::Worker(TrialContext* ctx, int session_index, const PlannedSession* sessi
 }
 
 WorkerOutput Worker::Run() {
+  if (!session_->exec.empty()) return RunProgram();
   const auto& steps = session_->steps;
   while (next_index_ < steps.size()) {
     size_t i = next_index_++;
