@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <tuple>
 
 #include "harness/model/isolation.h"
 #include "reports/format_util.h"
@@ -105,6 +106,19 @@ Json TrialJson(const TrialVerdict& t) {
     PutIfSet(sj, "error_code", s.error_code);
     PutIfSet(sj, "message", s.message);
     sj["attempts"] = s.attempts;
+    if (s.program) {  // an exec session's program (docs/race-your-own-code.md)
+      const SessionResult::Program& p = *s.program;
+      Json pj = {{"ended", p.ended}};
+      if (p.exit_code >= 0) pj["exit_code"] = p.exit_code;
+      for (auto [name, tail, truncated, bytes] :
+           {std::tuple{"stdout", &p.stdout_tail, p.stdout_truncated, p.stdout_bytes},
+            std::tuple{"stderr", &p.stderr_tail, p.stderr_truncated, p.stderr_bytes}}) {
+        Json o = {{"tail", *tail}, {"bytes", bytes}};
+        if (truncated) o["truncated"] = true;
+        pj[name] = std::move(o);
+      }
+      sj["program"] = std::move(pj);
+    }
     sessions.push_back(std::move(sj));
   }
   j["sessions"] = std::move(sessions);

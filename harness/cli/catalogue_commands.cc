@@ -53,6 +53,9 @@ std::string StepLine(const Step& s) {
     case StepKind::kTerminate:
       value = s.target;
       break;
+    case StepKind::kProgram:  // a stretch of an exec session's program: its pause point
+      return s.name == "start" ? "start: the program, until its first pause point"
+                               : fmt::format("{}: released from pause point {}", s.name, s.name);
     case StepKind::kBegin:
     case StepKind::kCommit:
     case StepKind::kRollback:

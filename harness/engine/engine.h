@@ -152,6 +152,18 @@ class Engine {
   // ResetWorkspace (an engine uses a connection of its own for it).
   virtual Status EndTrial(SteadyTime deadline) { return Status::Ok(); }
 
+  // What an exec session's program (docs/race-your-own-code.md) connects with, in RACELAB_DSN: the
+  // workspace `workspace` as the role scenario SQL runs as (confinement), shown by the server as
+  // "racelab:<label>", its transactions at `level` unless it says otherwise, with the session's
+  // `settings`. PostgreSQL: libpq key=value (search_path, default_transaction_isolation and the
+  // settings in `options`). Contains the role's password: never print it. Errors: kUsage when
+  // this engine cannot run programs yet. Pure and safe from any thread.
+  virtual Result<std::string> ProgramDsn(
+      const std::string& workspace, const std::string& label, IsolationLevel level,
+      const std::vector<std::pair<std::string, std::string>>& settings) const {
+    return Status::Usage(name() + " cannot run exec sessions yet (PostgreSQL can)");
+  }
+
   // The statement(s) that open a transaction at `level`, e.g. "BEGIN ISOLATION LEVEL READ
   // COMMITTED".
   virtual std::string BeginSql(IsolationLevel level) const = 0;

@@ -41,6 +41,8 @@ int64_t PathLatenessUs(const TrialResult& result, const std::string& session, in
       case StepKind::kProbe:  // its thread's and the control connection's backend's run-queue delay
         late += std::max<int64_t>(0, ev.late_us);
         break;
+      case StepKind::kProgram:  // a program's own lateness is not measured
+        break;
     }
   }
   return late;
@@ -71,6 +73,7 @@ bool IsStatement(StepKind kind) {
     case StepKind::kBarrier:
     case StepKind::kAwaitBlocked:
     case StepKind::kAwaitEnded:
+    case StepKind::kProgram:
       return false;
   }
   return false;

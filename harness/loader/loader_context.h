@@ -64,6 +64,10 @@ bool CheckReferences(LoadContext& ctx, const Ref& ref, const std::string& text,
 // session_parser.cc: reads `sessions` into ctx.scenario.sessions.
 void ReadSessions(LoadContext& ctx, const Ref& ref);
 
+// exec_parser.cc: a session's `exec` (the program, found on PATH or from the file's folder) and
+// `pauses`, into `session` with its kProgram steps; errors at the field, as elsewhere.
+void ReadExec(LoadContext& ctx, const Fields& fields, SessionSpec& session);
+
 // session_checks.cc: once every session is read, checks barriers (each met by at least two session
 // instances, listed equally often and in the same order by the roles that share it) and
 // await_blocked/terminate targets.

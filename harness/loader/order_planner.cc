@@ -53,6 +53,7 @@ Status ApplyPermutation(const Permutation& perm, PlanItem* item) {
     }
     PlannedStep step = *it;
     step.order_entry = static_cast<int>(k);
+    if (step.kind == StepKind::kProgram) step.barrier.clear();  // the order releases the point
     // A hand-over: this step waits for the one before it, another session's, to end or wait.
     if (prev_session >= 0 && prev_session != s) step.await_entry = static_cast<int>(k) - 1;
     // isolationtester launches a session's step only once its previous step is reported complete,
@@ -67,6 +68,22 @@ Status ApplyPermutation(const Permutation& perm, PlanItem* item) {
     item->order_entries.push_back(PlannedOrderEntry{entry.session, entry.step, entry.once});
     steps[static_cast<size_t>(s)].push_back(std::move(step));
     prev_session = s;
+  }
+  for (size_t i = 0; i < item->sessions.size(); ++i) {
+    // A program cannot skip a pause point nor pass one twice: an exec session's stretches are each
+    // listed once, in its order.
+    const PlannedSession& session = item->sessions[i];
+    if (session.exec.empty()) continue;
+    std::vector<std::string> want, got;
+    for (const PlannedStep& p : session.steps) want.push_back(p.name);
+    for (const PlannedStep& p : steps[i]) got.push_back(p.name);
+    if (want != got) {
+      return Status::Usage(fmt::format(
+          "{}:{}:{}: order: session '{}' runs a program: list each of its steps once, in its order "
+          "({}), not {}",
+          item->file, perm.loc.line, perm.loc.column, session.role, fmt::join(want, ", "),
+          got.empty() ? "none" : fmt::format("{}", fmt::join(got, ", "))));
+    }
   }
   for (size_t i = 0; i < item->sessions.size(); ++i) item->sessions[i].steps = std::move(steps[i]);
   item->params.emplace_back(kOrderParam, PermutationName(perm));

@@ -132,6 +132,10 @@ PlannedSession PlanRole(ParamResolver& ev, const SessionSpec& role, const std::s
                         long trial_timeout_ms) {
   PlannedSession planned;
   planned.role = role.name;
+  for (size_t a = 0; a < role.exec.size(); ++a)
+    planned.exec.push_back(ev.Text(role.exec[a], fmt::format("{}.exec[{}]", path, a)));
+  planned.program = role.program;
+  planned.exec_dir = role.exec_dir;
   planned.node = role.node;
   planned.node_loc = role.node_loc;
   if (!role.node.empty()) planned.node_field = path + ".node";

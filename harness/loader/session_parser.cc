@@ -114,7 +114,8 @@ void ReadSession(LoadContext& ctx, const Ref& ref, size_t role) {
   session.loc = ctx.reader.Loc(ref.mark);
   size_t errors_before = ctx.reader.error_count();
   std::optional<Fields> fields = ctx.reader.Map(
-      ref, {"name", "count", "node", "settings", "retry", "steps"}, {"name", "steps"});
+      ref, {"name", "count", "node", "settings", "retry", "steps", "exec", "pauses", "timeout_ms"},
+      {"name"});
   // A misspelt key (say `cont:`) hides the real count: do not judge barriers by the default.
   if (ctx.reader.error_count() != errors_before) ctx.role_counts[role] = std::nullopt;
   if (!fields) return;
@@ -153,6 +154,11 @@ void ReadSession(LoadContext& ctx, const Ref& ref, size_t role) {
       session.node_loc = ctx.reader.Loc(r->mark);
     }
   }
+  if (fields->Get("steps") == nullptr && fields->Get("exec") == nullptr) {
+    ctx.reader.Error(ref.mark, JoinPath(ref.path, "steps"),
+                     "missing required key 'steps' (or exec: [program, args…] to run a program)");
+  }
+  ReadExec(ctx, *fields, session);  // exec: and pauses: (exec_parser.cc)
   if (const Ref* r = fields->Get("settings")) ReadSettings(ctx, *r, session);
   if (const Ref* r = fields->Get("retry")) ReadRetry(ctx, *r, session);
   if (const Ref* r = fields->Get("steps")) {

@@ -67,6 +67,7 @@ std::vector<std::string> ModifiersOf(StepKind kind) {
     case StepKind::kBarrier:
     case StepKind::kSleep:
     case StepKind::kTerminate:
+    case StepKind::kProgram:  // never written (no file key)
       return {"name"};
   }
   return {"name"};
@@ -76,6 +77,7 @@ const std::vector<KindInfo>& Kinds() {
   static const std::vector<KindInfo> kKinds = [] {
     std::vector<KindInfo> kinds;
     for (const StepKindInfo& k : kStepKinds) {
+      if (k.file_key.empty()) continue;  // made by the loader, never written (kProgram)
       kinds.push_back({k.file_key, k.kind, k.takes_value, ModifiersOf(k.kind)});
     }
     return kinds;
@@ -234,6 +236,7 @@ void ReadKindValue(LoadContext& ctx, const KindInfo& info, const Ref& ref,
     case StepKind::kBegin:  // begin, commit and rollback take no value
     case StepKind::kCommit:
     case StepKind::kRollback:
+    case StepKind::kProgram:  // no file key: never read here
       break;
   }
 }

@@ -75,6 +75,12 @@ struct PlannedSession {
   std::vector<std::pair<std::string, std::string>> settings;
   std::optional<PlannedRetry> retry;
   std::vector<PlannedStep> steps;
+  // An exec session (SessionSpec::exec): its argv as written, the program found (absolute) and its
+  // working directory; `steps` are then its kProgram stretches, a pause step's `barrier` the
+  // pause point (met by every instance that lists it; empty in an ordered item). Empty: steps.
+  std::vector<std::string> exec;
+  std::string program;
+  std::string exec_dir;
 };
 
 struct PlannedOutcome {

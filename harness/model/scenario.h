@@ -62,6 +62,10 @@ enum class StepKind {
   kRollback,    // ROLLBACK
   kTerminate,   // the monitor calls pg_terminate_backend() on every instance of `target`
   kProbe,       // a query on racelab's control connection, between this session's steps
+  // One stretch of an exec session's program (SessionSpec::exec): from its start (the step
+  // `start`) or from the release of a pause point (the step named after it) to its next pause
+  // point or its exit. Never written in a file: the loader makes one per pause point.
+  kProgram,
 };
 
 // What a session does when a statement fails (SQLSTATE or lost connection).
@@ -121,7 +125,18 @@ struct SessionSpec {
   // 200ms).
   std::vector<std::pair<std::string, std::string>> settings;
   std::optional<RetrySpec> retry;
+  // Steps as written; for an exec session the loader's kProgram steps: `start`, then one per pause.
   std::vector<Step> steps;
+  // `exec: [program, args…]` (docs/race-your-own-code.md): the session runs this program, one
+  // process per instance per trial, instead of steps. `program` is exec[0] found: an absolute
+  // path (a name without '/' looked up on PATH, a relative path taken from the scenario file's
+  // folder); `exec_dir` is that folder, the program's working directory. Empty: a session of steps.
+  std::vector<std::string> exec;
+  std::string program;
+  std::string exec_dir;
+  SourceLoc exec_loc;
+  // `pauses: [after_read, …]`: the pause points the program reaches, in this order.
+  std::vector<std::string> pauses;
 };
 
 // What makes a session a winner and what it claimed.

@@ -43,7 +43,7 @@ struct StepKindInfo {
 };
 
 // In the order the scenario-format docs list them (the loader's "expected one of" follows it).
-inline constexpr std::array<StepKindInfo, 10> kStepKinds = {{
+inline constexpr std::array<StepKindInfo, 11> kStepKinds = {{
     // kind                   file_key         report_name      value  sql    lock   recorded wait
     {StepKind::kBegin, "begin", "begin", false, true, false, true, false},
     {StepKind::kSql, "sql", "sql", true, true, true, true, false},
@@ -58,6 +58,9 @@ inline constexpr std::array<StepKindInfo, 10> kStepKinds = {{
     // session's
     // connection, and a wait seen on the session is never its own.
     {StepKind::kProbe, "probe", "probe", true, false, false, false, false},
+    // A stretch of an exec session's program (no file key: the loader makes these steps). The
+    // program's statements run on a connection of its own, which the monitor does not watch yet.
+    {StepKind::kProgram, "", "program", false, false, false, false, false},
 }};
 
 // The number of rows `kind` has in kStepKinds. The switch has no default on purpose: a new StepKind
@@ -74,6 +77,7 @@ constexpr int RowsOf(StepKind kind) {
     case StepKind::kCommit:
     case StepKind::kRollback:
     case StepKind::kProbe:
+    case StepKind::kProgram:
       break;
   }
   int rows = 0;

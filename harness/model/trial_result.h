@@ -106,6 +106,18 @@ struct SessionResult {
   std::string error_code;  // that error's engine code ("SQLITE_BUSY", "1205"), empty when none
   std::string message;
   int attempts = 1;  // transaction attempts (retries + 1)
+  // An exec session's program (docs/race-your-own-code.md): how it ended and the last of its
+  // output. Unset for a session of steps.
+  struct Program {
+    // "exited 0", "exited 1", "killed by signal 9", "killed: …" (why racelab killed it), "not
+    // started: …".
+    std::string ended;
+    int exit_code = -1;                    // its exit status; -1 when it did not exit by itself
+    std::string stdout_tail, stderr_tail;  // the last kOutputTailBytes of each, as bytes
+    bool stdout_truncated = false, stderr_truncated = false;  // earlier output was dropped
+    int64_t stdout_bytes = 0, stderr_bytes = 0;               // all it wrote
+  };
+  std::optional<Program> program;
 };
 
 struct FinalValue {

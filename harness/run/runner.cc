@@ -90,9 +90,22 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
     pids.push_back(pid);
     std::set<std::string> listed;
     for (const auto& st : s.steps) {
-      if (st.kind == StepKind::kBarrier) listed.insert(st.barrier);
+      // A barrier step, or an exec session's pause point met by every instance that lists it.
+      if (st.kind == StepKind::kBarrier || (st.kind == StepKind::kProgram && !st.barrier.empty()))
+        listed.insert(st.barrier);
     }
     for (const auto& b : listed) ++parties[b];
+    if (!s.exec.empty()) {  // RACELAB_DSN: the trial's workspace, as the confined role
+      ctx.program_dsns.resize(item.sessions.size());
+      ctx.program_dsn_errors.resize(item.sessions.size());
+      Result<std::string> dsn =
+          engine.ProgramDsn(conns.schema(), s.label, item.isolation, s.settings);
+      if (dsn.ok()) {
+        ctx.program_dsns[i] = std::move(dsn.value());
+      } else {
+        ctx.program_dsn_errors[i] = dsn.status().message();
+      }
+    }
   }
   for (const auto& [name, n] : parties) ctx.barriers[name] = std::make_unique<Barrier>(n);
   TrialEvents events;

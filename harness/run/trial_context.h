@@ -59,6 +59,10 @@ struct TrialContext {
   // (Session::Cancel is safe from any thread; nothing else may be called on another's connection).
   std::vector<Session*> sessions;
   std::atomic<bool> abort{false};  // set by the runner when the trial is abandoned; workers stop
+  // Exec sessions (PlannedSession::exec), by session index: RACELAB_DSN (Engine::ProgramDsn), or
+  // "" with the reason in program_dsn_errors. Empty vectors when the item runs no program.
+  std::vector<std::string> program_dsns;
+  std::vector<std::string> program_dsn_errors;
 
   // Stops the trial: workers see `abort`, every barrier wakes its waiters. Safe from any thread.
   void Abandon() {

@@ -54,6 +54,12 @@ const char* TrialEventKindName(TrialEvent::Kind kind) {
       return "held by the gate";
     case TrialEvent::Kind::kGateReleased:
       return "released by the gate";
+    case TrialEvent::Kind::kPauseReached:
+      return "pause point reached";
+    case TrialEvent::Kind::kPauseReleased:
+      return "pause point released";
+    case TrialEvent::Kind::kProgramEnded:
+      return "program ended";
     case TrialEvent::Kind::kStepEnded:
       return "step ended";
     case TrialEvent::Kind::kTrialEnded:

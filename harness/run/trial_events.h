@@ -32,8 +32,13 @@ struct TrialEvent {
     kLockSnapshot,  // held and awaited locks of every session after a step: `locks`
     kGateHeld,      // the step gate holds session/step on purpose: the trial is paused
     kGateReleased,  // … and lets it go
-    kStepEnded,     // a session's step ended: `ended` is its record (the runner's StepEvent)
-    kTrialEnded,    // the workers were joined
+    // An exec session's program (docs/race-your-own-code.md): it reached a pause point (`step`
+    // is the point's name) and waits there; racelab let it go on; it ended (`message`: how).
+    kPauseReached,
+    kPauseReleased,
+    kProgramEnded,
+    kStepEnded,   // a session's step ended: `ended` is its record (the runner's StepEvent)
+    kTrialEnded,  // the workers were joined
   };
   Kind kind = Kind::kStepStarted;
   int64_t at_us = 0;                    // µs since the trial's start, when it was published
@@ -45,7 +50,7 @@ struct TrialEvent {
   std::optional<StepEvent> ended;       // kStepEnded
   std::optional<WaitObservation> wait;  // kWaiting
   std::optional<LockSnapshot> locks;    // kLockSnapshot (nullopt when the look failed: `message`)
-  std::string message;                  // kLockSnapshot: why there is no snapshot; else ""
+  std::string message;  // kLockSnapshot: why there is no snapshot; kProgramEnded: how; else ""
 };
 
 class TrialEvents {

@@ -25,6 +25,7 @@ Worker::Worker(TrialContext* ctx, int session_index, const PlannedSession* sessi
 }
 
 WorkerOutput Worker::Run() {
+  if (!session_->exec.empty()) return RunProgram();
   const auto& steps = session_->steps;
   while (next_index_ < steps.size()) {
     size_t i = next_index_++;
@@ -313,6 +314,7 @@ void Worker::RunStep(size_t index, const PlannedStep& step) {
       RunProbe(step, &ev);
       break;
     case StepKind::kBarrier:
+    case StepKind::kProgram:  // an exec session runs RunProgram() instead (worker_program.cc)
       break;
   }
   if (!ev.sqlstate.empty()) HandleError(step, ev);

@@ -39,6 +39,12 @@ class Worker {
 
  private:
   void RunStep(size_t index, const PlannedStep& step);
+  // An exec session (worker_program.cc): its program's stretches as steps, its pause points met
+  // as barriers (or released by the gate), the process killed by the time it returns.
+  WorkerOutput RunProgram();
+  // The program failed the trial (`why`, with its last output): the session fails, the trial is
+  // abandoned and every other session's statement cancelled.
+  void ProgramFailed(StepEvent* ev, const std::string& why, bool scenario_error);
   // Asks the trial's gate (step_gate.h) whether `turn` may start; a refusal fails the session and,
   // when the gate says so, ends the trial (an order that cannot go on: ordered_gate.h).
   void AwaitGate(const GateTurn& turn);

@@ -107,7 +107,8 @@ TEST(ScenarioErrorsTest, UnknownKey) {
   std::string msg = ErrorOf(With({{7, "    cont: ${workers}"}}));
   EXPECT_THAT(msg,
               StartsWith("t.yaml:7:5: sessions[0].cont: unknown key 'cont' (did you mean "
-                         "'count'? expected one of: name, count, node, settings, retry, steps)"));
+                         "'count'? expected one of: name, count, node, settings, retry, steps, "
+                         "exec, pauses, timeout_ms)"));
   EXPECT_THAT(msg, Not(HasSubstr("barrier")));  // no cascade from the unknown count
   EXPECT_THAT(ErrorOf(With({{15, "expectt: { winners: 1 }"}})),
               StartsWith("t.yaml:15:1: expectt: unknown key 'expectt' (did you mean 'expect'?"));

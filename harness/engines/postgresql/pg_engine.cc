@@ -10,6 +10,7 @@
 #include "harness/engines/postgresql/errors.h"
 #include "harness/engines/postgresql/monitor.h"
 #include "harness/engines/postgresql/prepared_xacts.h"
+#include "harness/engines/postgresql/program_dsn.h"
 #include "harness/engines/postgresql/server_log.h"
 #include "harness/engines/postgresql/session_reset.h"
 #include "harness/engines/postgresql/spec/transcript_runner.h"
@@ -264,6 +265,12 @@ Status PostgresEngine::DropWorkspace(const std::string& name, SteadyTime deadlin
                      deadline);
   if (!r.ok()) return Status::Database(fmt::format("cannot drop schema {}: {}", name, r.message));
   return Status::Ok();
+}
+
+Result<std::string> PostgresEngine::ProgramDsn(
+    const std::string& workspace, const std::string& label, IsolationLevel level,
+    const std::vector<std::pair<std::string, std::string>>& settings) const {
+  return ProgramConninfo(session_conninfo(), workspace, label, level, settings);
 }
 
 std::string PostgresEngine::BeginSql(IsolationLevel level) const {

@@ -71,6 +71,9 @@ class PostgresEngine : public Engine {
   // when the server allows none (max_prepared_transactions = 0, as on the embedded cluster).
   Status EndTrial(SteadyTime deadline) override;
 
+  Result<std::string> ProgramDsn(
+      const std::string& workspace, const std::string& label, IsolationLevel level,
+      const std::vector<std::pair<std::string, std::string>>& settings) const override;
   std::string BeginSql(IsolationLevel level) const override;
   std::string BeginSqlWith(IsolationLevel level, const TransactionModes& modes) const override;
   bool Committed(const QueryResult& commit) const override;

@@ -1,0 +1,182 @@
+// Exec sessions on the embedded PostgreSQL (docs/race-your-own-code.md): the shipped examples'
+// verdicts, what a program gets in its environment, the order of pause points, and programs that
+// hang, crash, flood their output or lack a module — each an `error` with the program's output,
+// within its deadline, with nothing of its process group left.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/pg_test_env.h"
+#include "tests/integration/scenario_runner.h"
+#include "tests/integration/subprocess.h"
+
+namespace racelab::testing {
+namespace {
+
+const std::string kExamples = std::string(RACELAB_SOURCE_DIR) + "/examples/claim-worker/";
+const std::string kFixtures = std::string(RACELAB_SOURCE_DIR) + "/tests/fixtures/exec/";
+
+// Every "pid N" / "child N" a program printed, from every trial's sessions.
+std::vector<pid_t> PrintedPids(const ResultSummary& r) {
+  std::vector<pid_t> pids;
+  static const std::regex kPid("(pid|child) ([0-9]+)");
+  for (const TrialVerdict& t : r.trial_details) {
+    for (const SessionResult& s : t.result.sessions) {
+      if (!s.program) continue;
+      const std::string& out = s.program->stdout_tail;
+      for (auto it = std::sregex_iterator(out.begin(), out.end(), kPid);
+           it != std::sregex_iterator(); ++it)
+        pids.push_back(static_cast<pid_t>(std::stol((*it)[2])));
+    }
+  }
+  return pids;
+}
+
+void ExpectGone(const std::vector<pid_t>& pids) {
+  for (pid_t pid : pids) {
+    errno = 0;
+    EXPECT_NE(::kill(pid, 0), 0) << "process " << pid << " survived its trial";
+    EXPECT_EQ(errno, ESRCH) << pid;
+  }
+}
+
+// One trial of `fixture`: an error whose message has every one of `words`, within `max_ms`.
+void ExpectErrorTrial(const std::string& fixture, const std::vector<std::string>& words,
+                      double max_ms, size_t min_pids) {
+  const auto start = std::chrono::steady_clock::now();
+  ScenarioRun run = RunScenario(kFixtures + fixture, 1, {}, {kRc});
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(run.error.empty()) << run.error;
+  ASSERT_EQ(run.results.size(), 1u);
+  const ResultSummary& r = run.results[0];
+  EXPECT_EQ(r.verdict, Verdict::kError);
+  for (const std::string& w : words)
+    EXPECT_NE(r.error.find(w), std::string::npos) << w << " in: " << r.error;
+  EXPECT_LT(ms, max_ms) << r.error;
+  const std::vector<pid_t> pids = PrintedPids(r);
+  EXPECT_GE(pids.size(), min_pids) << r.error;  // a partner may be killed before it prints
+  ExpectGone(pids);
+}
+
+TEST(ExecSessions, TheNaiveClaimExecutesTheJobTwiceInEveryTrial) {
+  ScenarioRun run = RunScenario(kExamples + "naive-claim.yaml", 5, {}, {kRc});
+  ExpectAllPass(run, 5, 1);
+}
+
+TEST(ExecSessions, TheGuardedCasClaimHasOneWinner) {
+  ScenarioRun run = RunScenario(kExamples + "guarded-cas-claim.yaml", 5, {}, {kRc});
+  ExpectAllPass(run, 5, 1);
+}
+
+TEST(ExecSessions, AProgramGetsItsSchemaLevelAndNames) {
+  ScenarioRun run = RunScenario(kFixtures + "env.yaml", 1, {}, {kRc, kSer});
+  ExpectAllPass(run, 1, 2);
+}
+
+TEST(ExecSessions, AnOrderReleasesPausePointsOneSessionAtATime) {
+  ScenarioRun run = RunScenario(kFixtures + "ordered.yaml", 3, {}, {kRc});
+  ExpectAllPass(run, 3, 2);
+}
+
+TEST(ExecSessions, AWorkerThatNeverReachesItsPausePointIsAnErrorWithItsOutput) {
+  ExpectErrorTrial("hang.yaml",
+                   {"stuck: program: did not reach pause point 'after_read' within 800 ms; killed",
+                    "stuck before after_read"},
+                   5000, 2);
+}
+
+TEST(ExecSessions, AWorkerThatCrashesIsAnErrorWithItsOutput) {
+  ExpectErrorTrial("crash.yaml",
+                   {"crash: program: killed by signal 11",
+                    "before it reached pause point "
+                    "'after_read'",
+                    "stderr: about to crash"},
+                   5000, 1);
+}
+
+TEST(ExecSessions, AWorkerThatPrintsTenMegabytesIsKilledAtEightMebibytes) {
+  ExpectErrorTrial("flood.yaml",
+                   {"flood: program: killed: it wrote more than 8 MiB to stdout", "stdout: …xxxx"},
+                   10000, 0);  // its pid line was pushed out of the kept 64 KiB
+}
+
+TEST(ExecSessions, AMissingPythonModuleIsTheProgramsExitAndStderr) {
+  ExpectErrorTrial("no-module.yaml",
+                   {"worker: program: exited 1",
+                    "ModuleNotFoundError: No module named "
+                    "'racelab_no_such_module'"},
+                   5000, 0);
+}
+
+// Through the binary, as a user runs it: confined (the generated role logs in with RACELAB_DSN).
+TEST(ExecSessionsCli, TheExamplesRunConfinedAndTheirOutputIsInTheReport) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("racelab-exec-cli-" + std::to_string(::getpid()));
+  ProcessResult r =
+      RunProcess({RACELAB_BINARY, "run", kExamples + "naive-claim.yaml", "--trials", "3", "--dsn",
+                  TestConninfo(), "--allow-superuser", "--out", out.string(), "-q"},
+                 std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::ifstream in(out / "racelab.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::filesystem::remove_all(out);
+  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.err;
+  const nlohmann::json& trial = j["results"][0]["trial_details"][0];
+  ASSERT_EQ(trial["sessions"].size(), 2u) << trial.dump();
+  for (const nlohmann::json& s : trial["sessions"]) {
+    EXPECT_EQ(s["program"]["ended"], "exited 0") << s.dump();
+    EXPECT_EQ(s["program"]["stdout"]["tail"],
+              s["label"].get<std::string>() + ": claimed run 1 and executed it\n")
+        << s.dump();
+  }
+}
+
+TEST(ExecSessionsCli, TheShellSnippetPausesWithSocat) {
+  if (::access("/usr/bin/socat", X_OK) != 0) GTEST_SKIP() << "no socat";
+  ProcessResult r = RunProcess({RACELAB_BINARY, "run", kFixtures + "socat.yaml", "--trials", "2",
+                                "--dsn", TestConninfo(), "--allow-superuser", "-q"},
+                               std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST(ExecSessionsCli, CtrlCKillsTheProgramsWholeProcessGroup) {
+  const std::string pids_file =
+      (std::filesystem::temp_directory_path() / ("racelab-exec-pids-" + std::to_string(::getpid())))
+          .string();
+  std::filesystem::remove(pids_file);
+  Subprocess p({RACELAB_BINARY, "run", kFixtures + "sigint.yaml", "--trials", "1", "--dsn",
+                TestConninfo(), "--allow-superuser", "-q"},
+               {{"RACELAB_TEST_PIDS", pids_file}});
+  std::vector<pid_t> pids;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (pids.size() < 2 && std::chrono::steady_clock::now() < until) {  // the program's two lines
+    std::ifstream in(pids_file);
+    pids.clear();
+    for (long pid = 0; in >> pid;) pids.push_back(static_cast<pid_t>(pid));
+    if (pids.size() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(pids.size(), 2u) << "the program never started";
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(std::chrono::seconds(30));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_LT(r.elapsed_ms, 30000);
+  ExpectGone(pids);
+  std::filesystem::remove(pids_file);
+}
+
+}  // namespace
+}  // namespace racelab::testing
