@@ -164,6 +164,7 @@ std::string StepLabel(const StepEvent& e) {
       case StepKind::kAwaitEnded:
       case StepKind::kTerminate:
       case StepKind::kProbe:
+      case StepKind::kProgram:
         label = std::string(InfoOf(e.kind).report_name);
         break;
     }

@@ -15,7 +15,7 @@ struct ExitCodeRow {
   std::string_view codes;  // "0 … · 1 … · 2 …": each code with what it means, in ascending order
 };
 
-inline constexpr std::array<ExitCodeRow, 14> kExitCodes{{
+inline constexpr std::array<ExitCodeRow, 15> kExitCodes{{
     {"list",
      "0 listed · 2 usage, or a scenario or spec file that does not load · 130/143 interrupted"},
     {"explain", "0 shown · 2 usage, or the scenario does not load · 130/143 interrupted"},

@@ -45,6 +45,10 @@ std::vector<std::vector<std::string>> DescribeSteps(const PlanItem& item, const 
         case StepKind::kProbe:
           mine.push_back("probe: " + OneLine(st.sql));
           break;
+        case StepKind::kProgram:  // a stretch of an exec session's program, to its pause point
+          mine.push_back(st.barrier.empty() ? "program " + st.name
+                                            : "program to pause " + st.barrier);
+          break;
       }
     }
   }
