@@ -177,7 +177,7 @@ WorkerOutput Worker::RunProgram() {
                           ? "racelab was interrupted"
                           : "the trial was abandoned");
         ev.message = program->Outcome().ended;
-        failed_ = true;    // its remaining stretches are skipped
+        failed_ = true;   // its remaining stretches are skipped
         ctx_->Abandon();  // and nobody waits for it at a pause point
         break;
       case Kind::kOverflow:
