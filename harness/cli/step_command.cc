@@ -54,8 +54,8 @@ constexpr const char* kStepHelp =
     "Examples:\n"
     "  racelab step lock-hold-wait                      b waits for a's row lock, live\n"
     "  racelab step anomaly-g0 --isolation rr           an ordered scenario, its first order\n"
-    "  racelab step lock-hold-wait --permutation \"a.begin a.claim b.begin b.claim a.commit "
-    "b.commit\"\n"
+    "  racelab step lock-hold-wait --permutation \"a.begin1 a.claim b.begin2 b.claim a.commit "
+    "b.commit4\"\n"
     "  printf 'n\\nn\\nn\\nn\\nn\\nn\\n' | racelab step lock-hold-wait --set hold_ms=0   a "
     "transcript\n\n"
     "docs/step.md tells more.";
@@ -157,6 +157,16 @@ int StepCommand(const StepArgs& args, const StopFlag* stop) {
   if (!plan.ok()) return UsageError(plan.status().message());
   std::vector<PlanItem>& items = plan.value().plan.items;
   PlanItem item = items.front();
+  // A program's stretches run between its own pause points, not one statement per key: step mode
+  // does not walk them (a walk would wait at their barrier for a key that never comes).
+  for (const PlannedSession& s : item.sessions) {
+    if (!s.program.empty()) {
+      return UsageError(fmt::format(
+          "{}: session '{}' runs a program (exec:): racelab step walks SQL steps only; run it "
+          "with racelab run (docs/race-your-own-code.md)",
+          SanitizeForTerminal(item.scenario), SanitizeForTerminal(s.label)));
+    }
+  }
   if (items.size() > 1) {
     WriteNote(std::cerr,
               fmt::format("racelab: walking {} at {}{} ({} planned: --isolation, --order or "

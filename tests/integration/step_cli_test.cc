@@ -95,6 +95,23 @@ TEST(StepPipe, ASessionByNameAndAPermutation) {
   EXPECT_THAT(bad.err, HasSubstr("no session 'c' in lock-hold-wait (its sessions: a, b)"));
 }
 
+TEST(StepPipe, AnExecScenarioIsRefusedBeforeAnyServerStarts) {
+  // A program's stretches run between its own pause points; a walk would wait at their barrier for
+  // a key that never comes (a new user's trial: it hung and ignored SIGTERM). Refused, exit 2.
+  ProcessResult r =
+      Step(std::string(RACELAB_SOURCE_DIR) + "/examples/claim-worker/naive-claim.yaml", "n\nn\n");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("session 'worker.1' runs a program (exec:)"));
+  EXPECT_THAT(r.err, Not(HasSubstr("starting embedded")));
+  // The --help example's permutation names the steps the scenario has.
+  ProcessResult help = Step(
+      "lock-hold-wait --permutation 'a.begin1 a.claim b.begin2 b.claim "
+      "a.commit b.commit4' --set hold_ms=0",
+      "n\nn\nn\nn\nn\nn\n");
+  EXPECT_EQ(help.exit_code, 0) << help.out << help.err;
+  EXPECT_THAT(help.out, HasSubstr("<waiting for a (transactionid)>"));
+}
+
 TEST(StepPipe, AThreeSessionLockQueueOnPostgres) {
   // a takes the row, b waits for a, c waits behind b; a's commit lets b go, c still waits.
   ProcessResult r = Step(std::string(RACELAB_SOURCE_DIR) +
