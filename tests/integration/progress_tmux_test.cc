@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -42,7 +44,15 @@ class TmuxPane {
         Tmux({"new-session", "-d", "-c", cwd, "-x", std::to_string(width), "-y", "50", command});
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
-  ~TmuxPane() { Tmux({"kill-server"}); }
+  // The server is killed and its socket file removed (tmux leaves it in $TMUX_TMPDIR/tmux-UID).
+  ~TmuxPane() {
+    Tmux({"kill-server"});
+    const char* dir = std::getenv("TMUX_TMPDIR");
+    std::error_code ec;
+    std::filesystem::remove(std::filesystem::path(dir != nullptr && *dir != 0 ? dir : "/tmp") /
+                                ("tmux-" + std::to_string(getuid())) / socket_,
+                            ec);
+  }
 
   // The pane's whole text (history too), wrapped lines joined; `escapes`: with SGR sequences.
   std::string Capture(bool escapes = false) {

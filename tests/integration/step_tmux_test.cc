@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -44,7 +45,15 @@ class Pane {
     ProcessResult r = Tmux({"new-session", "-d", "-c", cwd, "-x", "80", "-y", "24", command});
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
-  ~Pane() { Tmux({"kill-server"}); }
+  // The server is killed and its socket file removed (tmux leaves it in $TMUX_TMPDIR/tmux-UID).
+  ~Pane() {
+    Tmux({"kill-server"});
+    const char* dir = std::getenv("TMUX_TMPDIR");
+    std::error_code ec;
+    std::filesystem::remove(std::filesystem::path(dir != nullptr && *dir != 0 ? dir : "/tmp") /
+                                ("tmux-" + std::to_string(getuid())) / socket_,
+                            ec);
+  }
 
   std::string Capture() { return Tmux({"capture-pane", "-p"}).out; }
   void Keys(const std::string& key) { Tmux({"send-keys", key}); }
