@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "harness/engines/postgresql/dsn.h"
@@ -92,7 +94,17 @@ Result<std::unique_ptr<ScenarioRole>> ScenarioRole::Create(const std::string& ad
     }
   }
   for (const std::string& grant : optional) {
-    r = role->admin_->Exec(grant, Deadline());
+    // Two racelab runs on one server grant on the same database (or parameter) at once: both
+    // update its catalog row's ACL, and the second may fail with "tuple concurrently updated"
+    // (XX000; PostgreSQL's simple_heap_update takes no lock for GRANT's ACL update). That is
+    // another run, not a refusal: try again, a few times, within the deadline.
+    for (int attempt = 1;; ++attempt) {
+      r = role->admin_->Exec(grant, Deadline());
+      const bool concurrent = !r.ok() && r.sqlstate == "XX000" &&
+                              r.message.find("tuple concurrently updated") != std::string::npos;
+      if (!concurrent || attempt == 10) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5 * attempt));
+    }
     if (!r.ok() && r.sqlstate != "42501") {
       return Status::Database(
           fmt::format("cannot grant the generated role {} what it needs: {} ({})", role->name_,
