@@ -82,6 +82,23 @@ class Pane {
   std::string last_;
 };
 
+// Every line of the pane fits 80 columns; then `q` ends the walk with exit 0 (the command writes
+// its exit code to `exit_file`; polled, with a deadline).
+void ExpectFitsAndQuits(Pane& pane, const std::string& exit_file) {
+  std::istringstream lines(pane.last());
+  for (std::string line; std::getline(lines, line);) {
+    size_t cols = 0;
+    for (char c : line) cols += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    EXPECT_LE(cols, 80u) << line;
+  }
+  pane.Keys("q");
+  const auto end = std::chrono::steady_clock::now() + seconds(30);
+  while (!std::filesystem::exists(exit_file) && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the exit file: a poll
+  }
+  EXPECT_EQ(Slurp(exit_file), "0\n");
+}
+
 // lock-hold-wait on `engine`: PostgreSQL lists the locks (pg_locks), MariaDB says it cannot.
 void Walk(const std::string& engine, const std::string& wait_type) {
   const bool pg = engine == "postgresql";
@@ -133,18 +150,7 @@ void Walk(const std::string& engine, const std::string& wait_type) {
   pane.Keys("Enter");  // a.commit: b's claim ends
   ASSERT_TRUE(pane.WaitFor("0 rows", seconds(10))) << pane.last();
   EXPECT_THAT(pane.last(), HasSubstr("waits: none"));
-  std::istringstream lines(pane.last());
-  for (std::string line; std::getline(lines, line);) {
-    size_t cols = 0;
-    for (char c : line) cols += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    EXPECT_LE(cols, 80u) << line;
-  }
-  pane.Keys("q");
-  const auto end = std::chrono::steady_clock::now() + seconds(30);
-  while (!std::filesystem::exists(exit_file) && std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the exit file: a poll
-  }
-  EXPECT_EQ(Slurp(exit_file), "0\n");
+  ExpectFitsAndQuits(pane, exit_file);
 }
 
 TEST(StepInTmux, LockHoldWaitOnPostgresAt80x24) { Walk("postgresql", "transactionid"); }
@@ -178,18 +184,7 @@ TEST(StepInTmux, AThreeSessionLockQueueOnPostgres) {
   pane.Keys("Enter");  // c.take: waits behind b
   ASSERT_TRUE(pane.WaitFor("waits: b -> a (transactionid), c -> b (tuple)", seconds(10)))
       << pane.last();
-  std::istringstream lines(pane.last());
-  for (std::string line; std::getline(lines, line);) {
-    size_t cols = 0;
-    for (char c : line) cols += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    EXPECT_LE(cols, 80u) << line;
-  }
-  pane.Keys("q");
-  const auto end = std::chrono::steady_clock::now() + seconds(30);
-  while (!std::filesystem::exists(exit_file) && std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the exit file: a poll
-  }
-  EXPECT_EQ(Slurp(exit_file), "0\n");
+  ExpectFitsAndQuits(pane, exit_file);
 }
 
 }  // namespace
