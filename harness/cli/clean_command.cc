@@ -11,6 +11,7 @@
 #include "harness/cli/app.h"
 #include "harness/engine_registry/open_engine.h"
 #include "harness/model/terminal_text.h"
+#include "harness/run/program_folders.h"
 
 namespace racelab::cli {
 namespace {
@@ -81,6 +82,21 @@ int CleanCommand(const std::string& dsn, long connect_timeout_ms, bool dry_run) 
     std::cout << fmt::format(
         "removed {} run folder(s) of dead embedded-server runs (with their servers)\n",
         CleanEmbeddedOrphans());
+  }
+  // The folders of exec sessions' programs of a killed racelab, and what is left of the programs.
+  const std::vector<std::string> programs = internal::DeadProgramFolders();
+  for (const std::string& o : programs) {
+    std::cout << SanitizeForTerminal((dry_run ? "would remove " : "removing ") +
+                                     ("exec session folder " + o))
+              << "\n";
+  }
+  if (!programs.empty()) {
+    std::cout << (dry_run ? fmt::format("{} exec session folder(s) of dead runs found (their "
+                                        "programs are ended first)\n",
+                                        programs.size())
+                          : fmt::format("removed {} exec session folder(s) of dead runs, after "
+                                        "ending what was left of their programs\n",
+                                        internal::CleanDeadProgramFolders()));
   }
   const std::vector<std::string> obsolete = ListObsoleteEmbeddedFiles();
   for (const std::string& o : obsolete) {

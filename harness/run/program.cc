@@ -16,6 +16,10 @@
 #include <cstring>
 #include <tuple>
 
+#include "harness/engines/embedded/files.h"
+#include "harness/engines/embedded/run_folders.h"
+#include "harness/run/program_folders.h"
+
 extern char** environ;
 
 namespace racelab::internal {
@@ -35,11 +39,13 @@ std::string Errno(const char* what) { return fmt::format("{}: {}", what, std::st
 
 Result<std::unique_ptr<Program>> Program::Start(ProgramSpec spec) {
   std::unique_ptr<Program> p(new Program());
-  const char* tmp = std::getenv("TMPDIR");
   std::string templ =
-      std::string(tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp") + "/racelab-exec-XXXXXX";
+      fmt::format("{}/{}{}-XXXXXX", ProgramFolderBase(), kProgramFolderPrefix, ::getpid());
   if (::mkdtemp(templ.data()) == nullptr) return Status::Internal(Errno("mkdtemp"));
   p->dir_ = templ;
+  // owner.pid and pgid let `racelab clean` end the program if racelab is killed
+  // (program_folders.h).
+  if (Status owner = embedded::WriteOwnerFile(p->dir_); !owner.ok()) return owner;
   p->socket_path_ = p->dir_ + "/pause.sock";
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -109,6 +115,9 @@ Result<std::unique_ptr<Program>> Program::Start(ProgramSpec spec) {
     return Status::Usage(fmt::format("cannot start {}: {}", spec.program, std::strerror(rc)));
   }
   p->pid_ = pid;
+  if (Status group = embedded::WriteFileAtomic(p->dir_ + "/pgid", std::to_string(pid) + "\n");
+      !group.ok())
+    return group;  // the destructor kills the group
   return p;
 }
 
@@ -119,7 +128,10 @@ Program::~Program() {
   CloseFd(&listen_fd_);
   for (Client& c : clients_) CloseFd(&c.fd);
   if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
-  if (!dir_.empty()) ::rmdir(dir_.c_str());
+  if (!dir_.empty()) {
+    for (const char* file : {"/pgid", "/owner.pid"}) ::unlink((dir_ + file).c_str());
+    ::rmdir(dir_.c_str());
+  }
 }
 
 bool Program::GroupAlive(pid_t pgid) {

@@ -153,28 +153,77 @@ TEST(ExecSessionsCli, TheShellSnippetPausesWithSocat) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
-TEST(ExecSessionsCli, CtrlCKillsTheProgramsWholeProcessGroup) {
-  const std::string pids_file =
-      (std::filesystem::temp_directory_path() / ("racelab-exec-pids-" + std::to_string(::getpid())))
-          .string();
-  std::filesystem::remove(pids_file);
-  Subprocess p({RACELAB_BINARY, "run", kFixtures + "sigint.yaml", "--trials", "1", "--dsn",
-                TestConninfo(), "--allow-superuser", "-q"},
-               {{"RACELAB_TEST_PIDS", pids_file}});
+// The pid file sigint.yaml's program writes into (its shell, then its child).
+std::string PidsFile(const std::string& tag) {
+  return (std::filesystem::temp_directory_path() /
+          ("racelab-exec-pids-" + tag + "-" + std::to_string(::getpid())))
+      .string();
+}
+
+// The two pids sigint.yaml's program wrote, once both are there (empty after 60 s).
+std::vector<pid_t> AwaitProgramPids(const std::string& pids_file) {
   std::vector<pid_t> pids;
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (pids.size() < 2 && std::chrono::steady_clock::now() < until) {  // the program's two lines
+  while (pids.size() < 2 && std::chrono::steady_clock::now() < until) {
     std::ifstream in(pids_file);
     pids.clear();
     for (long pid = 0; in >> pid;) pids.push_back(static_cast<pid_t>(pid));
     if (pids.size() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  return pids.size() == 2 ? pids : std::vector<pid_t>{};
+}
+
+TEST(ExecSessionsCli, CtrlCKillsTheProgramsWholeProcessGroup) {
+  const std::string pids_file = PidsFile("int");
+  std::filesystem::remove(pids_file);
+  Subprocess p({RACELAB_BINARY, "run", kFixtures + "sigint.yaml", "--trials", "1", "--dsn",
+                TestConninfo(), "--allow-superuser", "-q"},
+               {{"RACELAB_TEST_PIDS", pids_file}});
+  const std::vector<pid_t> pids = AwaitProgramPids(pids_file);
   ASSERT_EQ(pids.size(), 2u) << "the program never started";
   p.Signal(SIGINT);
   ProcessResult r = p.Wait(std::chrono::seconds(30));
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_LT(r.elapsed_ms, 30000);
   ExpectGone(pids);
+  std::filesystem::remove(pids_file);
+}
+
+// SIGKILL gives racelab no chance to end its programs: they outlive it, and `racelab clean` — told
+// by the program's folder which racelab owned it and which process group is the program's — ends
+// them and removes the folder.
+TEST(ExecSessionsCli, CleanEndsTheProgramsOfARacelabKilledWithSigkill) {
+  const std::string pids_file = PidsFile("kill");
+  std::filesystem::remove(pids_file);
+  Subprocess p({RACELAB_BINARY, "run", kFixtures + "sigint.yaml", "--trials", "1", "--dsn",
+                TestConninfo(), "--allow-superuser", "-q"},
+               {{"RACELAB_TEST_PIDS", pids_file}});
+  const std::vector<pid_t> pids = AwaitProgramPids(pids_file);
+  ASSERT_EQ(pids.size(), 2u) << "the program never started";
+  const std::string prefix = "racelab-exec-" + std::to_string(p.pid()) + "-";
+  std::vector<std::filesystem::path> folders;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) folders.push_back(e.path());
+  ASSERT_EQ(folders.size(), 1u) << "no " << prefix << "* folder";
+  p.Signal(SIGKILL);
+  p.Wait(std::chrono::seconds(10));
+  for (pid_t pid : pids)
+    EXPECT_EQ(::kill(pid, 0), 0) << pid << " went with racelab: nothing to clean";
+
+  ProcessResult dry = RunProcess({RACELAB_BINARY, "clean", "--dry-run"}, std::chrono::seconds(60));
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("would remove exec session folder " + folders[0].string()),
+            std::string::npos)
+      << dry.out;
+  for (pid_t pid : pids) EXPECT_EQ(::kill(pid, 0), 0) << "--dry-run ended " << pid;
+
+  // --dsn: the killed run's schema and role on the test server go too.
+  ProcessResult clean =
+      RunProcess({RACELAB_BINARY, "clean", "--dsn", TestConninfo()}, std::chrono::seconds(60));
+  EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  EXPECT_NE(clean.out.find("removed 1 exec session folder(s)"), std::string::npos) << clean.out;
+  ExpectGone(pids);
+  EXPECT_FALSE(std::filesystem::exists(folders[0]));
   std::filesystem::remove(pids_file);
 }
 
