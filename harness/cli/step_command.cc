@@ -103,7 +103,10 @@ CLI::App* AddStepSubcommand(CLI::App& app, StepArgs* args) {
                    "Engine: postgresql (default), mariadb or sqlite — its embedded server starts "
                    "for the walk");
   step->add_option("--isolation", args->isolation,
-                   "One level: rc, rr, ser, ru or its name (default: the scenario's first)");
+                   "One level: rc, rr, ser, ru or its name (default: the scenario's first)")
+      ->check([](const std::string& level) {
+        return level.empty() ? std::string("an empty level: name one (rc, rr, ser or ru)") : "";
+      });
   step->add_option("--set", args->set, "Override a scenario parameter: --set hold_ms=0")
       ->allow_extra_args(false);
   auto* order =
@@ -154,7 +157,17 @@ int StepCommand(const StepArgs& args, const StopFlag* stop) {
   }
   auto plan = BuildRunPlan(ra, stop);
   if (stop->stop_requested()) return InterruptedExitCode(stop);
-  if (!plan.ok()) return UsageError(plan.status().message());
+  if (!plan.ok()) {
+    // --order N reaches the planner as a permutation selector: name the option the user gave.
+    std::string message = plan.status().message();
+    if (args.order > 0) {
+      const std::string given = "--permutation", named = "--order";
+      for (size_t at = message.find(given); at != std::string::npos;
+           at = message.find(given, at + named.size()))
+        message.replace(at, given.size(), named);
+    }
+    return UsageError(message);
+  }
   std::vector<PlanItem>& items = plan.value().plan.items;
   PlanItem item = items.front();
   // A program's stretches run between its own pause points, not one statement per key: step mode

@@ -2,6 +2,7 @@
 #include "harness/web/step_web_server.h"
 
 #include <httplib.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -201,7 +202,11 @@ Status StepWebServer::Start() {
 int StepWebServer::port() const { return impl_->port; }
 
 std::string StepWebServer::url() const {
-  const std::string& host = impl_->options.address.host;
+  std::string host = impl_->options.address.host;
+  if (host == "0.0.0.0" || host == "::") {
+    char name[256] = {};
+    if (::gethostname(name, sizeof(name) - 1) == 0 && name[0] != '\0') host = name;
+  }
   std::string u = "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) +
                   ":" + std::to_string(impl_->port) + "/";
   if (!impl_->options.token.empty()) u += "?token=" + impl_->options.token;

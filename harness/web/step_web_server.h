@@ -47,8 +47,11 @@ class StepWebServer {
   // Binds the address and starts serving on a thread of its own. kUsage when the address cannot
   // be bound (the port in use, a host not this machine's); REQUIRES: not started.
   Status Start();
-  int port() const;         // the port bound (after Start)
-  std::string url() const;  // "http://127.0.0.1:PORT/" (+ "?token=…" when one is set)
+  int port() const;  // the port bound (after Start)
+  // "http://127.0.0.1:PORT/" (+ "?token=…" when one is set). Bound to every address (0.0.0.0,
+  // ::), the URL names this machine's host name (gethostname), which students' browsers can open
+  // where 0.0.0.0 is no address to go to.
+  std::string url() const;
   // Ends the event streams (each gets `event: bye`), closes the port and joins the threads.
   // Idempotent.
   void Stop();
