@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -81,11 +82,14 @@ Result<std::vector<CellPlan>> PlanCells(const BenchArgs& a, const std::vector<in
   *engines = base.value().engines;
   const std::vector<PlanItem>& items = base.value().plan.items;
   // Each scenario file planned once per client count, its items in the base plan's order.
+  // A file that cannot be planned at n clients is noted once, not once per item of it.
   std::map<std::pair<std::string, int>, std::vector<PlanItem>> planned;
+  std::set<std::pair<std::string, int>> unplanned;
   auto plan_file = [&](const PlanItem& item, int n) -> const std::vector<PlanItem>* {
     auto key = std::make_pair(item.file, n);
     auto at = planned.find(key);
     if (at != planned.end()) return &at->second;
+    if (unplanned.count(key) > 0) return nullptr;
     RunArgs with = a.run;
     with.selectors = {item.file};
     with.set.push_back(fmt::format("{}={}", kWorkersParam, n));
@@ -93,6 +97,7 @@ Result<std::vector<CellPlan>> PlanCells(const BenchArgs& a, const std::vector<in
     if (!p.ok()) {
       std::cerr << "racelab: " << SanitizeForTerminal(item.scenario) << " is not benched at " << n
                 << " client(s): " << SanitizeForTerminal(p.status().message(), true) << "\n";
+      unplanned.insert(key);
       return nullptr;
     }
     return &(planned[key] = std::move(p.value().plan.items));
