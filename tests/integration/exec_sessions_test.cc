@@ -173,12 +173,17 @@ std::vector<pid_t> AwaitProgramPids(const std::string& pids_file) {
   return pids.size() == 2 ? pids : std::vector<pid_t>{};
 }
 
+// `racelab run sigint.yaml` (one trial), whose program writes its two pids into `pids_file`.
+Subprocess StartSigintRun(const std::string& pids_file) {
+  std::filesystem::remove(pids_file);
+  return Subprocess({RACELAB_BINARY, "run", kFixtures + "sigint.yaml", "--trials", "1", "--dsn",
+                     TestConninfo(), "--allow-superuser", "-q"},
+                    {{"RACELAB_TEST_PIDS", pids_file}});
+}
+
 TEST(ExecSessionsCli, CtrlCKillsTheProgramsWholeProcessGroup) {
   const std::string pids_file = PidsFile("int");
-  std::filesystem::remove(pids_file);
-  Subprocess p({RACELAB_BINARY, "run", kFixtures + "sigint.yaml", "--trials", "1", "--dsn",
-                TestConninfo(), "--allow-superuser", "-q"},
-               {{"RACELAB_TEST_PIDS", pids_file}});
+  Subprocess p = StartSigintRun(pids_file);
   const std::vector<pid_t> pids = AwaitProgramPids(pids_file);
   ASSERT_EQ(pids.size(), 2u) << "the program never started";
   p.Signal(SIGINT);
@@ -194,10 +199,7 @@ TEST(ExecSessionsCli, CtrlCKillsTheProgramsWholeProcessGroup) {
 // them and removes the folder.
 TEST(ExecSessionsCli, CleanEndsTheProgramsOfARacelabKilledWithSigkill) {
   const std::string pids_file = PidsFile("kill");
-  std::filesystem::remove(pids_file);
-  Subprocess p({RACELAB_BINARY, "run", kFixtures + "sigint.yaml", "--trials", "1", "--dsn",
-                TestConninfo(), "--allow-superuser", "-q"},
-               {{"RACELAB_TEST_PIDS", pids_file}});
+  Subprocess p = StartSigintRun(pids_file);
   const std::vector<pid_t> pids = AwaitProgramPids(pids_file);
   ASSERT_EQ(pids.size(), 2u) << "the program never started";
   const std::string prefix = "racelab-exec-" + std::to_string(p.pid()) + "-";
