@@ -29,12 +29,10 @@ constexpr const char* kStepHelp =
     "state\n"
     "(idle / in transaction / waiting for <session> (<lock type>), live from the server), the "
     "locks\n"
-    "held and awaited after each step (PostgreSQL: pg_locks; a diff from the step before) and who "
-    "waits\n"
-    "on whom. One trial of the scenario runs on a throwaway server; every statement waits at a "
-    "gate\n"
-    "until you release it. The scenario's own waits (barrier, await_blocked, sleep_ms) run by "
-    "themselves.\n\n"
+    "held and awaited after each step (PostgreSQL: pg_locks; MariaDB: SHOW ENGINE INNODB STATUS;\n"
+    "a diff from the step before) and who waits on whom. One trial of the scenario runs on a\n"
+    "throwaway server; every statement waits at a gate until you release it. The scenario's own\n"
+    "waits (barrier, await_blocked, sleep_ms) run by themselves.\n\n"
     "Next step: an ordered scenario's order (--order N picks its permutation), or --permutation,\n"
     "else the first session in file order that waits for a key.\n\n"
     "In a terminal: one column per session.  Enter/Space  the next step   1-9  the session in "
@@ -118,7 +116,8 @@ CLI::App* AddStepSubcommand(CLI::App& app, StepArgs* args) {
                    "name.step name; steps it does not list run when they come)")
       ->excludes(order);
   step->add_flag("--keep", args->keep,
-                 "After the last step leave the server up (q or Ctrl-C removes it)");
+                 "After the last step leave the server up (q or Ctrl-C removes it) and print a "
+                 "connection string and a psql / mariadb command line for your own client");
   step->add_option("--web", args->web,
                    "[HOST:]PORT: serve the walk as a page in a browser (HOST 127.0.0.1 by "
                    "default; PORT 0: a free one); a host other than loopback needs --web-token");

@@ -38,18 +38,24 @@ struct WaitObservation {
 struct SessionLock {
   int64_t session_id = 0;  // Session::session_id() of the holder or waiter
   std::string lock_type;   // the engine's kind: PostgreSQL pg_locks.locktype ("relation", "tuple",
-                           // "transactionid", "virtualxid", "advisory", …)
-  std::string mode;  // "RowExclusiveLock", "ExclusiveLock", "ShareLock", … (as the server names it)
-  std::string object;    // what it locks: "t" (a relation), "transaction 731", "tuple (0,1) of t"
+                           // "transactionid", "virtualxid", "advisory", …); MariaDB "RECORD",
+                           // "TABLE"
+  std::string mode;    // "RowExclusiveLock", "ExclusiveLock", "ShareLock", … (as the server names
+                       // it); MariaDB "X record lock (not gap)", "X gap lock", "IX table lock"
+  std::string object;  // what it locks: "t" (a relation), "transaction 731", "tuple (0,1) of t";
+                       // MariaDB "on db.runs PRIMARY id=1", "on db.runs"
   bool granted = false;  // held (true) or awaited (false)
 };
 
 // Every lock the watched sessions hold or await at one look (WaitMonitor::SnapshotLocks).
 struct LockSnapshot {
-  int64_t sent_us = 0;             // the look started (µs since trial start)
-  int64_t received_us = 0;         // and ended: the locks were so at some instant in between
-  std::string method;              // how the engine looked: "pg_locks"
-  std::string node;                // the node the locks are on (session ids are unique per node)
+  int64_t sent_us = 0;      // the look started (µs since trial start)
+  int64_t received_us = 0;  // and ended: the locks were so at some instant in between
+  std::string method;       // how the engine looked: "pg_locks", "SHOW ENGINE INNODB STATUS",
+                            // "INNODB_LOCKS"
+  std::string note;  // what this look cannot show, for the reader ("" when it shows every lock):
+                     // "only the locks someone waits for: …"
+  std::string node;  // the node the locks are on (session ids are unique per node)
   std::vector<SessionLock> locks;  // ordered by session, held before awaited
 };
 
@@ -110,7 +116,8 @@ class WaitMonitor {
   // its waits are reported by End() only).
   virtual void SetWaitListener(std::function<void(const WaitObservation&)> listener) {}
   // Held and awaited locks: every lock the watched sessions hold or wait for now, at most until
-  // `deadline`. Only engines with CanSnapshotLocks() (PostgreSQL: pg_locks); the others answer
+  // `deadline`. Only engines with CanSnapshotLocks() (PostgreSQL: pg_locks; MariaDB: SHOW ENGINE
+  // INNODB STATUS with innodb_status_output_locks, else INNODB_LOCKS); the others answer
   // kInternal. Errors: kDatabase. Safe from any thread.
   virtual bool CanSnapshotLocks() const { return false; }
   virtual Result<LockSnapshot> SnapshotLocks(SteadyTime deadline) {

@@ -66,12 +66,13 @@ struct StepView {
   std::string engine;
   std::string scenario;
   std::string isolation;
-  std::vector<SessionView> sessions;    // in PlanItem::sessions order
-  std::string next_session;             // the session Next() runs now ("" when none is known)
-  std::vector<LockLine> locks;          // the last look, with the locks gone since the one before
-  std::string locks_after;              // when it was taken: "after b.claim", "while b waits"
-  std::string locks_note;               // why there are no locks to show ("" when there are)
-  std::vector<WaitEdge> waits;          // who waits on whom now
+  std::vector<SessionView> sessions;  // in PlanItem::sessions order
+  std::string next_session;           // the session Next() runs now ("" when none is known)
+  std::vector<LockLine> locks;        // the last look, with the locks gone since the one before
+  std::string locks_after;            // when it was taken: "after b.claim", "while b waits"
+  std::string locks_note;       // why there are no locks to show, or what the lock view cannot show
+                                // (LockSnapshot::note); "" when it shows them all
+  std::vector<WaitEdge> waits;  // who waits on whom now
   std::vector<std::string> transcript;  // every line so far, isolationtester-style
   double reset_ms = -1;                 // the last Reset(): until the new walk's first held step
   uint64_t version = 0;                 // +1 on every change

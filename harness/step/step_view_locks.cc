@@ -66,6 +66,12 @@ bool StepViewModel::Quiet() const {
 }
 
 void StepViewModel::FoldLocks(const LockSnapshot& snapshot, const std::string& when) {
+  // What this look cannot show (MariaDB without innodb_status_output_locks: only the locks someone
+  // waits for), or "" (also clearing an earlier look's error).
+  if (view_.locks_note != snapshot.note) {
+    view_.locks_note = snapshot.note;
+    Changed();
+  }
   std::vector<LockLine> now;
   for (const SessionLock& l : snapshot.locks) {
     // A look's own virtualxid and the monitor's locks say nothing about the race.

@@ -133,11 +133,21 @@ TEST(StepPipe, AThreeSessionLockQueueOnPostgres) {
   EXPECT_THAT(out, HasSubstr("walk over: every step ran"));
 }
 
-TEST(StepPipe, LockHoldWaitOnMariaDbShowsTheWaitWithoutALockTable) {
+// MariaDB's lock view is SHOW ENGINE INNODB STATUS's lock list (the embedded server runs with
+// innodb_status_output_locks ON): a's row lock while it holds it alone, then b's awaited one.
+TEST(StepPipe, LockHoldWaitOnMariaDbShowsTheWaitAndTheRowLocks) {
   ProcessResult r = Step("lock-hold-wait --engine mariadb --isolation rc --set hold_ms=0",
                          "n\nn\nn\nn\nn\nn\nq\n");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("(held locks: not available on this engine (mariadb))"));
+  EXPECT_THAT(r.out, Not(HasSubstr("not available on this engine")));
+  const std::string claimed = After(r.out, "locks after a.claim:\n");
+  EXPECT_THAT(claimed.substr(0, claimed.find("step ")),
+              HasSubstr("  + a holds X record lock (not gap) on runs PRIMARY id=1 (RECORD)\n"))
+      << r.out;
+  const std::string waits = After(r.out, "locks while b waits:\n");
+  EXPECT_THAT(waits.substr(0, waits.find("step ")),
+              HasSubstr("  + b awaits X record lock (not gap) on runs PRIMARY id=1 (RECORD)\n"))
+      << r.out;
   EXPECT_THAT(r.out, HasSubstr("step b.claim: <waiting for a (RECORD)>"));
   const std::string after = After(r.out, "step a.commit: COMMIT");
   EXPECT_THAT(after, HasSubstr("step b.claim: <... completed>\n  0 rows\n"));
@@ -165,6 +175,41 @@ TEST(StepPipe, KeepLeavesTheServerUpForPsqlUntilCtrlC) {
   EXPECT_EQ(q.out, "queued\n");  // the scenario's setup, for the students' own statements
   p.Signal(SIGINT);
   ProcessResult r = p.Wait(std::chrono::milliseconds(20000));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(run_dir)) << run_dir << " is left";
+}
+
+// On MariaDB, --keep prints a racelab DSN and a `mariadb` command line (the embedded server's root
+// over its socket, no password) that connects to the kept database with the setup's rows.
+TEST(StepPipe, KeepOnMariaDbPrintsAMariadbCommandThatConnects) {
+  TempDir dir;
+  const std::string cmds = (dir.path / "commands").string();
+  {
+    std::ofstream out(cmds);
+    out << "n\nn\nn\nn\nn\nn\n";
+  }
+  Subprocess p(
+      {"/bin/sh", "-c",
+       "exec " + kBin + " step lock-hold-wait --engine mariadb --set hold_ms=0 --keep < " + cmds});
+  ASSERT_TRUE(p.WaitForStderr("Connect with:", std::chrono::milliseconds(90000)))
+      << p.StderrSoFar();
+  const std::string err = p.StderrSoFar();
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(err, m,
+                        std::regex(R"(\n  mariadb://root@localhost/[a-z0-9_]+\?socket=[^ ]+\n)"
+                                   R"(  (mariadb --no-defaults --socket=(/[^ ]+)/sock [^\n]+)\n)")))
+      << err;
+  EXPECT_THAT(err, Not(HasSubstr("password")));
+  const std::string client = m[1], run_dir = m[2];
+  ProcessResult one = RunProcess({"/bin/sh", "-c", client + " -e 'SELECT 1'"}, seconds(20));
+  EXPECT_EQ(one.exit_code, 0) << client << ": " << one.err;
+  ProcessResult q =
+      RunProcess({"/bin/sh", "-c", client + " -N -B -e 'SELECT status FROM runs'"}, seconds(20));
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(q.out, "queued\n");  // the scenario's setup, in the database it names
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(std::chrono::milliseconds(30000));
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_FALSE(std::filesystem::exists(run_dir)) << run_dir << " is left";
 }

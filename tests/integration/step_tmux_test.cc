@@ -3,9 +3,9 @@
 // pane is polled (no sleeps) until it shows what the step must show. After b's claim the pane shows
 // b waiting for a within 100 ms of the monitor's wait event (the event's wall-clock time comes from
 // RACELAB_STEP_TRACE, the pane's from the first capture that shows it); after a's commit, b's
-// result; on PostgreSQL the lock view lists a's transaction lock (its row lock) and b's awaited
-// ShareLock, on MariaDB it says it has none. tmux runs on a server of the test's own (-L), killed
-// at the end.
+// result; the lock view lists a's row lock and b's awaited one (PostgreSQL: a's transaction lock
+// and b's ShareLock on it; MariaDB: the X record lock on runs' PRIMARY id=1). tmux runs on a server
+// of the test's own (-L), killed at the end.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -99,7 +99,8 @@ void ExpectFitsAndQuits(Pane& pane, const std::string& exit_file) {
   EXPECT_EQ(Slurp(exit_file), "0\n");
 }
 
-// lock-hold-wait on `engine`: PostgreSQL lists the locks (pg_locks), MariaDB says it cannot.
+// lock-hold-wait on `engine`: the lock view (PostgreSQL pg_locks, MariaDB SHOW ENGINE INNODB
+// STATUS) lists a's row lock, then b's awaited one.
 void Walk(const std::string& engine, const std::string& wait_type) {
   const bool pg = engine == "postgresql";
   TempDir dir;
@@ -121,8 +122,9 @@ void Walk(const std::string& engine, const std::string& wait_type) {
                                   std::regex(R"(\+ a holds ExclusiveLock transaction [0-9]+)")))
         << pane.last();
   } else {
-    ASSERT_TRUE(pane.WaitFor("last: claim", seconds(10))) << pane.last();
-    EXPECT_THAT(pane.last(), HasSubstr("held locks: not available on this engine (mariadb)"));
+    // SHOW ENGINE INNODB STATUS's lock list: a's row lock while nobody waits for it.
+    ASSERT_TRUE(pane.WaitFor("locks after a.claim", seconds(10))) << pane.last();
+    EXPECT_THAT(pane.last(), HasSubstr("+ a holds X record lock (not gap) on runs PRIMARY id=1"));
   }
   ASSERT_TRUE(pane.WaitFor("2 b  <Enter>", seconds(10))) << pane.last();
   pane.Keys("Space");  // b.begin
@@ -132,8 +134,12 @@ void Walk(const std::string& engine, const std::string& wait_type) {
   ASSERT_TRUE(pane.WaitFor("WAITING for a (" + wait_type + ")", seconds(10), &shown_us))
       << pane.last();
   EXPECT_THAT(pane.last(), HasSubstr("waits: b -> a (" + wait_type + ")"));
-  if (pg) {
-    ASSERT_TRUE(pane.WaitFor("awaits ShareLock transaction", seconds(10))) << pane.last();
+  ASSERT_TRUE(pane.WaitFor(
+      pg ? "awaits ShareLock transaction" : "b awaits X record lock (not gap) on runs PRIMARY id=1",
+      seconds(10)))
+      << pane.last();
+  if (!pg) {
+    EXPECT_THAT(pane.last(), HasSubstr("a holds X record lock (not gap) on runs PRIMARY id=1"));
   }
   // The wait event's time, and when the screen first drew it.
   std::smatch m;

@@ -73,6 +73,19 @@ std::string SettingValue(const std::string& value) {
   return Literal(value);
 }
 
+// `word` as one shell word: as it is when it has no character a shell treats specially, else in
+// single quotes.
+std::string ShellWord(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' || c == '_' ||
+           c == '-';
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 // How long a drop waits for a prepared XA transaction's connection to let it go.
 constexpr milliseconds kXaRetry(3000);
 
@@ -385,6 +398,21 @@ class MariaDbEngine : public Engine {
   }
 
   EmbeddedMariaDb* server() { return server_.get(); }
+
+  // The embedded server's root over its Unix socket: it has no password (mariadb-install-db
+  // --auth-root-authentication-method=normal), so none is printed. A --dsn server: "" (its user has
+  // their own way in).
+  std::string ClientConnectionString(const std::string& workspace) const override {
+    if (!server_) return "";
+    return fmt::format("mariadb://root@localhost/{}?socket={}", workspace, server_->socket_path());
+  }
+  // --no-defaults: a my.cnf of the machine or the user (a [client] password, another socket)
+  // cannot change where it connects.
+  std::string ClientCommand(const std::string& workspace) const override {
+    if (!server_) return "";
+    return fmt::format("mariadb --no-defaults --socket={} --user=root {}",
+                       ShellWord(server_->socket_path()), ShellWord(workspace));
+  }
 
  private:
   // Scenario SQL's own user (docs/mariadb.md "Scenario SQL is confined"): racelab_u_<pid>_<run id>,

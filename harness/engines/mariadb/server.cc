@@ -25,24 +25,16 @@ constexpr milliseconds kKillTimeout(5000);
 
 // The server's options, racelab's choice (durability off: a throwaway server).
 std::vector<std::string> ServerArgs(const std::string& run_dir) {
-  return {"--no-defaults",
-          "--datadir=" + run_dir + "/data",
-          "--socket=" + run_dir + "/sock",
-          "--pid-file=" + run_dir + "/mariadbd.pid",
-          "--log-error=" + run_dir + "/server.log",
-          "--tmpdir=" + run_dir + "/tmp",
-          "--skip-networking",
-          "--skip-name-resolve",
-          "--skip-log-bin",
-          "--sync-binlog=0",
-          "--innodb-flush-log-at-trx-commit=0",
-          "--innodb-doublewrite=0",
-          "--innodb-buffer-pool-size=32M",
-          "--innodb-log-file-size=8M",
+  return {"--no-defaults", "--datadir=" + run_dir + "/data", "--socket=" + run_dir + "/sock",
+          "--pid-file=" + run_dir + "/mariadbd.pid", "--log-error=" + run_dir + "/server.log",
+          "--tmpdir=" + run_dir + "/tmp", "--skip-networking", "--skip-name-resolve",
+          "--skip-log-bin", "--sync-binlog=0", "--innodb-flush-log-at-trx-commit=0",
+          "--innodb-doublewrite=0", "--innodb-buffer-pool-size=32M", "--innodb-log-file-size=8M",
           "--performance-schema=OFF",
-          "--character-set-server=utf8mb4",
-          "--collation-server=utf8mb4_general_ci",
-          "--max-connections=1100"};
+          // Every transaction's locks in SHOW ENGINE INNODB STATUS: step mode's held-lock view
+          // (innodb_locks.h).
+          "--innodb-status-output-locks=ON", "--character-set-server=utf8mb4",
+          "--collation-server=utf8mb4_general_ci", "--max-connections=1100"};
 }
 
 std::string FindBinary(const std::string& bindir, const std::string& name,

@@ -139,6 +139,22 @@ EndWait MariaWaitMonitor::AwaitEnded(const std::vector<ConnectionId>& on_nodes, 
   return out;
 }
 
+void MariaWaitMonitor::Begin(std::vector<ConnectionId> sessions, SteadyTime origin) {
+  {
+    std::lock_guard<std::mutex> lock(locks_mu_);
+    watched_ = IdsOnNode(sessions);
+    origin_ = origin;
+  }
+  PolledWaitMonitor::Begin(std::move(sessions), origin);
+}
+
+Result<LockSnapshot> MariaWaitMonitor::SnapshotLocks(SteadyTime deadline) {
+  std::lock_guard<std::mutex> lock(locks_mu_);
+  Result<LockSnapshot> out = locks_.Look(watched_, origin_, deadline);
+  if (out.ok()) out->node = node();
+  return out;
+}
+
 bool MariaWaitMonitor::healthy() { return error().empty() && conn_->healthy(); }
 
 }  // namespace racelab::mariadb

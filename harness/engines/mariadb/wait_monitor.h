@@ -13,19 +13,22 @@
 // shorter than that may go unseen, and another client reading those tables just as often on the
 // same server delays what this monitor sees. Waits outside InnoDB (GET_LOCK, metadata locks) are
 // seen in information_schema.PROCESSLIST by their state ("User lock", "Waiting for table metadata
-// lock"), without blockers. The polling thread, its spacing and AwaitBlocked are
-// harness/engine/polled_wait_monitor.h's. Thread-safety: Begin/End from the runner thread;
-// AwaitBlocked/AwaitEnded/Terminate/error/healthy from any.
+// lock"), without blockers. Held and awaited locks (SnapshotLocks) come from
+// harness/engines/mariadb/innodb_locks.h, on a connection of their own. The polling thread, its
+// spacing and AwaitBlocked are harness/engine/polled_wait_monitor.h's. Thread-safety: Begin/End
+// from the runner thread; AwaitBlocked/AwaitEnded/Terminate/error/healthy from any.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "harness/engine/polled_wait_monitor.h"
 #include "harness/engines/mariadb/connection.h"
+#include "harness/engines/mariadb/innodb_locks.h"
 
 namespace racelab::mariadb {
 
@@ -51,6 +54,14 @@ class MariaWaitMonitor : public PolledWaitMonitor {
   bool healthy() override;
   ConnectionId connection_id() override { return {node(), id_}; }
 
+  // Every lock the watched sessions hold or await (InnodbLockReader: SHOW ENGINE INNODB STATUS
+  // with innodb_status_output_locks, else INNODB_LOCKS, saying so), on a connection of its own
+  // opened at the first call. Safe from any thread (one look at a time).
+  bool CanSnapshotLocks() const override { return true; }
+  Result<LockSnapshot> SnapshotLocks(SteadyTime deadline) override;
+  // Keeps the trial's session ids and origin for SnapshotLocks, then starts polling.
+  void Begin(std::vector<ConnectionId> sessions, SteadyTime origin) override;
+
  protected:
   // One query over INNODB_TRX / INNODB_LOCK_WAITS / INNODB_LOCKS and PROCESSLIST; every waiter on
   // the server (the base keeps the watched ones).
@@ -62,7 +73,8 @@ class MariaWaitMonitor : public PolledWaitMonitor {
       : PolledWaitMonitor(std::max<std::chrono::microseconds>(poll, kMinPollInterval), stop),
         target_(std::move(target)),
         conn_(std::move(c)),
-        stop_(stop) {
+        stop_(stop),
+        locks_(target_) {
     id_ = conn_->session_id();
   }
 
@@ -70,6 +82,10 @@ class MariaWaitMonitor : public PolledWaitMonitor {
   std::unique_ptr<MariaConnection> conn_;  // used by the polling thread only while it runs
   const StopFlag* stop_;
   int64_t id_ = 0;
+  std::mutex locks_mu_;
+  InnodbLockReader locks_;        // guarded by locks_mu_
+  std::vector<int64_t> watched_;  // this trial's session ids; guarded by locks_mu_
+  SteadyTime origin_{};           // this trial's t = 0; guarded by locks_mu_
 };
 
 }  // namespace racelab::mariadb
