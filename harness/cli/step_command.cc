@@ -27,11 +27,14 @@ constexpr const char* kStepHelp =
     "step\n"
     "and its SQL, its last result (rows, values read, or the error with SQLSTATE and name), its "
     "state\n"
-    "(idle / in transaction / waiting for <session> (<lock type>), live from the server), the "
-    "locks\n"
-    "held and awaited after each step (PostgreSQL: pg_locks; a diff from the step before) and who "
-    "waits\n"
-    "on whom. One trial of the scenario runs on a throwaway server; every statement waits at a "
+    "(idle / in transaction / waiting for <session> (<lock type>), live from the server; on "
+    "SQLite\n"
+    "from the busy handler: waiting for a (busy)), the locks held and awaited after each step\n"
+    "(PostgreSQL: pg_locks; SQLite: each connection's sqlite3_txn_state as SHARED/RESERVED, or "
+    "the\n"
+    "WAL locks; a diff from the step before) and who waits on whom. One trial of the scenario "
+    "runs\n"
+    "on a throwaway server; every statement waits at a "
     "gate\n"
     "until you release it. The scenario's own waits (barrier, await_blocked, sleep_ms) run by "
     "themselves.\n\n"
@@ -66,8 +69,7 @@ std::string KeepWorkspace(Engine& db, const std::string& scenario, const std::st
                           const StopFlag* stop, std::string* made) {
   const std::string ws = db.WorkspaceName(999);
   const SteadyTime by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  const std::string dsn = db.ClientConnectionString(ws);
-  if (dsn.empty()) {
+  if (db.ClientConnectionString(ws).empty()) {
     return fmt::format(
         "racelab: --keep: the {} server stays up until q or Ctrl-C; this engine gives "
         "no connection string for your own client yet",
@@ -86,6 +88,8 @@ std::string KeepWorkspace(Engine& db, const std::string& scenario, const std::st
   }
   conn.value()->Close();
   if (!started.ok()) return "racelab: --keep: " + started.message();
+  // Asked again now that the workspace exists (SQLite: its database file).
+  const std::string dsn = db.ClientConnectionString(ws);
   return fmt::format(
       "racelab: --keep: the server stays up until q or Ctrl-C; {}'s tables, as its setup makes "
       "them, are in {}. Connect with:\n  {}\n  {}",

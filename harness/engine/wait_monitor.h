@@ -38,17 +38,19 @@ struct WaitObservation {
 struct SessionLock {
   int64_t session_id = 0;  // Session::session_id() of the holder or waiter
   std::string lock_type;   // the engine's kind: PostgreSQL pg_locks.locktype ("relation", "tuple",
-                           // "transactionid", "virtualxid", "advisory", …)
-  std::string mode;  // "RowExclusiveLock", "ExclusiveLock", "ShareLock", … (as the server names it)
-  std::string object;    // what it locks: "t" (a relation), "transaction 731", "tuple (0,1) of t"
-  bool granted = false;  // held (true) or awaited (false)
+                           // "transactionid", "virtualxid", "advisory", …); SQLite "database
+                           // file" (rollback journal) or "wal-index"
+  std::string mode;        // "RowExclusiveLock", "ShareLock", …; SQLite "SHARED", "RESERVED",
+                           // "WAL_WRITE_LOCK", … (as the engine names it)
+  std::string object;      // what it locks: "t" (a relation), "transaction 731", "tuple (0,1) of t"
+  bool granted = false;    // held (true) or awaited (false)
 };
 
 // Every lock the watched sessions hold or await at one look (WaitMonitor::SnapshotLocks).
 struct LockSnapshot {
   int64_t sent_us = 0;             // the look started (µs since trial start)
   int64_t received_us = 0;         // and ended: the locks were so at some instant in between
-  std::string method;              // how the engine looked: "pg_locks"
+  std::string method;              // how the engine looked: "pg_locks", "sqlite3_txn_state"
   std::string node;                // the node the locks are on (session ids are unique per node)
   std::vector<SessionLock> locks;  // ordered by session, held before awaited
 };
@@ -104,14 +106,17 @@ class WaitMonitor {
   virtual ConnectionId connection_id() = 0;
 
   // Live waits: `listener` is called with each observation of a watched session as the monitor
-  // makes it (the same ones End() returns, in the same order), from the monitor's own thread and
-  // never under its lock, until End(). Set it before Begin(); an empty function removes it. The
-  // listener must be quick and must not call End(). Default: the engine has no live view (SQLite:
-  // its waits are reported by End() only).
+  // makes it (the same ones End() returns, in the same order), one call at a time and never under
+  // the monitor's lock, until End() — from the monitor's polling thread (PostgreSQL, MariaDB) or
+  // from the waiting session's own thread inside its busy handler (SQLite: at the wait's first
+  // busy-handler call and each retry). Set it before Begin(); an empty function removes it. The
+  // listener must be quick (SQLite: it delays the waiter's retry) and must not call End().
+  // Default: the engine has no live view.
   virtual void SetWaitListener(std::function<void(const WaitObservation&)> listener) {}
   // Held and awaited locks: every lock the watched sessions hold or wait for now, at most until
-  // `deadline`. Only engines with CanSnapshotLocks() (PostgreSQL: pg_locks); the others answer
-  // kInternal. Errors: kDatabase. Safe from any thread.
+  // `deadline`. Only engines with CanSnapshotLocks() (PostgreSQL: pg_locks; SQLite: each
+  // connection's sqlite3_txn_state and busy handler, harness/engines/sqlite/sqlite_locks.h); the
+  // others answer kInternal. Errors: kDatabase. Safe from any thread.
   virtual bool CanSnapshotLocks() const { return false; }
   virtual Result<LockSnapshot> SnapshotLocks(SteadyTime deadline) {
     return Status::Internal("this engine's wait monitor cannot list held locks");
