@@ -187,7 +187,7 @@ TEST(StepPipe, SqliteLockHoldWaitShowsTheBusyWaitAndTheWalLocks) {
   EXPECT_THAT(After(out, "step b.claim: <waiting for a (busy)>"),
               HasSubstr("  + b awaits WAL_WRITE_LOCK main (wal-index)\n"));
   const size_t waiting = out.find("step b.claim: <waiting for a (busy)>");
-  const size_t commit = out.find("step a.commit: COMMIT");
+  const size_t commit = out.find("step a.commit6: COMMIT");
   const size_t completed = out.find("step b.claim: <... completed>");
   ASSERT_NE(commit, std::string::npos) << out;
   EXPECT_LT(waiting, commit);

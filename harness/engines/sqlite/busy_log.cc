@@ -75,14 +75,12 @@ size_t BusyLog::WaitStarted(int64_t session, const std::string& statement, const
     std::lock_guard<std::mutex> lock(mu_);
     w.holders = HoldersLocked(session, own_state);
     sighting = BusySighting{w.start, session, statement, w.holders};
-    sightings_.push_back(sighting);
     waits_.push_back(std::move(w));
     taken_.push_back(false);
     handle = waits_.size() - 1;
     for (const auto& [key, sink] : sinks_) sinks.push_back(sink);
-    cv_.notify_all();
   }
-  for (const Sink& sink : sinks) sink(sighting);
+  Deliver(sinks, std::move(sighting));
   return handle;
 }
 
@@ -105,11 +103,19 @@ void BusyLog::Retried(size_t handle, int retries, int own_state) {
                    std::back_inserter(merged));
     w.holders = std::move(merged);
     sighting = BusySighting{now, w.session_id, w.statement, std::move(now_holders)};
-    sightings_.push_back(sighting);
     for (const auto& [key, sink] : sinks_) sinks.push_back(sink);
-    cv_.notify_all();
   }
+  Deliver(sinks, std::move(sighting));
+}
+
+void BusyLog::Deliver(const std::vector<Sink>& sinks, BusySighting sighting) {
+  // The sinks first, then the waiters of AwaitSightings: a session's wait reaches the listener
+  // (the trial's event stream) before a partner's await_blocked, woken by it, acts on it — as the
+  // polling monitors publish a poll before they wake its waiters.
   for (const Sink& sink : sinks) sink(sighting);
+  std::lock_guard<std::mutex> lock(mu_);
+  sightings_.push_back(std::move(sighting));
+  cv_.notify_all();
 }
 
 void BusyLog::WaitEnded(size_t handle, SteadyTime at, WaitEnd how) {

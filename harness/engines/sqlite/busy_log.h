@@ -21,7 +21,15 @@
 // statement and while a statement runs (from its progress and busy handlers, on its own thread), so
 // an autocommit statement that holds the write lock is named too, not only an open transaction. The
 // holders of a wait are the union over its busy-handler calls: whoever held the lock at some call.
-// Thread-safety: every member is safe from any thread.
+//
+// Live: a sink (AddSink) is handed each busy-handler call as it is recorded, on the waiting
+// session's own thread inside its busy handler, one call at a time in record order, and before the
+// call wakes AwaitSightings. The published states also answer LockStates() (the lock view,
+// sqlite_locks.h): sampled on each session's own thread, read here under the mutex, so no thread
+// touches another's connection (each is opened SQLITE_OPEN_FULLMUTEX, and a connection in its busy
+// handler holds its mutex: a call from another thread would wait until the wait ends).
+// Thread-safety: every member is safe from any thread. A sink is called outside mu_: it may call
+// any member but WaitStarted, Retried, AddSink and RemoveSink.
 #pragma once
 
 #include <chrono>
@@ -139,6 +147,9 @@ class BusyLog {
     int txn_state = 0;
   };
   bool SeenSinceLocked(int64_t session, SteadyTime since) const;
+  // Hands `sighting` to `sinks`, then records it and wakes AwaitSightings. REQUIRES: delivery_mu_
+  // held (so sightings_ has the order the sinks saw), mu_ not held.
+  void Deliver(const std::vector<Sink>& sinks, BusySighting sighting);
   std::vector<int64_t> HoldersLocked(int64_t session, int own_state) const;
 
   // Held from recording a call until the sinks have it: one delivery at a time, in record order;
