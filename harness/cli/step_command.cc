@@ -27,12 +27,15 @@ constexpr const char* kStepHelp =
     "step\n"
     "and its SQL, its last result (rows, values read, or the error with SQLSTATE and name), its "
     "state\n"
-    "(idle / in transaction / waiting for <session> (<lock type>), live from the server), the "
-    "locks\n"
-    "held and awaited after each step (PostgreSQL: pg_locks; MariaDB: SHOW ENGINE INNODB STATUS;\n"
-    "a diff from the step before) and who waits on whom. One trial of the scenario runs on a\n"
-    "throwaway server; every statement waits at a gate until you release it. The scenario's own\n"
-    "waits (barrier, await_blocked, sleep_ms) run by themselves.\n\n"
+    "(idle / in transaction / waiting for <session> (<lock type>), live from the server; on "
+    "SQLite\n"
+    "from the busy handler: waiting for a (busy)), the locks held and awaited after each step\n"
+    "(PostgreSQL: pg_locks; MariaDB: SHOW ENGINE INNODB STATUS; SQLite: each connection's\n"
+    "sqlite3_txn_state as SHARED/RESERVED, or the WAL locks; a diff from the step before) and who\n"
+    "waits on whom. One trial of the scenario runs on a throwaway server; every statement waits "
+    "at\n"
+    "a gate until you release it. The scenario's own waits (barrier, await_blocked, sleep_ms) run\n"
+    "by themselves.\n\n"
     "Next step: an ordered scenario's order (--order N picks its permutation), or --permutation,\n"
     "else the first session in file order that waits for a key.\n\n"
     "In a terminal: one column per session.  Enter/Space  the next step   1-9  the session in "
@@ -64,8 +67,7 @@ std::string KeepWorkspace(Engine& db, const std::string& scenario, const std::st
                           const StopFlag* stop, std::string* made) {
   const std::string ws = db.WorkspaceName(999);
   const SteadyTime by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  const std::string dsn = db.ClientConnectionString(ws);
-  if (dsn.empty()) {
+  if (db.ClientConnectionString(ws).empty()) {
     return fmt::format(
         "racelab: --keep: the {} server stays up until q or Ctrl-C; this engine gives "
         "no connection string for your own client yet",
@@ -84,6 +86,8 @@ std::string KeepWorkspace(Engine& db, const std::string& scenario, const std::st
   }
   conn.value()->Close();
   if (!started.ok()) return "racelab: --keep: " + started.message();
+  // Asked again now that the workspace exists (SQLite: its database file).
+  const std::string dsn = db.ClientConnectionString(ws);
   return fmt::format(
       "racelab: --keep: the server stays up until q or Ctrl-C; {}'s tables, as its setup makes "
       "them, are in {}. Connect with:\n  {}\n  {}",

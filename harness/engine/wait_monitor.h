@@ -39,9 +39,10 @@ struct SessionLock {
   int64_t session_id = 0;  // Session::session_id() of the holder or waiter
   std::string lock_type;   // the engine's kind: PostgreSQL pg_locks.locktype ("relation", "tuple",
                            // "transactionid", "virtualxid", "advisory", …); MariaDB "RECORD",
-                           // "TABLE"
+                           // "TABLE"; SQLite "database file" (rollback journal) or "wal-index"
   std::string mode;    // "RowExclusiveLock", "ExclusiveLock", "ShareLock", … (as the server names
-                       // it); MariaDB "X record lock (not gap)", "X gap lock", "IX table lock"
+                       // it); MariaDB "X record lock (not gap)", "X gap lock", "IX table lock";
+                       // SQLite "SHARED", "RESERVED", "WAL_WRITE_LOCK", …
   std::string object;  // what it locks: "t" (a relation), "transaction 731", "tuple (0,1) of t";
                        // MariaDB "on db.runs PRIMARY id=1", "on db.runs"
   bool granted = false;  // held (true) or awaited (false)
@@ -52,7 +53,7 @@ struct LockSnapshot {
   int64_t sent_us = 0;      // the look started (µs since trial start)
   int64_t received_us = 0;  // and ended: the locks were so at some instant in between
   std::string method;       // how the engine looked: "pg_locks", "SHOW ENGINE INNODB STATUS",
-                            // "INNODB_LOCKS"
+                            // "INNODB_LOCKS", "sqlite3_txn_state"
   std::string note;  // what this look cannot show, for the reader ("" when it shows every lock):
                      // "only the locks someone waits for: …"
   std::string node;  // the node the locks are on (session ids are unique per node)
@@ -110,14 +111,17 @@ class WaitMonitor {
   virtual ConnectionId connection_id() = 0;
 
   // Live waits: `listener` is called with each observation of a watched session as the monitor
-  // makes it (the same ones End() returns, in the same order), from the monitor's own thread and
-  // never under its lock, until End(). Set it before Begin(); an empty function removes it. The
-  // listener must be quick and must not call End(). Default: the engine has no live view (SQLite:
-  // its waits are reported by End() only).
+  // makes it (the same ones End() returns, in the same order), one call at a time and never under
+  // the monitor's lock, until End() — from the monitor's polling thread (PostgreSQL, MariaDB) or
+  // from the waiting session's own thread inside its busy handler (SQLite: at the wait's first
+  // busy-handler call and each retry). Set it before Begin(); an empty function removes it. The
+  // listener must be quick (SQLite: it delays the waiter's retry) and must not call End().
+  // Default: the engine has no live view.
   virtual void SetWaitListener(std::function<void(const WaitObservation&)> listener) {}
   // Held and awaited locks: every lock the watched sessions hold or wait for now, at most until
   // `deadline`. Only engines with CanSnapshotLocks() (PostgreSQL: pg_locks; MariaDB: SHOW ENGINE
-  // INNODB STATUS with innodb_status_output_locks, else INNODB_LOCKS); the others answer
+  // INNODB STATUS with innodb_status_output_locks, else INNODB_LOCKS; SQLite: each connection's
+  // sqlite3_txn_state and busy handler, harness/engines/sqlite/sqlite_locks.h); the others answer
   // kInternal. Errors: kDatabase. Safe from any thread.
   virtual bool CanSnapshotLocks() const { return false; }
   virtual Result<LockSnapshot> SnapshotLocks(SteadyTime deadline) {

@@ -2,7 +2,9 @@
 // lines, the transcript shows each step, b waiting for a while a holds the row lock (with the
 // locks the server lists in pg_locks: a's transaction lock, b's awaited ShareLock on it), b's
 // result after a's commit, and a reset that starts the walk again in under a second. Every command
-// acts on a quiet trial (the transcript's rule), so the stdin file needs no pauses.
+// acts on a quiet trial (the transcript's rule), so the stdin file needs no pauses. The same on
+// MariaDB (no lock table) and on SQLite (a busy wait, the locks from sqlite3_txn_state), and
+// --keep's connection line for psql and for sqlite3.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -177,6 +179,62 @@ TEST(StepPipe, KeepLeavesTheServerUpForPsqlUntilCtrlC) {
   ProcessResult r = p.Wait(std::chrono::milliseconds(20000));
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_FALSE(std::filesystem::exists(run_dir)) << run_dir << " is left";
+}
+
+// SQLite (sqlite-lock-hold-wait, WAL): b's claim waits in its busy handler — the transcript shows
+// the wait before a's commit, with the locks each connection's sqlite3_txn_state gives (a's WAL
+// write lock, b awaiting it) — and b's claim returns its own row after it.
+TEST(StepPipe, SqliteLockHoldWaitShowsTheBusyWaitAndTheWalLocks) {
+  ProcessResult r =
+      Step("sqlite-lock-hold-wait --engine sqlite --set hold_ms=0", "n\nn\nn\nn\nn\nn\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string& out = r.out;
+  EXPECT_THAT(out, HasSubstr("racelab step sqlite-lock-hold-wait at serializable on sqlite"));
+  EXPECT_THAT(out, Not(HasSubstr("held locks: not available")));
+  EXPECT_THAT(After(out, "locks after a.claim:"),
+              HasSubstr("  + a holds WAL_WRITE_LOCK main (wal-index)\n"));
+  EXPECT_THAT(out, HasSubstr("step b.claim: <waiting for a (busy)>"));
+  EXPECT_THAT(After(out, "step b.claim: <waiting for a (busy)>"),
+              HasSubstr("  + b awaits WAL_WRITE_LOCK main (wal-index)\n"));
+  const size_t waiting = out.find("step b.claim: <waiting for a (busy)>");
+  const size_t commit = out.find("step a.commit6: COMMIT");
+  const size_t completed = out.find("step b.claim: <... completed>");
+  ASSERT_NE(commit, std::string::npos) << out;
+  EXPECT_LT(waiting, commit);
+  EXPECT_LT(commit, completed);
+  EXPECT_THAT(out.substr(completed), HasSubstr("step b.claim: <... completed>\n  1 row: 2\n"));
+  EXPECT_THAT(out, HasSubstr("walk over: every step ran"));
+}
+
+// --keep on SQLite: the workspace's database file, with the setup's rows, for the sqlite3 shell.
+TEST(StepPipe, KeepOnSqlitePrintsASqlite3CommandLine) {
+  TempDir dir;
+  const std::string cmds = (dir.path / "commands").string();
+  {
+    std::ofstream out(cmds);
+    out << "n\nn\nn\nn\nn\nn\n";
+  }
+  Subprocess p({"/bin/sh", "-c",
+                "exec " + kBin +
+                    " step sqlite-lock-hold-wait --engine sqlite --set hold_ms=0 --keep < " +
+                    cmds});
+  ASSERT_TRUE(p.WaitForStderr("Connect with:", std::chrono::milliseconds(60000)))
+      << p.StderrSoFar();
+  const std::string err = p.StderrSoFar();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(err, m, std::regex(R"(\n  (/[^\n ]+\.db)\n  (sqlite3 [^\n]+)\n)")))
+      << err;
+  const std::string file = m[1], sqlite3 = m[2];
+  EXPECT_EQ(sqlite3, "sqlite3 " + file);
+  ProcessResult q = RunProcess(
+      {"/bin/sh", "-c", sqlite3 + " 'SELECT id, status FROM runs ORDER BY id'"}, seconds(20));
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(q.out, "1|queued\n2|queued\n");  // the scenario's setup
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(std::chrono::milliseconds(20000));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  const std::filesystem::path run_folder = std::filesystem::path(file).parent_path().parent_path();
+  EXPECT_FALSE(std::filesystem::exists(run_folder)) << run_folder << " is left";
 }
 
 // On MariaDB, --keep prints a racelab DSN and a `mariadb` command line (the embedded server's root

@@ -1,11 +1,13 @@
 // `racelab step` as a class sees it: the full-screen view inside tmux (a real terminal emulator,
-// 80×24), on the embedded PostgreSQL and MariaDB racelab starts. Keys are sent with send-keys; the
-// pane is polled (no sleeps) until it shows what the step must show. After b's claim the pane shows
-// b waiting for a within 100 ms of the monitor's wait event (the event's wall-clock time comes from
-// RACELAB_STEP_TRACE, the pane's from the first capture that shows it); after a's commit, b's
-// result; the lock view lists a's row lock and b's awaited one (PostgreSQL: a's transaction lock
-// and b's ShareLock on it; MariaDB: the X record lock on runs' PRIMARY id=1). tmux runs on a server
-// of the test's own (-L), killed at the end.
+// 80×24), on the embedded PostgreSQL and MariaDB racelab starts, and on SQLite. Keys are sent with
+// send-keys; the pane is polled (no sleeps) until it shows what the step must show. After b's claim
+// the pane shows b waiting for a within 100 ms of the monitor's wait event (the event's wall-clock
+// time comes from RACELAB_STEP_TRACE, the pane's from the first capture that shows it); after a's
+// commit, b's result; on PostgreSQL the lock view lists a's transaction lock (its row lock) and b's
+// awaited ShareLock, on MariaDB the X record lock on runs' PRIMARY id=1 held and awaited; on SQLite
+// b waits in its busy handler and the lock view lists a's WAL write lock and b awaiting it. tmux
+// runs on a server of the test's own
+// (-L), killed at the end.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -99,6 +101,21 @@ void ExpectFitsAndQuits(Pane& pane, const std::string& exit_file) {
   EXPECT_EQ(Slurp(exit_file), "0\n");
 }
 
+// The wait event's time (RACELAB_STEP_TRACE), when the screen first drew it and when a capture
+// of the pane (returned at `shown_us`) showed it: printed, and each within 100 ms (issue 21).
+void ExpectWaitDrawnSoon(const std::string& engine, const std::string& trace, int64_t shown_us) {
+  std::smatch m;
+  const std::string traced = Slurp(trace);
+  ASSERT_TRUE(std::regex_search(
+      traced, m, std::regex(R"(walk 1 b waiting seen_us ([0-9]+) drawn_us ([0-9]+))")))
+      << traced;
+  const int64_t seen_us = std::stoll(m[1]), drawn_us = std::stoll(m[2]);
+  std::cout << engine << ": wait event -> frame written: " << (drawn_us - seen_us) / 1000.0
+            << " ms; -> seen in the pane: " << (shown_us - seen_us) / 1000.0 << " ms\n";
+  EXPECT_LT(drawn_us - seen_us, 100000);
+  EXPECT_LT(shown_us - seen_us, 100000);
+}
+
 // lock-hold-wait on `engine`: the lock view (PostgreSQL pg_locks, MariaDB SHOW ENGINE INNODB
 // STATUS) lists a's row lock, then b's awaited one.
 void Walk(const std::string& engine, const std::string& wait_type) {
@@ -141,17 +158,7 @@ void Walk(const std::string& engine, const std::string& wait_type) {
   if (!pg) {
     EXPECT_THAT(pane.last(), HasSubstr("a holds X record lock (not gap) on runs PRIMARY id=1"));
   }
-  // The wait event's time, and when the screen first drew it.
-  std::smatch m;
-  const std::string traced = Slurp(trace);
-  ASSERT_TRUE(std::regex_search(
-      traced, m, std::regex(R"(walk 1 b waiting seen_us ([0-9]+) drawn_us ([0-9]+))")))
-      << traced;
-  const int64_t seen_us = std::stoll(m[1]), drawn_us = std::stoll(m[2]);
-  std::cout << engine << ": wait event -> frame written: " << (drawn_us - seen_us) / 1000.0
-            << " ms; -> seen in the pane: " << (shown_us - seen_us) / 1000.0 << " ms\n";
-  EXPECT_LT(drawn_us - seen_us, 100000);
-  EXPECT_LT(shown_us - seen_us, 100000);
+  ExpectWaitDrawnSoon(engine, trace, shown_us);
   ASSERT_TRUE(pane.WaitFor("1 a  <Enter>", seconds(10))) << pane.last();
   pane.Keys("Enter");  // a.commit: b's claim ends
   ASSERT_TRUE(pane.WaitFor("0 rows", seconds(10))) << pane.last();
@@ -162,6 +169,42 @@ void Walk(const std::string& engine, const std::string& wait_type) {
 TEST(StepInTmux, LockHoldWaitOnPostgresAt80x24) { Walk("postgresql", "transactionid"); }
 
 TEST(StepInTmux, LockHoldWaitOnMariaDbAt80x24) { Walk("mariadb", "RECORD"); }
+
+// SQLite (sqlite-lock-hold-wait, WAL): b's claim waits in its busy handler for a's write lock —
+// shown live as `WAITING for a (busy)` from the handler's first call, with the lock view's WAL
+// locks from each connection's sqlite3_txn_state; after a's commit, b's claim returns its row.
+TEST(StepInTmux, SqliteLockHoldWaitShowsTheBusyWaitLiveAt80x24) {
+  TempDir dir;
+  const std::string trace = (dir.path / "trace").string();
+  const std::string exit_file = (dir.path / "exit").string();
+  const std::string command = "env RACELAB_STEP_TRACE=" + trace + " " + kBin +
+                              " step sqlite-lock-hold-wait --set hold_ms=0 --engine sqlite; echo "
+                              "$? > " +
+                              exit_file;
+  Pane pane(dir.path.string(), command);
+  ASSERT_TRUE(pane.WaitFor("1 a  <Enter>", seconds(60))) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("sqlite-lock-hold-wait @ serializable on sqlite"));
+  pane.Keys("Enter");  // a.begin
+  ASSERT_TRUE(pane.WaitFor("last: begin", seconds(10))) << pane.last();
+  pane.Keys("Enter");  // a.claim: a's write transaction takes the WAL write lock
+  ASSERT_TRUE(pane.WaitFor("locks after a.claim", seconds(10))) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("+ a holds WAL_WRITE_LOCK main (wal-index)"));
+  ASSERT_TRUE(pane.WaitFor("2 b  <Enter>", seconds(10))) << pane.last();
+  pane.Keys("Space");  // b.begin
+  ASSERT_TRUE(pane.WaitFor("next: claim (ready)", seconds(10))) << pane.last();
+  pane.Keys("2");  // b.claim: busy, its handler sleeps and retries
+  int64_t shown_us = 0;
+  ASSERT_TRUE(pane.WaitFor("WAITING for a (busy)", seconds(10), &shown_us)) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("waits: b -> a (busy)"));
+  ASSERT_TRUE(pane.WaitFor("b awaits WAL_WRITE_LOCK main (wal-index)", seconds(10))) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("a holds WAL_WRITE_LOCK main (wal-index)"));
+  ExpectWaitDrawnSoon("sqlite", trace, shown_us);
+  ASSERT_TRUE(pane.WaitFor("1 a  <Enter>", seconds(10))) << pane.last();
+  pane.Keys("Enter");  // a.commit: b's handler gets the lock at its next retry
+  ASSERT_TRUE(pane.WaitFor("1 row: 2", seconds(10))) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("waits: none"));
+  ExpectFitsAndQuits(pane, exit_file);
+}
 
 // Three columns at 80×24: a holds the row, b waits for a, c waits behind b (the tuple lock b
 // holds).

@@ -67,29 +67,54 @@ size_t BusyLog::WaitStarted(int64_t session, const std::string& statement, const
   w.start_wall_us = std::chrono::duration_cast<std::chrono::microseconds>(
                         std::chrono::system_clock::now().time_since_epoch())
                         .count();
-  std::lock_guard<std::mutex> lock(mu_);
-  w.holders = HoldersLocked(session, own_state);
-  sightings_.push_back(BusySighting{w.start, session, statement, w.holders});
-  waits_.push_back(std::move(w));
-  taken_.push_back(false);
-  cv_.notify_all();
-  return waits_.size() - 1;
+  std::lock_guard<std::mutex> delivery(delivery_mu_);
+  std::vector<Sink> sinks;
+  BusySighting sighting;
+  size_t handle = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    w.holders = HoldersLocked(session, own_state);
+    sighting = BusySighting{w.start, session, statement, w.holders};
+    waits_.push_back(std::move(w));
+    taken_.push_back(false);
+    handle = waits_.size() - 1;
+    for (const auto& [key, sink] : sinks_) sinks.push_back(sink);
+  }
+  Deliver(sinks, std::move(sighting));
+  return handle;
 }
 
 void BusyLog::Retried(size_t handle, int retries, int own_state) {
   auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> delivery(delivery_mu_);
+  std::vector<Sink> sinks;
+  BusySighting sighting;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (handle >= waits_.size()) return;  // cleared meanwhile
+    BusyWait& w = waits_[handle];
+    w.retries = retries;
+    // The holder may have published its state after the first call (a statement takes its lock a
+    // few instructions before its progress handler first runs), or the lock changed hands
+    // meanwhile.
+    std::vector<int64_t> now_holders = HoldersLocked(w.session_id, own_state);
+    std::vector<int64_t> merged;
+    std::set_union(w.holders.begin(), w.holders.end(), now_holders.begin(), now_holders.end(),
+                   std::back_inserter(merged));
+    w.holders = std::move(merged);
+    sighting = BusySighting{now, w.session_id, w.statement, std::move(now_holders)};
+    for (const auto& [key, sink] : sinks_) sinks.push_back(sink);
+  }
+  Deliver(sinks, std::move(sighting));
+}
+
+void BusyLog::Deliver(const std::vector<Sink>& sinks, BusySighting sighting) {
+  // The sinks first, then the waiters of AwaitSightings: a session's wait reaches the listener
+  // (the trial's event stream) before a partner's await_blocked, woken by it, acts on it — as the
+  // polling monitors publish a poll before they wake its waiters.
+  for (const Sink& sink : sinks) sink(sighting);
   std::lock_guard<std::mutex> lock(mu_);
-  if (handle >= waits_.size()) return;  // cleared meanwhile
-  BusyWait& w = waits_[handle];
-  w.retries = retries;
-  // The holder may have published its state after the first call (a statement takes its lock a few
-  // instructions before its progress handler first runs), or the lock changed hands meanwhile.
-  std::vector<int64_t> now_holders = HoldersLocked(w.session_id, own_state);
-  std::vector<int64_t> merged;
-  std::set_union(w.holders.begin(), w.holders.end(), now_holders.begin(), now_holders.end(),
-                 std::back_inserter(merged));
-  w.holders = std::move(merged);
-  sightings_.push_back(BusySighting{now, w.session_id, w.statement, std::move(now_holders)});
+  sightings_.push_back(std::move(sighting));
   cv_.notify_all();
 }
 
@@ -130,6 +155,32 @@ std::vector<BusySighting> BusyLog::SightingsSince(SteadyTime since) const {
 void BusyLog::ClearSightings() {
   std::lock_guard<std::mutex> lock(mu_);
   sightings_.clear();
+}
+
+std::vector<SessionLockState> BusyLog::LockStates(const std::vector<int64_t>& sessions) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<SessionLockState> out;
+  for (int64_t id : sessions) {
+    auto it = sessions_.find(id);
+    if (it == sessions_.end() || it->second.file.empty()) continue;
+    SessionLockState st{id, it->second.file, it->second.txn_state, ""};
+    for (const BusyWait& w : waits_) {  // its open wait, if any (at most one: one statement)
+      if (w.session_id == id && !w.ended) st.awaiting = w.need;
+    }
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+void BusyLog::AddSink(const void* key, Sink sink) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sinks_[key] = std::move(sink);
+}
+
+void BusyLog::RemoveSink(const void* key) {
+  std::lock_guard<std::mutex> delivery(delivery_mu_);  // a delivery in progress ends first
+  std::lock_guard<std::mutex> lock(mu_);
+  sinks_.erase(key);
 }
 
 bool BusyLog::SeenSinceLocked(int64_t session, SteadyTime since) const {

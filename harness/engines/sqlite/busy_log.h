@@ -21,12 +21,21 @@
 // statement and while a statement runs (from its progress and busy handlers, on its own thread), so
 // an autocommit statement that holds the write lock is named too, not only an open transaction. The
 // holders of a wait are the union over its busy-handler calls: whoever held the lock at some call.
-// Thread-safety: every member is safe from any thread.
+//
+// Live: a sink (AddSink) is handed each busy-handler call as it is recorded, on the waiting
+// session's own thread inside its busy handler, one call at a time in record order, and before the
+// call wakes AwaitSightings. The published states also answer LockStates() (the lock view,
+// sqlite_locks.h): sampled on each session's own thread, read here under the mutex, so no thread
+// touches another's connection (each is opened SQLITE_OPEN_FULLMUTEX, and a connection in its busy
+// handler holds its mutex: a call from another thread would wait until the wait ends).
+// Thread-safety: every member is safe from any thread. A sink is called outside mu_: it may call
+// any member but WaitStarted, Retried, AddSink and RemoveSink.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -63,6 +72,16 @@ struct BusySighting {
   std::vector<int64_t> holders;
 };
 
+// What one session's connection is in now, as its own thread last published it (LockStates).
+struct SessionLockState {
+  int64_t session_id = 0;
+  std::string file;   // the database file it works on ("" = none)
+  int txn_state = 0;  // sqlite3_txn_state(db, "main"): SQLITE_TXN_NONE / READ / WRITE
+  // The locking event it is in its busy handler for ("read", "write", "commit"; BusyWait::need),
+  // "" when it waits for nothing.
+  std::string awaiting;
+};
+
 class BusyLog {
  public:
   // The session works on `file` ("" = none); called when it opens or closes its connection.
@@ -75,7 +94,9 @@ class BusyLog {
   void Forget(int64_t session);
 
   // From a busy handler: a new locking event of `session` began now; returns its handle.
-  // `own_state`: the session's transaction state now (it decides whom the session waits for).
+  // `own_state`: the session's transaction state now (it decides whom the session waits for). Both
+  // this and Retried record one busy-handler call (a sighting) and hand it to the sinks before they
+  // return.
   size_t WaitStarted(int64_t session, const std::string& statement, const std::string& need,
                      int own_state);
   // The handler was called again for the same event (`retries` so far); the holders now are added
@@ -91,6 +112,17 @@ class BusyLog {
   std::vector<BusySighting> SightingsSince(SteadyTime since) const;
   // Forgets the busy-handler calls (a monitor's Begin).
   void ClearSightings();
+
+  // The published state of each of `sessions` that has a connection, in the order given.
+  std::vector<SessionLockState> LockStates(const std::vector<int64_t>& sessions) const;
+
+  // Live sightings: `sink` is called with every busy-handler call recorded from now on (any
+  // session), on the recording thread, until RemoveSink(key). One sink per key; `key` names it.
+  using Sink = std::function<void(const BusySighting&)>;
+  void AddSink(const void* key, Sink sink);
+  // Removes the sink; returns once no call of it is in progress (so the sink's owner may go). Not
+  // from inside a sink.
+  void RemoveSink(const void* key);
 
   // Waits until each of `sessions` has a busy-handler call at or after `since`; false at `deadline`
   // or when `stop()` turns true (checked every 20 ms).
@@ -115,10 +147,17 @@ class BusyLog {
     int txn_state = 0;
   };
   bool SeenSinceLocked(int64_t session, SteadyTime since) const;
+  // Hands `sighting` to `sinks`, then records it and wakes AwaitSightings. REQUIRES: delivery_mu_
+  // held (so sightings_ has the order the sinks saw), mu_ not held.
+  void Deliver(const std::vector<Sink>& sinks, BusySighting sighting);
   std::vector<int64_t> HoldersLocked(int64_t session, int own_state) const;
 
+  // Held from recording a call until the sinks have it: one delivery at a time, in record order;
+  // RemoveSink takes it to wait for a delivery in progress. Taken before mu_, never after.
+  std::mutex delivery_mu_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  std::map<const void*, Sink> sinks_;         // guarded by mu_
   std::map<int64_t, SessionState> sessions_;  // guarded by mu_
   std::vector<BusyWait> waits_;               // guarded by mu_; a handle indexes it until Clear()
   std::vector<bool> taken_;                   // guarded by mu_: waits_[i] was returned by TakeEnded

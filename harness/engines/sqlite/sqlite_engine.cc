@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -23,7 +24,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // Whether `path` is a SQLite database in WAL mode: its header's read and write versions (bytes 18
-// and 19) are 2 (SQLite docs fileformat2.html "1.3.4 File format version numbers").
+// and 19) are 2 (SQLite docs fileformat2.html "1.3.4 File format version numbers"). Only for a file
+// no connection of this process has open: closing any descriptor of a file drops every POSIX lock
+// the process holds on it, SQLite's too (howtocorrupt.html 2.2).
 bool IsWalDatabase(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return false;
@@ -227,6 +230,27 @@ std::string SqliteEngine::WorkspaceFile(const std::string& name) const {
   return it == workspaces_.end() || it->second.generation == 0
              ? ""
              : GenerationFile(it->second.dir, it->second.generation);
+}
+
+std::string SqliteEngine::ClientConnectionString(const std::string& workspace) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!folder_.created()) return "";
+  auto it = workspaces_.find(workspace);
+  if (it == workspaces_.end() || it->second.generation == 0)
+    return GenerationFile(folder_.path() + "/" + workspace, 1);  // what TrialFile makes first
+  return GenerationFile(it->second.dir, it->second.generation);
+}
+
+std::string SqliteEngine::ClientCommand(const std::string& workspace) const {
+  const std::string file = ClientConnectionString(workspace);
+  if (file.empty()) return "";
+  const bool plain = std::all_of(file.begin(), file.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::strchr("/._-+,:=@%", c) != nullptr;
+  });
+  if (plain) return "sqlite3 " + file;
+  std::string quoted = "'";
+  for (char c : file) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return "sqlite3 " + quoted + "'";
 }
 
 Result<std::string> SqliteEngine::TrialFile(const std::string& name, bool new_trial) {

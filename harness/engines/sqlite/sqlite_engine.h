@@ -79,6 +79,11 @@ class SqliteEngine final : public Engine {
   // SQLITE_FULL, SQLITE_IOERR*, SQLITE_CANTOPEN*, SQLITE_NOMEM, SQLITE_CORRUPT*, SQLITE_NOTADB: the
   // disk, memory or file under the trial's database failed (rescode.html), not the race.
   bool IsInfrastructureFault(const QueryResult& r) const override;
+  // --keep (docs/step.md): the database file of workspace `name` — its current trial's, or the one
+  // its first trial gets when it has none yet — and `sqlite3 FILE` for the sqlite3 shell (the path
+  // shell-quoted when it needs it). A file path holds no secret. "" when the run folder is gone.
+  std::string ClientConnectionString(const std::string& workspace) const override;
+  std::string ClientCommand(const std::string& workspace) const override;
   Result<std::unique_ptr<ServerWaitLog>> OpenWaitLog() override;
   Status HoldRunLock(SteadyTime connect_deadline, SteadyTime statement_deadline,
                      const StopFlag* stop) override;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "harness/engines/sqlite/sqlite_locks.h"
+
 namespace racelab::sqlite {
 
 namespace {
@@ -19,30 +21,89 @@ std::vector<int64_t> IdsOnServer(const std::vector<ConnectionId>& sessions) {
 
 }  // namespace
 
+SqliteWaitMonitor::~SqliteWaitMonitor() { log_->RemoveSink(this); }
+
 void SqliteWaitMonitor::Begin(std::vector<ConnectionId> sessions, SteadyTime origin) {
-  sessions_ = IdsOnServer(sessions);
-  origin_ = origin;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sessions_ = IdsOnServer(sessions);
+    origin_ = origin;
+    live_ = true;
+  }
   log_->ClearSightings();
+  log_->AddSink(this, [this](const BusySighting& s) { OnSighting(s); });
+}
+
+WaitObservation SqliteWaitMonitor::ToObservation(const BusySighting& s) const {
+  WaitObservation o;
+  o.poll_sent_us = std::chrono::duration_cast<std::chrono::microseconds>(s.at - origin_).count();
+  o.poll_received_us = o.poll_sent_us;
+  o.node = kServerNode;
+  o.session_id = s.session_id;
+  o.wait_event = "busy";
+  o.blocking = s.holders;
+  o.query = s.statement;
+  return o;
+}
+
+void SqliteWaitMonitor::OnSighting(const BusySighting& s) {
+  std::function<void(const WaitObservation&)> listener;
+  WaitObservation o;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!live_ || !listener_ || s.at < origin_) return;
+    if (!sessions_.empty() &&
+        std::find(sessions_.begin(), sessions_.end(), s.session_id) == sessions_.end()) {
+      return;
+    }
+    o = ToObservation(s);
+    listener = listener_;
+  }
+  listener(o);
+}
+
+void SqliteWaitMonitor::SetWaitListener(std::function<void(const WaitObservation&)> listener) {
+  std::lock_guard<std::mutex> lock(mu_);
+  listener_ = std::move(listener);
 }
 
 std::vector<WaitObservation> SqliteWaitMonitor::End() {
+  log_->RemoveSink(this);  // returns once no listener call is in progress
+  std::lock_guard<std::mutex> lock(mu_);
+  live_ = false;
   std::vector<WaitObservation> out;
   for (const BusySighting& s : log_->SightingsSince(origin_)) {
     if (!sessions_.empty() &&
         std::find(sessions_.begin(), sessions_.end(), s.session_id) == sessions_.end()) {
       continue;
     }
-    WaitObservation o;
-    o.poll_sent_us = std::chrono::duration_cast<std::chrono::microseconds>(s.at - origin_).count();
-    o.poll_received_us = o.poll_sent_us;
-    o.node = kServerNode;
-    o.session_id = s.session_id;
-    o.wait_event = "busy";
-    o.blocking = s.holders;
-    o.query = s.statement;
-    out.push_back(std::move(o));
+    out.push_back(ToObservation(s));
   }
   return out;
+}
+
+Result<LockSnapshot> SqliteWaitMonitor::SnapshotLocks(SteadyTime /*deadline*/) {
+  std::vector<int64_t> ids;
+  SteadyTime origin;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ids = sessions_;
+    origin = origin_;
+  }
+  auto us = [origin] {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                 origin)
+        .count();
+  };
+  LockSnapshot snap;
+  snap.method = "sqlite3_txn_state";
+  snap.node = kServerNode;
+  snap.sent_us = us();
+  for (const SessionLockState& st : log_->LockStates(ids)) {
+    for (SessionLock& l : LocksOf(st, JournalOf(st.file))) snap.locks.push_back(std::move(l));
+  }
+  snap.received_us = us();
+  return snap;
 }
 
 bool SqliteWaitMonitor::AwaitBlocked(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
