@@ -58,7 +58,7 @@ constexpr const char* kStepHelp =
     "l LEVEL,\n"
     ":SQL or :NAME SQL (typed SQL, as above), q.\n"
     "In a browser (--web [HOST:]PORT): the same walk as one self-contained page on 127.0.0.1 (no\n"
-    "network needed), pushed live: Next, a session's button, Back to start, Level, Quit (keys "
+    "network needed), pushed live: Next, a session's button, Back to start, the level, Quit (keys "
     "Space,\n"
     "1-9, b, l, q; typed SQL is the terminal's and the pipe's only); the terminal prints the\n"
     "URL, q + Enter there or Ctrl-C ends it. --web 0 picks a free port. Another host than\n"

@@ -52,7 +52,9 @@ std::string TypedResultText(const std::string& engine, const QueryResult& r, lon
     return fmt::format(
         "ERROR {}: {}{}", ErrorKeyWithName(engine, key), OneLine(r.message, 200),
         r.cancelled_by_deadline
-            ? fmt::format(" (cancelled at the typed statement's deadline, {} s)", timeout_ms / 1000)
+            ? fmt::format(" (cancelled at the typed statement's deadline, {})",
+                          timeout_ms % 1000 == 0 ? fmt::format("{} s", timeout_ms / 1000)
+                                                 : fmt::format("{} ms", timeout_ms))
             : "");
   }
   if (!r.columns.empty()) {

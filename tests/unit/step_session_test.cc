@@ -211,6 +211,51 @@ TEST(StepSessionTest, TypedSqlRunsOnTheTeachersConnectionOrInsideAHeldSession) {
   EXPECT_EQ(Of(s.view(), "a").last_step, "claim");
 }
 
+TEST(StepSessionTest, ATypedStatementThatWaitsShowsTheWaitEndsByItsDeadlineOrIsCancelled) {
+  auto items = fake::PlanText(kHoldWait);
+  ASSERT_EQ(items.size(), 1u);
+  FakeScript script = Script();
+  script.On("teacher", "UPDATE").Blocks("a", "COMMIT");  // waits for a's transaction
+  FakeEngine engine(std::move(script));
+  StepOptions o = Options(&engine, items[0]);
+  o.typed_timeout_ms = 300;
+  StepSession s(std::move(o));
+  ASSERT_TRUE(s.AwaitQuiet(-1, In(5000)));
+  ASSERT_TRUE(s.RunTyped("", "UPDATE runs SET id = 3").ok());
+  // Seen waiting by the teacher's own monitor, for a: the walk is quiet again.
+  for (uint64_t seen = 0; !s.TypedQuiet();) seen = s.AwaitChange(seen, In(5000));
+  StepView v = s.view();
+  EXPECT_TRUE(v.typed.running);
+  EXPECT_EQ(v.typed.waiting_for, "a");
+  EXPECT_THAT(v.transcript, Contains("step teacher: <waiting for a (fake)>"));
+  EXPECT_THAT(s.RunTyped("", "SELECT 1").message(), HasSubstr("runs already"));
+  AwaitTyped(&s);  // its deadline: cancelled
+  v = s.view();
+  EXPECT_EQ(v.typed.result,
+            "ERROR 57014: canceling statement due to statement timeout (cancelled at the typed "
+            "statement's deadline, 300 ms)");  // (the fake engine has no SQLSTATE names)
+  EXPECT_THAT(v.transcript, Contains("step teacher: <... completed>"));
+  // Cancelled by the teacher (Esc): at once.
+  ASSERT_TRUE(s.RunTyped("", "UPDATE runs SET id = 4").ok());
+  for (uint64_t seen = 0; !s.TypedQuiet();) seen = s.AwaitChange(seen, In(5000));
+  EXPECT_TRUE(s.CancelTyped());
+  // (A cancel that reaches the fake before it counts the statement as blocked is lost, as one
+  // that reaches a server before the statement does: Esc again.)
+  for (uint64_t seen = 0; s.view().typed.running;) {
+    s.CancelTyped();
+    seen = s.AwaitChange(seen, In(10));
+  }
+  EXPECT_EQ(s.view().typed.result, "ERROR 57014: canceling statement due to user request");
+  EXPECT_FALSE(s.CancelTyped());  // nothing runs now
+  // The trial's own waits are still seen live (the teacher's monitor is one of its own).
+  Step(&s);  // a.begin
+  Step(&s);  // a.claim
+  Step(&s);  // b.begin
+  Step(&s);  // b.claim: waits for a
+  EXPECT_EQ(Of(s.view(), "b").waiting_for, "a");
+  Step(&s);  // a.commit: b's claim ends (the fake's statements do not see the walk's stop)
+}
+
 TEST(StepSessionTest, SwitchLevelStartsANewWalkAtTheNextLevel) {
   auto items = fake::PlanText(kHoldWait);
   ASSERT_EQ(items.size(), 1u);
