@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 
 #include "harness/cli/app.h"
 #include "harness/cli/run_plan.h"
@@ -40,17 +41,29 @@ constexpr const char* kStepHelp =
     "else the first session in file order that waits for a key.\n\n"
     "In a terminal: one column per session.  Enter/Space  the next step   1-9  the session in "
     "that column\n"
-    "  a letter  the session with that one-letter name (not b or q)   b  back to the start (a new "
-    "trial)\n"
+    "  a letter  the session with that one-letter name (not b, l or q)   b  back to the start (a "
+    "new trial)\n"
+    "  l  the next isolation level (the scenario's isolation: list, else the engine's levels): a "
+    "new walk\n"
+    "  :  type SQL (Enter runs it, Esc cancels): on a teacher's connection of its own, like a "
+    "third psql\n"
+    "     window; ':a SELECT ...' runs it inside session a's transaction while a waits for a key. "
+    "Its\n"
+    "     result (rows, or the error with SQLSTATE and name) is shown and in the transcript; it "
+    "ends by\n"
+    "     60 s (then it is cancelled); Esc cancels it while it runs or waits on a lock\n"
     "  q  quit (removes everything; so does Ctrl-C)\n"
     "In a pipe: each step as a transcript line (isolationtester's form), with the waits and the "
     "locks;\n"
-    "commands are stdin lines: empty or n (next), a session's name or number, n NAME, b, q.\n"
+    "commands are stdin lines: empty or n (next), a session's name or number, n NAME, b, l, "
+    "l LEVEL,\n"
+    ":SQL or :NAME SQL (typed SQL, as above), q.\n"
     "In a browser (--web [HOST:]PORT): the same walk as one self-contained page on 127.0.0.1 (no\n"
-    "network needed), pushed live: Next, a session's button, Back to start, Quit (keys Space, "
-    "1-9,\n"
-    "b, q); the terminal prints the URL, q + Enter there or Ctrl-C ends it. --web 0 picks a free\n"
-    "port. Another host than loopback is refused unless --web-token TOKEN is given; the URL then\n"
+    "network needed), pushed live: Next, a session's button, Back to start, the level, Quit (keys "
+    "Space,\n"
+    "1-9, b, l, q; typed SQL is the terminal's and the pipe's only); the terminal prints the\n"
+    "URL, q + Enter there or Ctrl-C ends it. --web 0 picks a free port. Another host than\n"
+    "loopback is refused unless --web-token TOKEN is given; the URL then\n"
     "carries ?token=TOKEN and every request without it is refused.\n\n"
     "Examples:\n"
     "  racelab step lock-hold-wait                      b waits for a's row lock, live\n"
@@ -92,6 +105,37 @@ std::string KeepWorkspace(Engine& db, const std::string& scenario, const std::st
       "racelab: --keep: the server stays up until q or Ctrl-C; {}'s tables, as its setup makes "
       "them, are in {}. Connect with:\n  {}\n  {}",
       scenario, ws, dsn, db.ClientCommand(ws));
+}
+
+// `l`: the item at every level the scenario runs at on this engine, as `racelab run` plans them
+// (its isolation: list, else every level the engine has), with its params and permutation.
+// `planned`: the items of a plan made without --isolation, or empty to make one (quietly: its
+// notes were printed once already).
+std::vector<PlanItem> LevelsOf(const PlanItem& item, std::vector<PlanItem> planned,
+                               const RunArgs& args, const StopFlag* stop) {
+  if (planned.empty()) {
+    RunArgs every = args;
+    every.isolation.clear();
+    std::ostringstream discard;
+    std::streambuf* const saved = std::cerr.rdbuf(discard.rdbuf());
+    auto plan = BuildRunPlan(every, stop);
+    std::cerr.rdbuf(saved);
+    if (plan.ok()) planned = std::move(plan.value().plan.items);
+  }
+  std::vector<PlanItem> out;
+  bool has_item = false;
+  for (PlanItem& p : planned) {
+    if (p.scenario != item.scenario || p.engine != item.engine || p.params != item.params ||
+        p.permutation != item.permutation)
+      continue;
+    if (std::any_of(out.begin(), out.end(),
+                    [&](const PlanItem& o) { return o.isolation == p.isolation; }))
+      continue;
+    has_item = has_item || p.isolation == item.isolation;
+    out.push_back(std::move(p));
+  }
+  if (!has_item) out.insert(out.begin(), item);
+  return out;
 }
 
 }  // namespace
@@ -173,6 +217,8 @@ int StepCommand(const StepArgs& args, const StopFlag* stop) {
   }
   std::vector<PlanItem>& items = plan.value().plan.items;
   PlanItem item = items.front();
+  std::vector<PlanItem> levels =
+      LevelsOf(item, args.isolation.empty() ? items : std::vector<PlanItem>{}, ra, stop);
   // A program's stretches run between its own pause points, not one statement per key: step mode
   // does not walk them (a walk would wait at their barrier for a key that never comes).
   for (const PlannedSession& s : item.sessions) {
@@ -228,6 +274,7 @@ int StepCommand(const StepArgs& args, const StopFlag* stop) {
   const std::string so_setup = item.setup;
   so.item = std::move(item);
   so.order = std::move(order);
+  so.levels = std::move(levels);
   so.on_change = [&wakeup] { wakeup.Notify(); };
   int code = 0;
   {

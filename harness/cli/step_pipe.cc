@@ -37,7 +37,24 @@ void Wakeup::Drain() const {
   }
 }
 
+StepCommandWord ParseTyped(const std::string& after_colon, const step::StepView& view) {
+  StepCommandWord c{StepCommandWord::Kind::kTyped, "", after_colon};
+  // ":a SELECT …": a session's label, then a space, then the statement.
+  const size_t space = after_colon.find(' ');
+  if (space != std::string::npos && space > 0) {
+    const std::string first = after_colon.substr(0, space);
+    for (const step::SessionView& s : view.sessions) {
+      if (s.label == first) {
+        c.session = first;
+        c.text = after_colon.substr(space + 1);
+      }
+    }
+  }
+  return c;
+}
+
 StepCommandWord ParsePipeCommand(const std::string& line, const step::StepView& view) {
+  if (!line.empty() && line[0] == ':') return ParseTyped(line.substr(1), view);
   std::string w = line;
   while (!w.empty() && std::isspace(static_cast<unsigned char>(w.back()))) w.pop_back();
   while (!w.empty() && std::isspace(static_cast<unsigned char>(w.front()))) w.erase(w.begin());
@@ -45,6 +62,8 @@ StepCommandWord ParsePipeCommand(const std::string& line, const step::StepView& 
   if (w.empty() || w == "n") return {StepCommandWord::Kind::kNext, ""};
   if (w == "b") return {StepCommandWord::Kind::kBack, ""};
   if (w == "q") return {StepCommandWord::Kind::kQuit, ""};
+  if (w == "l") return {StepCommandWord::Kind::kLevel, ""};
+  if (w.rfind("l ", 0) == 0) return {StepCommandWord::Kind::kLevel, "", w.substr(2)};
   if (w.rfind("n ", 0) == 0) w = w.substr(2);
   for (size_t s = 0; s < view.sessions.size(); ++s) {
     if (w == view.sessions[s].label || w == std::to_string(s + 1))
@@ -98,11 +117,15 @@ class Transcript {
   bool Print() {
     const step::StepView v = ui_.session->view();
     if (v.walk != walk_) {
-      if (walk_ != 0) {
+      if (walk_ != 0 && v.isolation != isolation_) {
+        out_ << fmt::format("--- level {}: walk {} (reset in {:.0f} ms) ---\n", v.isolation, v.walk,
+                            v.reset_ms);
+      } else if (walk_ != 0) {
         out_ << fmt::format("--- back to the start: walk {} (reset in {:.0f} ms) ---\n", v.walk,
                             v.reset_ms);
       }
       walk_ = v.walk;
+      isolation_ = v.isolation;
       printed_ = 0;
       ended_ = false;
       noted_ = false;
@@ -146,10 +169,22 @@ class Transcript {
     Print();
   }
 
+  // Prints as the view changes until the typed statement has ended or waits on a lock (or a stop;
+  // the statement ends by its own deadline).
+  void FollowTyped() {
+    uint64_t seen = 0;
+    while (!ui_.stop->stop_requested() && !ui_.session->TypedQuiet()) {
+      seen = ui_.session->AwaitChange(seen, Clock::now() + std::chrono::milliseconds(50));
+      Print();
+    }
+    Print();
+  }
+
  private:
   const StepUi& ui_;
   std::ostream& out_;
   int walk_ = 0;
+  std::string isolation_;
   size_t printed_ = 0;
   bool ended_ = false;
   bool noted_ = false;
@@ -165,7 +200,8 @@ int RunStepPipe(const StepUi& ui, std::ostream& out) {
       names += fmt::format("{}{} ({})", s == 0 ? "" : ", ", v.sessions[s].label, s + 1);
     out << fmt::format(
         "racelab step {} at {} on {}: sessions {}; commands: n or empty line = next, a session's "
-        "name or number, b = back to the start, q = quit\n",
+        "name or number, b = back to the start, l [LEVEL] = another isolation level, :SQL or "
+        ":SESSION SQL = typed SQL, q = quit\n",
         SanitizeForTerminal(v.scenario), v.isolation, v.engine, SanitizeForTerminal(names));
   }
   Transcript t(ui, out);
@@ -179,7 +215,23 @@ int RunStepPipe(const StepUi& ui, std::ostream& out) {
     if (quit) break;
     if (c.kind == StepCommandWord::Kind::kUnknown) {
       std::cerr << "racelab: unknown command '" << SanitizeForTerminal(line)
-                << "' (n, b, q, or a session's name or number)\n";
+                << "' (n, b, l, :SQL, q, or a session's name or number)\n";
+      continue;
+    }
+    if (c.kind == StepCommandWord::Kind::kLevel) {
+      if (Status s = ui.session->SwitchLevel(c.text); !s.ok()) {
+        std::cerr << "racelab: l: " << SanitizeForTerminal(s.message()) << "\n";
+        continue;
+      }
+      t.Follow(-1);
+      continue;
+    }
+    if (c.kind == StepCommandWord::Kind::kTyped) {
+      if (Status s = ui.session->RunTyped(c.session, c.text); !s.ok()) {
+        std::cerr << "racelab: " << SanitizeForTerminal(s.message()) << "\n";
+        continue;
+      }
+      t.FollowTyped();
       continue;
     }
     if (c.kind == StepCommandWord::Kind::kBack) {

@@ -102,8 +102,38 @@ std::string StateText(const step::SessionView& s) {
   return step::SessionStateName(s.state);
 }
 
+// The typed statement's two lines (docs/step.md ":"): what runs where, then its state or result.
+std::vector<std::string> TypedLines(const step::TypedView& t) {
+  if (t.who.empty()) return {};
+  std::string state = "  -> " + t.result;
+  if (t.running && !t.waiting_for.empty()) {
+    state = fmt::format("  WAITING for {} ({}) · Esc cancels", t.waiting_for, t.wait_type);
+  } else if (t.running) {
+    state = "  running · Esc cancels";
+  }
+  return {fmt::format("typed {}: {}", t.who, t.sql), state};
+}
+
+// The open prompt of `:` on the bottom line: its tail when it is longer than the line.
+std::string PromptLine(const std::string& text, size_t cols) {
+  const std::string head = ":";
+  std::string shown = text + "_";
+  while (Points(head) + Points(shown) > cols && !shown.empty()) {
+    size_t cut = 1;
+    while (cut < shown.size() && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) ++cut;
+    shown.erase(0, cut);
+  }
+  return head + shown;
+}
+
+struct Overlay {
+  const std::string* prompt = nullptr;  // the `:` line while it is open
+  std::string notice;                   // what the last key could not do
+};
+
 // One frame of the whole screen, `cols` × `rows`.
-std::string Frame(const step::StepView& v, size_t cols, size_t rows, const std::string& keep) {
+std::string Frame(const step::StepView& v, size_t cols, size_t rows, const std::string& keep,
+                  const Overlay& overlay) {
   std::vector<std::string> out;
   const std::string hr(cols, '-');
   out.push_back(
@@ -147,6 +177,7 @@ std::string Frame(const step::StepView& v, size_t cols, size_t rows, const std::
                          v.waits[i].lock_type);
   }
   out.push_back(Fit(waits, cols));
+  for (const std::string& l : TypedLines(v.typed)) out.push_back(Fit(l, cols));
   const size_t footer = 2;
   if (!keep.empty()) {
     std::istringstream lines(keep);
@@ -178,10 +209,13 @@ std::string Frame(const step::StepView& v, size_t cols, size_t rows, const std::
   out.push_back(hr);
   std::string keys = "Enter/Space next";
   if (!v.next_session.empty()) keys += " (" + v.next_session + ")";
-  keys += " · 1-" + std::to_string(v.sessions.size()) + " a session · b back to start · q quit";
+  keys += " · 1-" + std::to_string(v.sessions.size()) +
+          " a session · b back · l level · : SQL · q quit";
   if (v.phase == step::StepView::Phase::kFinished || v.phase == step::StepView::Phase::kFailed)
     keys = (v.phase == step::StepView::Phase::kFailed ? "FAILED: " : "walk over: ") + v.message +
-           " · b again · q quit";
+           " · b again · l level · q quit";
+  if (!overlay.notice.empty()) keys = "! " + overlay.notice;
+  if (overlay.prompt != nullptr) keys = PromptLine(*overlay.prompt, cols);
   out.push_back(Fit(keys, cols));
   std::string frame = "\x1b[H";
   for (size_t i = 0; i < out.size() && i < rows; ++i)
@@ -214,6 +248,9 @@ int RunStepScreen(const StepUi& ui) {
   std::string keep;  // --keep's note, once the walk has run every step
   std::ofstream trace;
   if (!ui.trace_path.empty()) trace.open(ui.trace_path, std::ios::app);
+  bool prompt_open = false;  // `:` typed: the bottom line is the statement being typed
+  std::string prompt;
+  std::string notice;
   for (;;) {
     if (ui.stop->stop_requested()) return 0;
     const uint64_t now = ui.session->version();
@@ -224,7 +261,7 @@ int RunStepScreen(const StepUi& ui) {
       if (ui.prepare_keep && keep.empty() && v.phase == step::StepView::Phase::kFinished &&
           v.message == "every step ran")
         keep = ui.prepare_keep();
-      RawTerminal::Write(Frame(v, cols, rows, keep));
+      RawTerminal::Write(Frame(v, cols, rows, keep, {prompt_open ? &prompt : nullptr, notice}));
       drawn = now;
       for (const step::SessionView& s : v.sessions) {
         if (trace.is_open() && s.waiting_seen_wall_us > 0 && traced_walk != v.walk) {
@@ -239,10 +276,54 @@ int RunStepScreen(const StepUi& ui) {
     if (poll(p, 2, 200) <= 0) continue;
     if (p[1].revents & POLLIN) ui.wakeup->Drain();
     if (!(p[0].revents & POLLIN)) continue;
-    char key = 0;
-    if (read(STDIN_FILENO, &key, 1) != 1) continue;
+    char buf[64];
+    const ssize_t got = read(STDIN_FILENO, buf, sizeof buf);
+    if (got <= 0) continue;
+    drawn = ~uint64_t{0};  // a key: draw again (the prompt, the notice)
     const step::StepView v = ui.session->view();
+    if (prompt_open) {
+      for (ssize_t i = 0; i < got; ++i) {
+        const char key = buf[i];
+        if (key == 3) return 0;
+        if (key == 27) {  // Esc alone cancels; an escape sequence (an arrow key) is ignored
+          if (i + 1 == got) prompt_open = false;
+          break;
+        }
+        if (key == '\r' || key == '\n') {
+          prompt_open = false;
+          const StepCommandWord c = ParseTyped(prompt, v);
+          Status s = ui.session->RunTyped(c.session, c.text);
+          notice = s.ok() ? "" : SanitizeForTerminal(s.message());
+          break;
+        }
+        if (key == 127 || key == 8) {
+          while (!prompt.empty() && (static_cast<unsigned char>(prompt.back()) & 0xC0) == 0x80)
+            prompt.pop_back();
+          if (!prompt.empty()) prompt.pop_back();
+        } else if ((static_cast<unsigned char>(key) >= 32 || key == '\t') && prompt.size() < 4000) {
+          prompt += key == '\t' ? ' ' : key;
+        }
+      }
+      continue;
+    }
+    notice.clear();
+    if (buf[0] == 27 && got > 1) continue;  // an escape sequence: no key of ours
+    const char key = buf[0];
     if (key == 'q' || key == 3) return 0;
+    if (key == 27) {
+      ui.session->CancelTyped();
+      continue;
+    }
+    if (key == ':') {
+      prompt_open = true;
+      prompt.clear();
+      continue;
+    }
+    if (key == 'l') {
+      if (Status s = ui.session->SwitchLevel(""); !s.ok())
+        notice = SanitizeForTerminal(s.message());
+      continue;
+    }
     if (key == 'b') {
       ui.session->Reset();
       continue;

@@ -46,11 +46,15 @@ int RunStepScreen(const StepUi& ui);
 
 // What the user typed -> what to do (shared by both faces).
 struct StepCommandWord {
-  enum class Kind { kNext, kSession, kBack, kQuit, kUnknown } kind = Kind::kUnknown;
-  std::string session;  // kSession
+  enum class Kind { kNext, kSession, kBack, kLevel, kTyped, kQuit, kUnknown } kind = Kind::kUnknown;
+  std::string session;  // kSession; kTyped: the session to run it on ("" = the teacher's)
+  std::string text;     // kLevel: the level asked for ("" = the next); kTyped: the statement
 };
 // Pipe: "" and "n" next, "b" back, "q" quit, a session's label or column number (1-based) or
-// "n LABEL" that session.
+// "n LABEL" that session, "l" the next isolation level, "l LEVEL" that one, ":SQL" typed SQL on
+// the teacher's connection, ":LABEL SQL" on that session's.
 StepCommandWord ParsePipeCommand(const std::string& line, const step::StepView& view);
+// ":SQL" / ":LABEL SQL" (the text after the colon) -> a kTyped command.
+StepCommandWord ParseTyped(const std::string& after_colon, const step::StepView& view);
 
 }  // namespace racelab::cli

@@ -57,6 +57,7 @@ GateAnswer InstructorGate::AwaitTurn(const GateTurn& turn, const GateLimits& lim
     std::lock_guard<std::mutex> lock(mu_);
     if (abandoned_) return {GateAnswer::Result::kStopped};
     held_.insert(me);
+    if (turn.connection != nullptr) held_conns_[me.session_index] = turn.connection;
   }
   TrialClock::PauseScope pause(clock_);
   events_->Publish(EventOf(TrialEvent::Kind::kGateHeld, turn));
@@ -67,6 +68,10 @@ GateAnswer InstructorGate::AwaitTurn(const GateTurn& turn, const GateLimits& lim
       if (abandoned_ || (limits.stop != nullptr && limits.stop->stop_requested())) {
         answer.result = GateAnswer::Result::kStopped;
         break;
+      }
+      if (auto typed = typed_.find(me.session_index); typed != typed_.end()) {
+        RunTypedLocked(me.session_index, turn.connection, &lock);
+        continue;
       }
       if (ReleasedLocked(me)) break;
       const auto now = std::chrono::steady_clock::now();
@@ -81,9 +86,52 @@ GateAnswer InstructorGate::AwaitTurn(const GateTurn& turn, const GateLimits& lim
       cv_.wait_until(lock, std::min(limits.hold_deadline, now + kStopPollSlice));
     }
     held_.erase(me);
+    held_conns_.erase(me.session_index);
+    if (auto typed = typed_.find(me.session_index); typed != typed_.end()) {
+      TypedStatement t = std::move(typed->second);
+      typed_.erase(typed);
+      lock.unlock();
+      QueryResult r;
+      r.refused = true;
+      r.message = "not run: the walk was stopped first";
+      t.done(r);
+    }
   }
   events_->Publish(EventOf(TrialEvent::Kind::kGateReleased, turn));
   return answer;
+}
+
+void InstructorGate::RunTypedLocked(int session, Session* conn,
+                                    std::unique_lock<std::mutex>* lock) {
+  auto it = typed_.find(session);
+  TypedStatement t = std::move(it->second);
+  typed_.erase(it);
+  typed_running_[session] = conn;
+  lock->unlock();
+  const QueryResult r = conn->Exec(t.sql, t.deadline, t.max_rows);
+  t.done(r);
+  lock->lock();
+  typed_running_.erase(session);
+}
+
+Status InstructorGate::RunOnHeld(int session_index, TypedStatement statement) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto conn = held_conns_.find(session_index);
+  if (abandoned_ || conn == held_conns_.end() || conn->second == nullptr)
+    return Status::Usage("it is not waiting at the gate");
+  if (typed_.count(session_index) > 0 || typed_running_.count(session_index) > 0)
+    return Status::Usage("it runs a typed statement already");
+  typed_[session_index] = std::move(statement);
+  cv_.notify_all();
+  return Status::Ok();
+}
+
+bool InstructorGate::CancelTyped(int session_index) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = typed_running_.find(session_index);
+  if (it == typed_running_.end()) return false;
+  it->second->Cancel();  // safe from any thread (session.h)
+  return true;
 }
 
 bool InstructorGate::ReleasedLocked(const InstructorStep& s) {

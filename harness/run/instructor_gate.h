@@ -19,6 +19,12 @@
 //    arrive there.
 // NextOf(s) releases session s's held step, or its next one to arrive.
 //
+// Typed SQL (RunOnHeld, docs/step.md ":a"): a statement the teacher types for session s runs on s's
+// own connection, inside its transaction, on s's worker thread while s's step is held here (the
+// worker owns the connection then: GateTurn::connection). One per session at a time; its deadline
+// is the statement's; CancelTyped cancels it (Session::Cancel). A release that comes while it runs
+// lets the step go once it has ended.
+//
 // Thread-safety: every member is safe from any thread (workers call the StepGate members for their
 // own sessions, the controller the others). Events are published outside the gate's lock, so a
 // subscriber of the trial's stream may call the const members (NextInOrder, held) — never Next.
@@ -26,6 +32,8 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -33,6 +41,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/engine/session.h"
+#include "harness/model/status.h"
 #include "harness/run/step_gate.h"
 #include "harness/run/trial_events.h"
 
@@ -47,6 +57,16 @@ struct InstructorStep {
     return std::pair(session_index, step_index) < std::pair(o.session_index, o.step_index);
   }
   bool operator==(const InstructorStep& o) const = default;
+};
+
+// A statement typed for a held session (InstructorGate::RunOnHeld).
+struct TypedStatement {
+  std::string sql;
+  SteadyTime deadline;  // Session::Exec's: cancelled then, returned by deadline + cancel_grace
+  size_t max_rows = 1;  // rows kept of its result
+  // Called once with the result, on the session's worker thread, outside the gate's lock — also
+  // when it did not run (the walk was abandoned first: QueryResult::refused, with a message).
+  std::function<void(const QueryResult&)> done;
 };
 
 class InstructorGate final : public StepGate {
@@ -79,11 +99,20 @@ class InstructorGate final : public StepGate {
   // The steps held at the gate now, by session.
   std::vector<InstructorStep> held() const;
 
+  // Runs `statement` on session `session_index`'s connection while its step is held (see above).
+  // kUsage when that session is not held at the gate now (it runs, waits on a lock, is done), has
+  // no connection, or runs a typed statement already.
+  Status RunOnHeld(int session_index, TypedStatement statement);
+  // Cancels session `session_index`'s typed statement when one runs; false when none does.
+  bool CancelTyped(int session_index);
+
  private:
   // REQUIRES: mu_ is held.
   std::optional<InstructorStep> NextEntryLocked() const;
   std::optional<int> FirstHeldLocked() const;
   bool ReleasedLocked(const InstructorStep& s);  // consumes the grant that lets `s` go
+  // Runs session's queued typed statement on `conn` with *lock released for the time.
+  void RunTypedLocked(int session, Session* conn, std::unique_lock<std::mutex>* lock);
   TrialEvent EventOf(TrialEvent::Kind kind, const GateTurn& turn) const;
 
   const PlanItem& item_;
@@ -95,13 +124,16 @@ class InstructorGate final : public StepGate {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  size_t cursor_ = 0;                 // next entry of order_; guarded by mu_
-  std::set<InstructorStep> started_;  // steps that ran; guarded by mu_
-  std::set<InstructorStep> held_;     // at the gate now; guarded by mu_
-  std::set<InstructorStep> granted_;  // released before they arrived; guarded by mu_
-  std::vector<int> session_grants_;   // NextOf() before the session arrived; guarded by mu_
-  int any_grants_ = 0;                // Next() with nothing held: the first to arrive; guarded
-  bool abandoned_ = false;            // guarded by mu_
+  size_t cursor_ = 0;                      // next entry of order_; guarded by mu_
+  std::set<InstructorStep> started_;       // steps that ran; guarded by mu_
+  std::set<InstructorStep> held_;          // at the gate now; guarded by mu_
+  std::set<InstructorStep> granted_;       // released before they arrived; guarded by mu_
+  std::vector<int> session_grants_;        // NextOf() before the session arrived; guarded by mu_
+  int any_grants_ = 0;                     // Next() with nothing held: the first to arrive; guarded
+  bool abandoned_ = false;                 // guarded by mu_
+  std::map<int, Session*> held_conns_;     // of the sessions held now; guarded by mu_
+  std::map<int, TypedStatement> typed_;    // to run, by session; guarded by mu_
+  std::map<int, Session*> typed_running_;  // running now, by session; guarded by mu_
 };
 
 }  // namespace racelab

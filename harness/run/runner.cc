@@ -113,7 +113,8 @@ TrialResult RunTrial(const RunOptions& options, const PlanItem& item, internal::
   ctx.events = &events;
   ctx.lock_snapshots = options.lock_snapshots;
   ctx.gate_hold_timeout_ms = options.gate_hold_timeout_ms;
-  const GateSetup gate_setup{&item, index, &ctx.role_pids, ctx.monitor, &events, &ctx.clock};
+  const GateSetup gate_setup{&item,   index,      &ctx.role_pids, ctx.monitor,
+                             &events, &ctx.clock, conns.schema()};
   ctx.gate = options.gate ? options.gate(gate_setup) : MakeDefaultGate(gate_setup);
   // Live waits: every observation of the monitor, as it makes it.
   ctx.monitor->SetWaitListener([&ctx, &events, index](const WaitObservation& o) {

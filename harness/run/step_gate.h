@@ -45,6 +45,10 @@ struct GateTurn {
   // The session has failed: the step will be skipped whatever the answer, so a refusal needs no
   // explanation (no message, no extra look at the monitor).
   bool session_failed = false;
+  // The session's own connection, null when it has none (an exec session). The worker owns it and
+  // is blocked in AwaitTurn: a gate may run a statement on it there, on the calling thread (the
+  // instructor's typed SQL, instructor_gate.h RunOnHeld), and must not keep it past AwaitTurn.
+  Session* connection = nullptr;
 };
 
 // The deadlines of one AwaitTurn.
@@ -107,6 +111,7 @@ struct GateSetup {
   WaitMonitor* monitor = nullptr;  // thread-safe
   TrialEvents* events = nullptr;   // where it publishes kGateHeld/kGateReleased
   TrialClock* clock = nullptr;
+  std::string workspace;  // the trial's workspace (schema / database / file name)
 };
 
 // Makes each trial's gate (RunOptions::gate); null: MakeDefaultGate.

@@ -29,7 +29,7 @@ WorkerOutput Worker::Run() {
   const auto& steps = session_->steps;
   while (next_index_ < steps.size()) {
     size_t i = next_index_++;
-    const GateTurn turn{session_index_, session_, i, &steps[i], attempt_, failed_};
+    const GateTurn turn{session_index_, session_, i, &steps[i], attempt_, failed_, conn_};
     AwaitGate(turn);
     ctx_->gate->Started(turn);
     RunStep(i, steps[i]);

@@ -5,28 +5,11 @@
 #include <algorithm>
 
 #include "harness/model/step_kind.h"
+#include "harness/step/step_walk.h"
 
 namespace racelab::step {
 
 using Clock = std::chrono::steady_clock;
-
-// One walk: one trial of the item on a thread of its own.
-struct StepSession::Walk {
-  explicit Walk(int n) : number(n) {}
-  const int number;
-  StopFlag stop;  // the walk's own: Reset() and Quit() request it
-  std::thread thread;
-  std::thread snapshotter;
-  std::unique_ptr<StepViewModel> model;  // guarded by StepSession::mu_
-  bool snap_wanted = false;              // guarded by StepSession::mu_
-  std::string snap_for;                  // guarded by StepSession::mu_
-  bool snap_quit = false;                // guarded by StepSession::mu_
-  bool first_held = false;               // guarded by StepSession::mu_
-  // The trial's gate and monitor, valid from the gate's making to kTrialEnded.
-  std::mutex gate_mu;
-  InstructorGate* gate = nullptr;  // guarded by gate_mu
-  WaitMonitor* monitor = nullptr;  // guarded by gate_mu
-};
 
 RunOptions StepOptions::DefaultRunOptions() {
   RunOptions o;
@@ -39,31 +22,55 @@ RunOptions StepOptions::DefaultRunOptions() {
 
 namespace {
 
-StepOptions Prepared(StepOptions o) {
-  o.item.trials = 1;
-  for (PlannedSession& s : o.item.sessions) {
+PlanItem Prepared(PlanItem item) {
+  item.trials = 1;
+  for (PlannedSession& s : item.sessions) {
     for (PlannedStep& st : s.steps) {
       if (st.kind == StepKind::kSql && st.read_rows == 0) st.read_rows = 3;  // the values read
     }
   }
-  return o;
+  return item;
+}
+
+std::vector<PlanItem> Items(const StepOptions& o) {
+  std::vector<PlanItem> out;
+  for (const PlanItem& item : o.levels) out.push_back(Prepared(item));
+  if (out.empty()) out.push_back(Prepared(o.item));
+  return out;
+}
+
+std::vector<std::vector<std::vector<std::string>>> Describe(const std::vector<PlanItem>& items,
+                                                            const Engine& engine) {
+  std::vector<std::vector<std::vector<std::string>>> out;
+  for (const PlanItem& item : items) out.push_back(DescribeSteps(item, engine));
+  return out;
 }
 
 }  // namespace
 
 StepSession::StepSession(StepOptions options)
-    : options_(Prepared(std::move(options))),
-      describe_(DescribeSteps(options_.item, *options_.engine)) {
+    : options_(std::move(options)),
+      items_(Items(options_)),
+      describe_(Describe(items_, *options_.engine)) {
+  if (options_.teacher) OpenTeacher();
+  size_t level = 0;
+  for (size_t i = 0; i < items_.size(); ++i) {
+    if (items_[i].isolation == options_.item.isolation) {
+      level = i;
+      break;
+    }
+  }
   std::lock_guard<std::mutex> lock(mu_);
-  StartWalk();
+  StartWalk(level);
 }
 
 StepSession::~StepSession() { Quit(); }
 
-void StepSession::StartWalk() {  // REQUIRES: mu_ is held
-  walk_ = std::make_unique<Walk>(++walks_);
-  walk_->model =
-      std::make_unique<StepViewModel>(options_.item, options_.engine->name(), describe_, walks_);
+void StepSession::StartWalk(size_t level) {  // REQUIRES: mu_ is held
+  level_ = level;
+  walk_ = std::make_unique<Walk>(++walks_, level);
+  walk_->model = std::make_unique<StepViewModel>(items_[level], options_.engine->name(),
+                                                 describe_[level], walks_);
   Walk* w = walk_.get();
   w->thread = std::thread([this, w] { RunWalk(w); });
   w->snapshotter = std::thread([this, w] { SnapshotLoop(w); });
@@ -75,6 +82,10 @@ void StepSession::StopWalk() {  // REQUIRES: mu_ is not held; the controller's t
     std::lock_guard<std::mutex> lock(mu_);
     if (!walk_) return;
     w = walk_.get();
+  }
+  StopTyped(w);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
     w->stop.RequestStop();
     w->snap_quit = true;
     changed_.notify_all();
@@ -101,6 +112,7 @@ std::unique_ptr<StepGate> StepSession::MakeGate(Walk* w, const GateSetup& setup)
     if (it != setup.role_pids->end() && static_cast<size_t>(s.index) <= it->second.size())
       labels[it->second[static_cast<size_t>(s.index) - 1]] = s.label;
   }
+  if (teacher_) labels[teacher_->connection_id()] = "teacher";  // a session may wait for it
   const bool can = setup.monitor != nullptr && setup.monitor->CanSnapshotLocks();
   const std::string note =
       can ? ""
@@ -111,9 +123,11 @@ std::unique_ptr<StepGate> StepSession::MakeGate(Walk* w, const GateSetup& setup)
     std::lock_guard<std::mutex> g(w->gate_mu);
     w->gate = gate.get();
     w->monitor = can ? setup.monitor : nullptr;
+    w->workspace = setup.workspace;
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
+    w->labels = labels;
     w->model->SetConnections(
         std::move(labels),
         setup.monitor != nullptr ? setup.monitor->connection_id() : ConnectionId{}, note);
@@ -139,6 +153,20 @@ void StepSession::OnEvent(Walk* w, const TrialEvent& e) {
     };
     const std::vector<std::string> before = waiting();
     changed = w->model->Fold(e);
+    if (e.kind == TrialEvent::Kind::kWaiting && e.wait && w->typed.running &&
+        w->typed_session >= 0) {
+      TypedWaiting(w, *e.wait);  // a session's typed statement waits (the trial's monitor saw it)
+      changed = true;
+    }
+    if (e.kind == TrialEvent::Kind::kStepEnded && w->typed.running &&
+        !w->typed.waiting_for.empty()) {
+      // What the typed statement waits for may have ended with this step: it waits until the
+      // monitor sees it again (a poll away) or it ends — so a quiet trial shows what it waits for
+      // now.
+      w->typed.waiting_for.clear();
+      w->typed.wait_type.clear();
+      changed = true;
+    }
     if (e.kind == TrialEvent::Kind::kGateHeld) w->first_held = true;
     if (e.kind == TrialEvent::Kind::kWaiting && changed) {
       // A session began to wait: look at the locks while it waits (not on this thread: the
@@ -188,7 +216,7 @@ void StepSession::RunWalk(Walk* w) {
   Status st = Status::Ok();
   {
     Runner runner(ro);
-    st = runner.RunItem(options_.item, &trials);
+    st = runner.RunItem(items_[w->level], &trials);
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -221,6 +249,8 @@ StepView StepSession::view() const {
   if (walk_.get() != w) return {};
   StepView v = w->model->view();
   v.reset_ms = reset_ms_;
+  v.typed = w->typed;
+  v.levels = level_names();
   if (next && static_cast<size_t>(*next) < v.sessions.size())
     v.next_session = v.sessions[static_cast<size_t>(*next)].label;
   return v;
@@ -256,14 +286,13 @@ Result<std::optional<std::string>> StepSession::Next() {
     released = w->gate->Next();
   }
   if (!released) return std::optional<std::string>();
-  return std::optional<std::string>(
-      options_.item.sessions.at(static_cast<size_t>(*released)).label);
+  return std::optional<std::string>(items_[0].sessions.at(static_cast<size_t>(*released)).label);
 }
 
 Status StepSession::Next(const std::string& label) {
   int index = -1;
-  for (size_t s = 0; s < options_.item.sessions.size(); ++s) {
-    if (options_.item.sessions[s].label == label) index = static_cast<int>(s);
+  for (size_t s = 0; s < items_[0].sessions.size(); ++s) {
+    if (items_[0].sessions[s].label == label) index = static_cast<int>(s);
   }
   if (index < 0) return Status::Usage(fmt::format("no session '{}' in this scenario", label));
   Walk* w = nullptr;
@@ -288,17 +317,49 @@ bool StepSession::AwaitQuiet(int releases_before, SteadyTime deadline) const {
   return changed_.wait_until(lock, deadline, [&] {
     if (!walk_) return true;
     const StepView& v = walk_->model->view();
-    if (v.phase == StepView::Phase::kFinished || v.phase == StepView::Phase::kFailed) return true;
+    if (v.phase == StepView::Phase::kFinished || v.phase == StepView::Phase::kFailed)
+      return TypedQuietLocked();  // a typed statement the last step let go ends too
     return walk_->model->Releases(-1) > releases_before && !walk_->snap_wanted &&
-           walk_->model->Quiet();
+           walk_->model->Quiet() && TypedQuietLocked();
   });
 }
 
 Status StepSession::Reset() {
+  size_t level = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    level = level_;
+  }
+  return Restart(level);
+}
+
+std::vector<std::string> StepSession::level_names() const {
+  std::vector<std::string> out;
+  for (const PlanItem& item : items_) out.emplace_back(IsolationName(item.isolation));
+  return out;
+}
+
+Status StepSession::SwitchLevel(const std::string& level) {
+  size_t now = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    now = level_;
+  }
+  if (level.empty()) return Restart((now + 1) % items_.size());
+  const std::optional<IsolationLevel> wanted = ParseIsolation(level);
+  for (size_t i = 0; wanted && i < items_.size(); ++i) {
+    if (items_[i].isolation == *wanted) return Restart(i);
+  }
+  return Status::Usage(fmt::format("{} runs at {} on {} here, not at '{}' (l alone: the next one)",
+                                   items_[0].scenario, fmt::join(level_names(), ", "),
+                                   options_.engine->name(), level));
+}
+
+Status StepSession::Restart(size_t level) {
   const auto t0 = Clock::now();
   StopWalk();
   std::unique_lock<std::mutex> lock(mu_);
-  StartWalk();
+  StartWalk(level);
   Walk* w = walk_.get();
   const bool ready = changed_.wait_until(lock, Clock::now() + std::chrono::seconds(30), [w] {
     const StepView& v = w->model->view();

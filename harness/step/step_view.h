@@ -58,6 +58,16 @@ struct WaitEdge {
   std::string waiter, holder, lock_type;
 };
 
+// A statement the teacher typed (docs/step.md ":"; StepSession::RunTyped).
+struct TypedView {
+  std::string who;  // "teacher" (its own connection) or a session's label; "" = none yet
+  std::string sql;  // one line
+  bool running = false;
+  std::string waiting_for;  // running and waiting on a lock: the holders ("a"), or "?"
+  std::string wait_type;    // … the engine's lock type ("transactionid")
+  std::string result;       // ended: "1 row (status): queued", "ERROR 42601 syntax_error: …"
+};
+
 struct StepView {
   enum class Phase { kStarting, kRunning, kFinished, kFailed };
   int walk = 0;  // 1 for the first walk, +1 for each Reset()
@@ -75,6 +85,8 @@ struct StepView {
   std::vector<WaitEdge> waits;  // who waits on whom now
   std::vector<std::string> transcript;  // every line so far, isolationtester-style
   double reset_ms = -1;                 // the last Reset(): until the new walk's first held step
+  TypedView typed;                      // the walk's last typed statement
+  std::vector<std::string> levels;      // the isolation levels `l` switches between
   uint64_t version = 0;                 // +1 on every change
 };
 

@@ -158,6 +158,11 @@ struct StepWebServer::Impl {
       Status s = options.session->Reset();
       Reply(res, s.ok() ? 200 : 409, s.message());
     });
+    server.Post("/level", [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(control);
+      Status s = options.session->SwitchLevel("");
+      Reply(res, s.ok() ? 200 : 409, s.message());
+    });
     server.Post("/quit", [this](const httplib::Request&, httplib::Response& res) {
       Reply(res, 200, "racelab is quitting");
       if (!quit_sent.exchange(true) && options.on_quit) options.on_quit();

@@ -2,7 +2,8 @@
 // one self-contained page (step_page.h: inline CSS, JS and SVG, nothing fetched from elsewhere),
 // its view pushed as Server-Sent Events (GET /events: an `event: view` with view_json.h's object
 // on every change, a comment line every 10 s, an `event: bye` when the server stops) and its keys
-// as POSTs (/next, /next/LABEL, /back, /quit). GET /state is the view once.
+// as POSTs (/next, /next/LABEL, /back, /level: the next isolation level, /quit). GET /state is the
+// view once.
 //
 // Who may use it: a request whose Host header does not name the loopback address served (when it
 // is one), or that lacks the token (when one is set: ?token=… or the X-Racelab-Token header), gets

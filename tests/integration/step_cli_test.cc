@@ -155,6 +155,97 @@ TEST(StepPipe, LockHoldWaitOnMariaDbShowsTheWaitAndTheRowLocks) {
   EXPECT_THAT(after, HasSubstr("step b.claim: <... completed>\n  0 rows\n"));
 }
 
+TEST(StepPipe, LevelSwitchesToTheNextIsolationLevelAndStartsANewWalk) {
+  // lock-hold-wait lists read committed, repeatable read, serializable for PostgreSQL: `l` moves
+  // along that list (and round), `l LEVEL` goes to one, a level it does not list is refused.
+  ProcessResult r = Step("lock-hold-wait --set hold_ms=0", "n\nl\nn\nl ser\nn\nl ru\nl\nn\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string& out = r.out;
+  EXPECT_THAT(out, HasSubstr("racelab step lock-hold-wait at read committed on postgresql"));
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      out, m, std::regex(R"(--- level repeatable read: walk 2 \(reset in ([0-9]+) ms\) ---)")))
+      << out;
+  std::cout << "level switch: " << m[1] << " ms\n";
+  EXPECT_LT(std::stol(m[1]), 1000) << out;
+  EXPECT_THAT(After(out, "walk 2"),
+              HasSubstr("step a.begin1: BEGIN ISOLATION LEVEL repeatable read"));
+  EXPECT_THAT(After(out, "--- level serializable: walk 3"),
+              HasSubstr("step a.begin1: BEGIN ISOLATION LEVEL serializable"));
+  EXPECT_THAT(r.err, HasSubstr("l: lock-hold-wait runs at read committed, repeatable read, "
+                               "serializable on postgresql here, not at 'ru'"));
+  // After the last level, the first again.
+  EXPECT_THAT(After(out, "--- level read committed: walk 4"),
+              HasSubstr("step a.begin1: BEGIN ISOLATION LEVEL read committed"));
+  // Given --isolation, `l` still knows the scenario's other levels.
+  ProcessResult rr = Step("lock-hold-wait --set hold_ms=0 --isolation rr", "l\nn\nq\n");
+  ASSERT_EQ(rr.exit_code, 0) << rr.out << rr.err;
+  EXPECT_THAT(After(rr.out, "--- level serializable: walk 2"),
+              HasSubstr("BEGIN ISOLATION LEVEL serializable"));
+}
+
+TEST(StepPipe, TypedSqlOnTheTeachersConnectionAndInsideASessionsTransaction) {
+  // b waits for a; a waits at the gate for its COMMIT, its UPDATE not committed: the teacher's
+  // connection — outside a's transaction, read committed — still reads the committed 'queued';
+  // inside a's transaction a reads its own 'running' (checked by hand with two psql windows: the
+  // same). Bad SQL gives the server's error; the walk goes on.
+  ProcessResult r =
+      Step("lock-hold-wait --set hold_ms=0",
+           "n\nn\nn\nn\n:SELECT status FROM runs\n"
+           ":a SELECT status, attempts FROM runs\n:SELEC status FROM runs\n"
+           ":a COMMIT\n:c SELECT 1\n:b SELECT 1\n:SELECT id FROM runs_nosuch\nn\nn\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string& out = r.out;
+  const std::string after_claim = After(out, "step b.claim: <waiting for a (transactionid)>");
+  EXPECT_THAT(after_claim,
+              HasSubstr("step teacher: SELECT status FROM runs\n  1 row (status): queued\n"));
+  EXPECT_THAT(after_claim, HasSubstr("step a.typed: SELECT status, attempts FROM runs\n"
+                                     "  1 row (status|attempts): running|1\n"));
+  EXPECT_THAT(out, HasSubstr("step teacher: SELEC status FROM runs\n  ERROR 42601 syntax_error: "
+                             "syntax error at or near \"SELEC\""));
+  EXPECT_THAT(out, HasSubstr("  ERROR 42P01 undefined_table: relation \"runs_nosuch\" does not "
+                             "exist"));
+  // a's own steps begin and end its transaction; a session not in the scenario is the teacher's
+  // SQL ("c SELECT 1" is no statement).
+  EXPECT_THAT(r.err, HasSubstr(":a runs a statement inside a's transaction"));
+  // b waits on a lock, not at the gate: refused, nothing run on its connection.
+  EXPECT_THAT(r.err, HasSubstr(":b: it is not waiting at the gate"));
+  EXPECT_THAT(out, Not(HasSubstr("step b.typed")));
+  EXPECT_THAT(out, HasSubstr("step teacher: c SELECT 1\n  ERROR 42601 syntax_error"));
+  EXPECT_THAT(After(out, "runs_nosuch"), HasSubstr("step a.commit: COMMIT"));
+  EXPECT_THAT(out, HasSubstr("walk over: every step ran"));
+}
+
+TEST(StepPipe, ATypedStatementThatWaitsOnALockShowsTheWaitAndTheWalkGoesOn) {
+  // After a's claim the teacher's UPDATE of the same row waits for a's transaction (holding the
+  // row's tuple lock while it waits); b's claim then queues behind the teacher. a's commit lets the
+  // teacher's UPDATE run (autocommit: it commits at once), then b's claim re-checks the row: 0
+  // rows. (Typed while b already waits, the teacher's UPDATE queues behind b instead, and after
+  // a's commit the two race for the row: both orders seen, by hand with psycopg too.)
+  ProcessResult r = Step("lock-hold-wait --set hold_ms=0",
+                         "n\nn\n:UPDATE runs SET attempts = attempts + 10 WHERE id = 1\n:SELECT 1\n"
+                         "n\nn\nn\n:SELECT status, attempts FROM runs\nn\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string& out = r.out;
+  const std::string typed = After(out, "step teacher: UPDATE runs SET attempts = attempts + 10");
+  EXPECT_THAT(typed, HasSubstr("step teacher: <waiting for a (transactionid)>")) << out;
+  // One typed statement at a time: the second is refused while the UPDATE waits.
+  EXPECT_THAT(r.err, HasSubstr("a typed statement runs already"));
+  // b waits for the teacher's connection, named as such.
+  EXPECT_THAT(typed, HasSubstr("step b.claim: <waiting for teacher (tuple)>")) << out;
+  const size_t a_commit = typed.find("step a.commit: COMMIT");
+  const size_t done = typed.find("step teacher: <... completed>\n  UPDATE 1\n");
+  const size_t b_claim = typed.find("step b.claim: <... completed>\n  0 rows\n");
+  ASSERT_NE(a_commit, std::string::npos) << out;
+  ASSERT_NE(done, std::string::npos) << out;
+  ASSERT_NE(b_claim, std::string::npos) << out;
+  EXPECT_LT(a_commit, done);
+  EXPECT_LT(a_commit, b_claim);
+  // a's claim set attempts to 1, the teacher's UPDATE added 10, b's claim updated no row.
+  EXPECT_THAT(typed, HasSubstr("  1 row (status|attempts): running|11\n"));
+  EXPECT_THAT(out, HasSubstr("walk over: every step ran"));
+}
+
 TEST(StepPipe, KeepLeavesTheServerUpForPsqlUntilCtrlC) {
   TempDir dir;
   const std::string cmds = (dir.path / "commands").string();

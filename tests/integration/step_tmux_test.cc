@@ -236,5 +236,37 @@ TEST(StepInTmux, AThreeSessionLockQueueOnPostgres) {
   ExpectFitsAndQuits(pane, exit_file);
 }
 
+// `:` opens a prompt on the bottom line; Enter runs the statement on the teacher's connection and
+// its result is shown; a bad statement shows the server's error; Esc closes the prompt unrun; `l`
+// starts a walk at the next level.
+TEST(StepInTmux, TypedSqlAndTheLevelKeyOnPostgres) {
+  TempDir dir;
+  const std::string exit_file = (dir.path / "exit").string();
+  const std::string command =
+      kBin + " step lock-hold-wait --isolation rc --set hold_ms=0; echo $? > " + exit_file;
+  Pane pane(dir.path.string(), command);
+  ASSERT_TRUE(pane.WaitFor("1 a  <Enter>", seconds(120))) << pane.last();
+  pane.Keys(":");
+  pane.Keys("SELECT status FROM runs");
+  ASSERT_TRUE(pane.WaitFor(":SELECT status FROM runs_", seconds(10))) << pane.last();
+  pane.Keys("Enter");
+  ASSERT_TRUE(pane.WaitFor("-> 1 row (status): queued", seconds(10))) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("typed teacher: SELECT status FROM runs"));
+  pane.Keys(":");
+  pane.Keys("SELEC 1");
+  pane.Keys("Enter");
+  ASSERT_TRUE(pane.WaitFor("-> ERROR 42601 syntax_error", seconds(10))) << pane.last();
+  pane.Keys(":");
+  pane.Keys("x");
+  ASSERT_TRUE(pane.WaitFor(":x_", seconds(10))) << pane.last();
+  pane.Keys("Escape");
+  ASSERT_TRUE(pane.WaitFor(" · q quit", seconds(10))) << pane.last();  // the keys line again
+  EXPECT_THAT(pane.last(), HasSubstr("typed teacher: SELEC 1"));       // nothing ran
+  pane.Keys("l");
+  ASSERT_TRUE(pane.WaitFor("lock-hold-wait @ repeatable read on postgresql   walk 2", seconds(10)))
+      << pane.last();
+  ExpectFitsAndQuits(pane, exit_file);
+}
+
 }  // namespace
 }  // namespace racelab::testing

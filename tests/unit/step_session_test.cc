@@ -170,6 +170,145 @@ TEST(StepSessionTest, APermutationNamesHeldStepsOnly) {
   EXPECT_THAT(ParsePermutation(items[0], "a.begin a.begin").status().message(), HasSubstr("twice"));
 }
 
+// Waits until the typed statement has ended.
+void AwaitTyped(StepSession* s) {
+  for (uint64_t seen = 0; s->view().typed.running;) seen = s->AwaitChange(seen, In(5000));
+}
+
+TEST(StepSessionTest, TypedSqlRunsOnTheTeachersConnectionOrInsideAHeldSession) {
+  auto items = fake::PlanText(kHoldWait);
+  ASSERT_EQ(items.size(), 1u);
+  FakeScript script = Script();
+  script.On("teacher", "SELECT v").Returns({"v"}, {{"7"}});
+  script.On("a", "SELECT w").Returns({"w", "x"}, {{"8", std::nullopt}});
+  script.On("teacher", "SELEC 1").Fails("42601", "syntax error at or near \"SELEC\"");
+  FakeEngine engine(std::move(script));
+  StepSession s(Options(&engine, items[0]));
+  ASSERT_TRUE(s.AwaitQuiet(-1, In(5000)));
+  ASSERT_TRUE(s.RunTyped("", "  SELECT v FROM t ").ok());
+  AwaitTyped(&s);
+  EXPECT_EQ(s.view().typed.who, "teacher");
+  EXPECT_EQ(s.view().typed.result, "1 row (v): 7");
+  ASSERT_TRUE(s.RunTyped("", "SELEC 1").ok());
+  AwaitTyped(&s);
+  EXPECT_THAT(s.view().typed.result, HasSubstr("ERROR 42601"));
+  Step(&s);  // a.begin: a waits at the gate for its claim
+  ASSERT_TRUE(s.RunTyped("a", "SELECT w, x").ok());
+  AwaitTyped(&s);
+  StepView v = s.view();
+  EXPECT_EQ(v.typed.who, "a.typed");
+  EXPECT_EQ(v.typed.result, "1 row (w|x): 8|NULL");
+  EXPECT_THAT(v.transcript, Contains("step a.typed: SELECT w, x"));
+  EXPECT_THAT(v.transcript, Contains("  1 row (w|x): 8|NULL"));
+  EXPECT_TRUE(Of(v, "a").at_gate);  // still held: the typed statement is no step
+  EXPECT_EQ(Of(v, "a").next_step, "claim");
+  // b waits at its barrier, not at the gate; a's own steps end its transaction; no session c.
+  EXPECT_THAT(s.RunTyped("b", "SELECT 1").message(), HasSubstr("not waiting at the gate"));
+  EXPECT_THAT(s.RunTyped("a", "commit").message(), HasSubstr("a's own steps"));
+  EXPECT_THAT(s.RunTyped("c", "SELECT 1").message(), HasSubstr("no session 'c'"));
+  EXPECT_THAT(s.RunTyped("", " ").message(), HasSubstr("type a statement"));
+  Step(&s);  // the walk goes on: a.claim
+  EXPECT_EQ(Of(s.view(), "a").last_step, "claim");
+}
+
+TEST(StepSessionTest, ATypedStatementThatWaitsShowsTheWaitEndsByItsDeadlineOrIsCancelled) {
+  auto items = fake::PlanText(kHoldWait);
+  ASSERT_EQ(items.size(), 1u);
+  FakeScript script = Script();
+  script.On("teacher", "UPDATE").Blocks("a", "COMMIT");  // waits for a's transaction
+  FakeEngine engine(std::move(script));
+  StepOptions o = Options(&engine, items[0]);
+  o.typed_timeout_ms = 300;
+  StepSession s(std::move(o));
+  ASSERT_TRUE(s.AwaitQuiet(-1, In(5000)));
+  ASSERT_TRUE(s.RunTyped("", "UPDATE runs SET id = 3").ok());
+  // Seen waiting by the teacher's own monitor, for a: the walk is quiet again.
+  for (uint64_t seen = 0; !s.TypedQuiet();) seen = s.AwaitChange(seen, In(5000));
+  StepView v = s.view();
+  EXPECT_TRUE(v.typed.running);
+  EXPECT_EQ(v.typed.waiting_for, "a");
+  EXPECT_THAT(v.transcript, Contains("step teacher: <waiting for a (fake)>"));
+  EXPECT_THAT(s.RunTyped("", "SELECT 1").message(), HasSubstr("runs already"));
+  AwaitTyped(&s);  // its deadline: cancelled
+  v = s.view();
+  EXPECT_EQ(v.typed.result,
+            "ERROR 57014: canceling statement due to statement timeout (cancelled at the typed "
+            "statement's deadline, 300 ms)");  // (the fake engine has no SQLSTATE names)
+  EXPECT_THAT(v.transcript, Contains("step teacher: <... completed>"));
+  // Cancelled by the teacher (Esc): at once.
+  ASSERT_TRUE(s.RunTyped("", "UPDATE runs SET id = 4").ok());
+  for (uint64_t seen = 0; !s.TypedQuiet();) seen = s.AwaitChange(seen, In(5000));
+  EXPECT_TRUE(s.CancelTyped());
+  // (A cancel that reaches the fake before it counts the statement as blocked is lost, as one
+  // that reaches a server before the statement does: Esc again.)
+  for (uint64_t seen = 0; s.view().typed.running;) {
+    s.CancelTyped();
+    seen = s.AwaitChange(seen, In(10));
+  }
+  EXPECT_EQ(s.view().typed.result, "ERROR 57014: canceling statement due to user request");
+  EXPECT_FALSE(s.CancelTyped());  // nothing runs now
+  // The trial's own waits are still seen live (the teacher's monitor is one of its own).
+  Step(&s);  // a.begin
+  Step(&s);  // a.claim
+  Step(&s);  // b.begin
+  Step(&s);  // b.claim: waits for a
+  EXPECT_EQ(Of(s.view(), "b").waiting_for, "a");
+  Step(&s);  // a.commit: b's claim ends (the fake's statements do not see the walk's stop)
+}
+
+TEST(StepSessionTest, SwitchLevelStartsANewWalkAtTheNextLevel) {
+  auto items = fake::PlanText(kHoldWait);
+  ASSERT_EQ(items.size(), 1u);
+  PlanItem rr = items[0];
+  rr.isolation = IsolationLevel::kRepeatableRead;
+  FakeEngine engine(Script());
+  StepOptions o = Options(&engine, items[0]);
+  o.levels = {items[0], rr};
+  StepSession s(std::move(o));
+  ASSERT_TRUE(s.AwaitQuiet(-1, In(5000)));
+  EXPECT_EQ(s.view().isolation, "read committed");
+  EXPECT_EQ(s.level_names(), (std::vector<std::string>{"read committed", "repeatable read"}));
+  Step(&s);
+  ASSERT_TRUE(s.SwitchLevel("").ok());
+  StepView v = s.view();
+  EXPECT_EQ(v.isolation, "repeatable read");
+  EXPECT_EQ(v.walk, 2);
+  EXPECT_EQ(Of(v, "a").next_step, "begin");  // from the start
+  ASSERT_TRUE(s.SwitchLevel("").ok());       // round to the first
+  EXPECT_EQ(s.view().isolation, "read committed");
+  ASSERT_TRUE(s.SwitchLevel("rr").ok());
+  EXPECT_EQ(s.view().isolation, "repeatable read");
+  ASSERT_TRUE(s.Reset().ok());  // b stays at the level
+  EXPECT_EQ(s.view().isolation, "repeatable read");
+  EXPECT_THAT(s.SwitchLevel("ser").message(),
+              HasSubstr("runs at read committed, repeatable read on fake here, not at 'ser'"));
+}
+
+TEST(TypedResultTextTest, RowsTagsErrorsAndRefusals) {
+  QueryResult rows;
+  rows.rows = 7;
+  rows.columns = {"id"};
+  rows.values = {{"1"}, {"2"}};
+  EXPECT_EQ(TypedResultText("postgresql", rows, 60000), "7 rows (id): 1; 2; …");
+  QueryResult tag;
+  tag.rows = 1;
+  tag.command_tag = "UPDATE 1";
+  EXPECT_EQ(TypedResultText("postgresql", tag, 60000), "UPDATE 1");
+  tag.command_tag = "UPDATE";  // an engine whose tag is the verb
+  EXPECT_EQ(TypedResultText("mariadb", tag, 60000), "UPDATE 1");
+  QueryResult err;
+  err.sqlstate = "57014";
+  err.message = "canceling statement due to user request";
+  err.cancelled_by_deadline = true;
+  EXPECT_EQ(TypedResultText("postgresql", err, 60000),
+            "ERROR 57014 query_canceled: canceling statement due to user request (cancelled at "
+            "the typed statement's deadline, 60 s)");
+  QueryResult refused;
+  refused.refused = true;
+  refused.message = "not run";
+  EXPECT_EQ(TypedResultText("postgresql", refused, 60000), "not run");
+}
+
 TEST(StepViewModelTest, LocksAreADiffFromTheLookBefore) {
   auto items = fake::PlanText(kHoldWait);
   ASSERT_EQ(items.size(), 1u);

@@ -159,6 +159,11 @@ TEST_F(StepWebServerTest, ServesThePageTheViewAndTheKeys) {
   auto back = c.Post("/back", Post(), "", "text/plain");
   EXPECT_EQ(back->status, 200) << back->body;
   EXPECT_EQ(session_->view().walk, 2);
+  // Level: a new walk at the next level (this item has one: the same level again).
+  auto level = c.Post("/level", Post(), "", "text/plain");
+  EXPECT_EQ(level->status, 200) << level->body;
+  EXPECT_EQ(session_->view().walk, 3);
+  EXPECT_EQ(session_->view().isolation, "read committed");
   EXPECT_FALSE(quit_);
   EXPECT_EQ(c.Post("/quit", Post(), "", "text/plain")->status, 200);
   EXPECT_TRUE(quit_);

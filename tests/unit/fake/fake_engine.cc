@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace racelab::fake {
@@ -55,10 +56,15 @@ struct FakeEngine::State {
   std::map<int64_t, std::string> labels;  // session id -> label; guarded by mu
   std::map<int64_t, int64_t> blocked;     // waiter -> holder (0: unknown); guarded by mu
   std::set<int64_t> cancel;               // cancels asked for a blocked statement; guarded by mu
-  bool watching = false;                  // between the monitor's Begin and End; guarded by mu
-  SteadyTime origin{};                    // guarded by mu
-  std::vector<WaitObservation> observations;             // guarded by mu
-  std::function<void(const WaitObservation&)> listener;  // set between trials
+  // What each open monitor watches (monitors are independent, as a server's are): guarded by mu.
+  struct Watch {
+    bool watching = false;  // between the monitor's Begin and End
+    std::set<int64_t> sessions;
+    SteadyTime origin{};
+    std::vector<WaitObservation> observations;
+    std::function<void(const WaitObservation&)> listener;  // set between trials
+  };
+  std::map<const void*, Watch> watches;  // by monitor
 
   int64_t IdOf(const std::string& label) const {  // REQUIRES: mu is held
     for (const auto& [id, l] : labels) {
@@ -106,21 +112,22 @@ class FakeSession final : public Session {
     if (rule != nullptr && !rule->until_session.empty()) {
       const size_t from = state_->log.size();
       const int64_t holder = state_->IdOf(rule->until_session);
-      std::function<void(const WaitObservation&)> listener;
-      WaitObservation o;
-      if (state_->watching) {
-        o.poll_sent_us = o.poll_received_us = UsSince(state_->origin);
+      std::vector<std::pair<std::function<void(const WaitObservation&)>, WaitObservation>> seen;
+      for (auto& [monitor, watch] : state_->watches) {
+        if (!watch.watching || watch.sessions.count(id_) == 0) continue;
+        WaitObservation o;
+        o.poll_sent_us = o.poll_received_us = UsSince(watch.origin);
         o.node = kServerNode;
         o.session_id = id_;
         o.wait_event = "fake";
         if (holder != 0) o.blocking = {holder};
         o.query = sql;
-        state_->observations.push_back(o);
-        listener = state_->listener;
+        watch.observations.push_back(o);
+        if (watch.listener) seen.emplace_back(watch.listener, o);
       }
-      if (listener) {
+      if (!seen.empty()) {
         lock.unlock();
-        listener(o);
+        for (const auto& [listener, o] : seen) listener(o);
         lock.lock();
       }
       // Seen as blocked (AwaitBlocked) only once the wait is published, as the polled monitor
@@ -180,18 +187,29 @@ class FakeSession final : public Session {
 
 class FakeMonitor final : public WaitMonitor {
  public:
-  explicit FakeMonitor(std::shared_ptr<FakeEngine::State> state) : state_(std::move(state)) {}
-
-  void Begin(std::vector<ConnectionId>, SteadyTime origin) override {
+  explicit FakeMonitor(std::shared_ptr<FakeEngine::State> state) : state_(std::move(state)) {
     std::lock_guard<std::mutex> lock(state_->mu);
-    state_->watching = true;
-    state_->origin = origin;
-    state_->observations.clear();
+    state_->watches[this];
+  }
+  ~FakeMonitor() override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->watches.erase(this);
+  }
+
+  void Begin(std::vector<ConnectionId> sessions, SteadyTime origin) override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    FakeEngine::State::Watch& w = state_->watches[this];
+    w.watching = true;
+    w.sessions.clear();
+    for (const ConnectionId& c : sessions) w.sessions.insert(c.id);
+    w.origin = origin;
+    w.observations.clear();
   }
   std::vector<WaitObservation> End() override {
     std::lock_guard<std::mutex> lock(state_->mu);
-    state_->watching = false;
-    return std::move(state_->observations);
+    FakeEngine::State::Watch& w = state_->watches[this];
+    w.watching = false;
+    return std::move(w.observations);
   }
   bool AwaitBlocked(const std::vector<ConnectionId>& sessions, SteadyTime deadline,
                     const StopFlag* stop) override {
@@ -219,7 +237,7 @@ class FakeMonitor final : public WaitMonitor {
   ConnectionId connection_id() override { return {kServerNode, 0}; }
   void SetWaitListener(std::function<void(const WaitObservation&)> listener) override {
     std::lock_guard<std::mutex> lock(state_->mu);
-    state_->listener = std::move(listener);
+    state_->watches[this].listener = std::move(listener);
   }
 
  private:
