@@ -221,8 +221,17 @@ StepView StepSession::view() const {
   if (walk_.get() != w) return {};
   StepView v = w->model->view();
   v.reset_ms = reset_ms_;
-  if (next && static_cast<size_t>(*next) < v.sessions.size())
-    v.next_session = v.sessions[static_cast<size_t>(*next)].label;
+  if (next && static_cast<size_t>(*next) < v.sessions.size()) {
+    const SessionView& n = v.sessions[static_cast<size_t>(*next)];
+    v.next_session = n.label;
+    if (n.at_gate && !n.next_ask.empty()) {  // the step Next() runs has a question
+      v.ask_next = {.session = n.label,
+                    .step = n.next_step,
+                    .step_label = n.next_label,
+                    .question = n.next_ask,
+                    .answer = {}};
+    }
+  }
   return v;
 }
 
