@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <string>
 
+#include "harness/model/step_label.h"
 #include "reports/format_util.h"
 #include "reports/html_util.h"
-#include "reports/step_label.h"
 #include "reports/svg_timeline.h"
 
 namespace racelab::internal {

@@ -9,8 +9,8 @@
 
 #include "harness/model/error_key.h"
 #include "harness/model/step_kind.h"
+#include "harness/model/step_label.h"
 #include "reports/format_util.h"
-#include "reports/step_label.h"
 
 namespace racelab::internal {
 namespace {

@@ -171,7 +171,11 @@ int ExplainCommand(const std::string& name, const StopFlag* stop) {
       for (const auto& sess : s.sessions) {
         out << "  " << sess.name << " × " << sess.count << "\n";
         for (const auto& [k, v] : sess.settings) out << "    SET " << k << " = " << v << "\n";
-        for (const auto& st : sess.steps) out << "    - " << StepLine(st) << "\n";
+        for (const auto& st : sess.steps) {
+          out << "    - " << StepLine(st) << "\n";
+          // The question racelab step shows before the step (docs/step.md "Predict, then watch").
+          if (!st.ask.empty()) out << "        ask: " << st.ask << "\n";
+        }
       }
       if (!s.outcome.win_step.empty()) {
         out << fmt::format("\nA session wins when its step '{}' returns {} row(s){}.\n",

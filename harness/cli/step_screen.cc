@@ -95,6 +95,11 @@ std::vector<std::string> Wrap(const std::string& s, size_t w, size_t lines) {
   return out;
 }
 
+// "a.claim" for a step the scenario named, "a: UPDATE runs" for one it did not.
+std::string AskedStep(const step::AskView& a) {
+  return a.step_label == a.step ? a.session + "." + a.step : a.session + ": " + a.step_label;
+}
+
 std::string StateText(const step::SessionView& s) {
   if (s.state == step::SessionState::kWaiting)
     return fmt::format("WAITING for {} ({})", s.waiting_for, s.wait_type);
@@ -131,10 +136,36 @@ struct Overlay {
   std::string notice;                   // what the last key could not do
 };
 
+// "Predict, then watch" (docs/step.md), below the columns: the question asked last and what
+// happened (bold), then the question of the step Enter runs (reverse video). Adds the lines to
+// `out` and their indexes to `bold` / `reverse`.
+void AskLines(const step::StepView& v, size_t cols, std::vector<std::string>* out,
+              std::vector<size_t>* bold, std::vector<size_t>* reverse) {
+  auto add = [&](const std::string& text, size_t lines, std::vector<size_t>* style) {
+    for (const std::string& l : Wrap(text, cols, lines)) {
+      style->push_back(out->size());
+      out->push_back(Fit(l, cols));
+    }
+  };
+  if (!v.asked.session.empty()) {
+    // One line for the question (the class read it before the key): room for the locks.
+    std::string asked = fmt::format("ASKED ({}): {}", AskedStep(v.asked), v.asked.question);
+    if (Points(asked) > cols && cols > 1) asked = Fit(asked, cols - 1) + "…";
+    add(asked, 1, bold);
+    add(v.asked.answer.empty() ? "→ …" : fmt::format("→ {}", fmt::join(v.asked.answer, "; ")), 2,
+        bold);
+  }
+  if (!v.ask_next.session.empty()) {
+    add(fmt::format("ASK ({}): {}  [Enter runs it]", AskedStep(v.ask_next), v.ask_next.question), 2,
+        reverse);
+  }
+}
+
 // One frame of the whole screen, `cols` × `rows`.
 std::string Frame(const step::StepView& v, size_t cols, size_t rows, const std::string& keep,
                   const Overlay& overlay) {
   std::vector<std::string> out;
+  std::vector<size_t> bold, reverse;  // lines drawn bold / in reverse video
   const std::string hr(cols, '-');
   out.push_back(
       Fit(fmt::format("racelab step  {} @ {} on {}   walk {}{}", v.scenario, v.isolation, v.engine,
@@ -152,10 +183,10 @@ std::string Frame(const step::StepView& v, size_t cols, size_t rows, const std::
     for (const std::string& l : Wrap(StateText(sv), w, 2)) c.push_back(l);  // 3 columns: 2 lines
     c.push_back(sv.next_step.empty()
                     ? "next: -"
-                    : fmt::format("next: {}{}", sv.next_step, sv.at_gate ? " (ready)" : ""));
+                    : fmt::format("next: {}{}", sv.next_label, sv.at_gate ? " (ready)" : ""));
     for (const std::string& l : Wrap(sv.next_sql, w - 2, 3)) c.push_back("  " + l);
     while (c.size() < 7) c.push_back("");
-    c.push_back(sv.last_step.empty() ? "last: -" : "last: " + sv.last_step);
+    c.push_back(sv.last_step.empty() ? "last: -" : "last: " + sv.last_label);
     for (const std::string& l : Wrap(sv.last_result, w - 2, 2)) c.push_back("  " + l);
     colv.push_back(std::move(c));
   }
@@ -170,6 +201,7 @@ std::string Frame(const step::StepView& v, size_t cols, size_t rows, const std::
     out.push_back(Fit(line, cols));
   }
   out.push_back(hr);
+  AskLines(v, cols, &out, &bold, &reverse);
   std::string waits = "waits: ";
   if (v.waits.empty()) waits += "none";
   for (size_t i = 0; i < v.waits.size(); ++i) {
@@ -218,8 +250,14 @@ std::string Frame(const step::StepView& v, size_t cols, size_t rows, const std::
   if (overlay.prompt != nullptr) keys = PromptLine(*overlay.prompt, cols);
   out.push_back(Fit(keys, cols));
   std::string frame = "\x1b[H";
-  for (size_t i = 0; i < out.size() && i < rows; ++i)
-    frame += SanitizeForTerminal(out[i]) + (i + 1 < rows ? "\r\n" : "");
+  auto in = [](const std::vector<size_t>& lines, size_t i) {
+    return std::find(lines.begin(), lines.end(), i) != lines.end();
+  };
+  for (size_t i = 0; i < out.size() && i < rows; ++i) {
+    const char* on = in(reverse, i) ? "\x1b[7m" : in(bold, i) ? "\x1b[1m" : "";
+    frame += on + SanitizeForTerminal(out[i]) + (*on != 0 ? "\x1b[0m" : "") +
+             (i + 1 < rows ? "\r\n" : "");
+  }
   return frame;
 }
 

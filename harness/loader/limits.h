@@ -28,7 +28,7 @@ inline constexpr size_t kMaxTotalTextBytes = 4 << 20;  // 4 MiB
 // session, step, barrier, param, capture, setting, tag. PostgreSQL's own identifier limit
 // (NAMEDATALEN - 1, PostgreSQL docs §4.1.1).
 inline constexpr size_t kMaxNameBytes = 63;
-// One-line texts: title, setting values, `when`, `on_error`, expressions, param values (file
+// One-line texts: title, setting values, `when`, `on_error`, `ask`, expressions, param values (file
 // defaults and --set values).
 inline constexpr size_t kMaxLineBytes = 1024;
 // Long texts: teaches, setup, teardown, a step's SQL, final checks' SQL and `equals`.

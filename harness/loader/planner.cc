@@ -122,7 +122,7 @@ size_t TextBytes(const PlannedSession& planned) {
   for (const auto& [name, value] : planned.settings) bytes += name.size() + value.size();
   for (const PlannedStep& step : planned.steps) {
     bytes += sizeof(PlannedStep) + step.name.size() + step.sql.size() + step.when.size() +
-             step.barrier.size() + step.target.size();
+             step.barrier.size() + step.target.size() + step.ask.size();
     for (const std::string& c : step.capture) bytes += c.size();
   }
   return bytes;
@@ -173,6 +173,7 @@ PlannedSession PlanRole(ParamResolver& ev, const SessionSpec& role, const std::s
     p.isolation = step.isolation;
     p.read_only = step.read_only;
     p.deferrable = step.deferrable;
+    p.ask = ev.Text(step.ask, step_path + ".ask", &step.loc);
     if (step.kind == StepKind::kSleep) {
       const size_t before = ev.failures();
       p.sleep_ms = ev.Integer(step.sleep_ms, step_path + ".sleep_ms", NumberRule::kDurationMs);

@@ -53,20 +53,21 @@ std::string EndsConnectionError(std::string_view does, const EngineTraits& t,
 std::vector<std::string> ModifiersOf(StepKind kind) {
   switch (kind) {
     case StepKind::kSql:
-      return {"name", "capture", "when", "on_error", "timeout_ms"};
+      return {"name", "capture", "when", "on_error", "timeout_ms", "ask"};
     case StepKind::kBegin:
-      return {"name", "on_error", "isolation", "read_only", "deferrable", "timeout_ms"};
+      return {"name", "on_error", "isolation", "read_only", "deferrable", "timeout_ms", "ask"};
     case StepKind::kCommit:
     case StepKind::kRollback:
-      return {"name", "on_error", "timeout_ms"};
+      return {"name", "on_error", "timeout_ms", "ask"};
     case StepKind::kAwaitBlocked:
     case StepKind::kAwaitEnded:
       return {"name", "timeout_ms"};
     case StepKind::kProbe:
-      return {"name", "equals", "timeout_ms"};
+      return {"name", "equals", "timeout_ms", "ask"};
+    case StepKind::kTerminate:
+      return {"name", "ask"};
     case StepKind::kBarrier:
     case StepKind::kSleep:
-    case StepKind::kTerminate:
     case StepKind::kProgram:  // never written (no file key)
       return {"name"};
   }
@@ -151,6 +152,14 @@ void ReadWhen(LoadContext& ctx, const Ref& ref, const std::vector<std::string>& 
                                       "(captured so far: {})",
                                       c->name, JoinNames(captures)));
   }
+}
+
+// `ask:` (Step::ask): one line of text, ${param} references only (a capture's value is not known
+// before the step runs).
+void ReadAsk(LoadContext& ctx, const Ref& ref, Step& step) {
+  std::optional<std::string> text = ctx.reader.Text(ref, false, limits::kMaxLineBytes);
+  if (!text || !CheckReferences(ctx, ref, *text, nullptr)) return;
+  step.ask = *text;
 }
 
 void ReadCapture(LoadContext& ctx, const Ref& ref, Step& step) {
@@ -303,9 +312,9 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
     info = found;
   }
   if (info == nullptr) {
-    const std::vector<std::string> all = {"name",      "capture",    "when",
-                                          "on_error",  "timeout_ms", "isolation",
-                                          "read_only", "deferrable", "equals"};
+    const std::vector<std::string> all = {"name",       "capture",   "when",      "on_error",
+                                          "timeout_ms", "isolation", "read_only", "deferrable",
+                                          "equals",     "ask"};
     for (const Fields::Entry& entry : fields->entries) {
       if (std::find(all.begin(), all.end(), entry.key) != all.end()) continue;
       ctx.reader.Error(entry.key_mark, item.path, UnknownStep(entry.key));
@@ -321,6 +330,14 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
     if (FindKind(entry.key) != nullptr) continue;
     if (std::find(info->modifiers.begin(), info->modifiers.end(), entry.key) ==
         info->modifiers.end()) {
+      if (entry.key == "ask") {  // a wait of the scenario's own: step mode never holds it
+        ctx.reader.Error(entry.key_mark, entry.value.path,
+                         fmt::format("a {} step runs by itself in racelab step, so no question can "
+                                     "come before it: put 'ask' on the next sql, begin, commit, "
+                                     "rollback, probe or terminate step",
+                                     info->key));
+        continue;
+      }
       ctx.reader.Error(entry.key_mark, entry.value.path,
                        fmt::format("unknown key '{}' for a {} step (expected one of: {}, {})",
                                    entry.key, info->key, info->key, JoinNames(info->modifiers)));
@@ -334,6 +351,11 @@ void ReadStepMap(LoadContext& ctx, const Ref& item, const std::vector<std::strin
     ReadCapture(ctx, *r, step);
   }
   if (info->kind == StepKind::kBegin) ReadBeginModes(ctx, *fields, step);
+  if (const Ref* r = fields->Get("ask");
+      r &&
+      std::find(info->modifiers.begin(), info->modifiers.end(), "ask") != info->modifiers.end()) {
+    ReadAsk(ctx, *r, step);
+  }
   if (info->kind == StepKind::kProbe) ReadProbeFields(ctx, item, *fields, step);  // equals
   if (const Ref* r = fields->Get("timeout_ms"); r && info->kind != StepKind::kBarrier &&
                                                 info->kind != StepKind::kSleep &&

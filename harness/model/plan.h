@@ -37,6 +37,8 @@ struct PlannedStep {
   std::optional<IsolationLevel> isolation;
   bool read_only = false;
   bool deferrable = false;
+  // Step::ask, params substituted; "" when none. Only step mode reads it.
+  std::string ask;
   // Ordered items (PlanItem::order_entries, harness/run/order_gate.h): this step is permutation
   // entry `order_entry`; before it starts, entry `await_entry` (the one before it in the
   // permutation, when another session's) must have ended or be seen waiting (or only started, when

@@ -98,6 +98,11 @@ struct Step {
   std::optional<IsolationLevel> isolation;
   bool read_only = false;
   bool deferrable = false;
+  // `ask:` — a question step mode shows before it runs this step ("Will b block?"), then what
+  // happened (docs/step.md "Predict, then watch"); ${param} is substituted at plan time. Steps that
+  // step mode holds only (sql, begin, commit, rollback, probe, terminate). `racelab run` ignores
+  // it.
+  std::string ask;
 };
 
 // Retry a whole transaction (from its `begin` step) when it fails with one of `on` (issue 3).

@@ -251,8 +251,17 @@ StepView StepSession::view() const {
   v.reset_ms = reset_ms_;
   v.typed = w->typed;
   v.levels = level_names();
-  if (next && static_cast<size_t>(*next) < v.sessions.size())
-    v.next_session = v.sessions[static_cast<size_t>(*next)].label;
+  if (next && static_cast<size_t>(*next) < v.sessions.size()) {
+    const SessionView& n = v.sessions[static_cast<size_t>(*next)];
+    v.next_session = n.label;
+    if (n.at_gate && !n.next_ask.empty()) {  // the step Next() runs has a question
+      v.ask_next = {.session = n.label,
+                    .step = n.next_step,
+                    .step_label = n.next_label,
+                    .question = n.next_ask,
+                    .answer = {}};
+    }
+  }
   return v;
 }
 

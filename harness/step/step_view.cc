@@ -7,15 +7,27 @@
 #include <chrono>
 #include <tuple>
 
+#include "harness/model/condition.h"
 #include "harness/model/error_key.h"
 #include "harness/model/error_names.h"
 #include "harness/model/step_kind.h"
+#include "harness/model/step_label.h"
 
 namespace racelab::step {
 namespace {
 
 bool WaitsOnOthers(StepKind k) {
   return k == StepKind::kBarrier || k == StepKind::kAwaitBlocked || k == StepKind::kAwaitEnded;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// "claim → 0 rows"; a result that only repeats the label ("COMMIT" of a commit) once.
+std::string Outcome(const std::string& label, const std::string& result) {
+  return Lower(label) == Lower(result) ? label : label + " → " + result;
 }
 
 }  // namespace
@@ -82,19 +94,47 @@ std::string StepViewModel::LabelOf(int64_t id) const {
   return id == monitor_.id ? "racelab:monitor" : "(other backend)";
 }
 
+std::string StepViewModel::Label(size_t s, size_t k) const {
+  const PlannedStep& st = item_.sessions[s].steps[k];
+  return internal::StepLabel(st.name, st.kind, st.sql);
+}
+
+std::string StepViewModel::Sends(size_t s, size_t k) const {
+  const std::string& what = describe_[s][k];
+  const StepKind kind = item_.sessions[s].steps[k].kind;
+  const auto& captured = tracks_[s].captured;
+  if ((kind != StepKind::kSql && kind != StepKind::kProbe) || captured.empty() ||
+      what.find("${") == std::string::npos)
+    return what;
+  // A value not captured yet keeps its placeholder (SubstituteRefs then never fails).
+  std::string out, missing;
+  SubstituteRefs(
+      what,
+      [&](const std::string& name) -> std::optional<std::string> {
+        const auto it = captured.find(name);
+        return it != captured.end() ? it->second : "${" + name + "}";
+      },
+      &out, &missing);
+  return OneLine(out);
+}
+
 void StepViewModel::Refresh(size_t s) {
   const Track& t = tracks_[s];
   SessionView& v = view_.sessions[s];
   const auto& steps = item_.sessions[s].steps;
   size_t next = t.running >= 0 ? static_cast<size_t>(t.running) + 1 : t.next;
   v.next_step = next < steps.size() ? steps[next].name : "";
-  v.next_sql = next < steps.size() ? describe_[s][next] : "";
+  v.next_label = next < steps.size() ? Label(s, next) : "";
+  v.next_sql = next < steps.size() ? Sends(s, next) : "";
+  v.next_ask = next < steps.size() ? OneLine(steps[next].ask, 300) : "";
   if (t.running >= 0) {
     v.running_step = steps[static_cast<size_t>(t.running)].name;
-    v.running_what = describe_[s][static_cast<size_t>(t.running)];
+    v.running_label = Label(s, static_cast<size_t>(t.running));
+    v.running_what = Sends(s, static_cast<size_t>(t.running));
     v.state = !v.waiting_for.empty() ? SessionState::kWaiting : SessionState::kRunning;
   } else {
     v.running_step.clear();
+    v.running_label.clear();
     v.running_what.clear();
     v.state = t.next >= steps.size() ? SessionState::kDone
               : v.in_transaction     ? SessionState::kInTransaction
@@ -191,6 +231,10 @@ bool StepViewModel::Fold(const TrialEvent& e) {
     case Kind::kGateReleased:
       v.at_gate = false;
       ++t.releases;
+      if (asked_.open) {  // the next key: the question asked before is answered
+        asked_.open = false;
+        view_.asked = AskView();
+      }
       break;
     case Kind::kStepStarted: {
       const size_t k = index_of(e.step);
@@ -198,9 +242,14 @@ bool StepViewModel::Fold(const TrialEvent& e) {
       t.running = static_cast<int>(k);
       t.started_us = e.at_us;
       t.announced_wait = false;
+      if (!steps[k].ask.empty() && e.attempt == 1) {
+        OpenAsk(s, k);
+        view_.transcript.push_back(
+            fmt::format("ask {}.{}: {}", v.label, steps[k].name, OneLine(steps[k].ask, 300)));
+      }
       if (!WaitsOnOthers(steps[k].kind) && steps[k].kind != StepKind::kSleep)
         view_.transcript.push_back(
-            fmt::format("step {}.{}: {}", v.label, steps[k].name, OneLine(describe_[s][k], 200)));
+            fmt::format("step {}.{}: {}", v.label, steps[k].name, OneLine(Sends(s, k), 200)));
       break;
     }
     case Kind::kStepEnded:
@@ -246,7 +295,9 @@ void StepViewModel::OnEnded(size_t s, const StepEvent& ev) {
   const size_t k = t.running >= 0 ? static_cast<size_t>(t.running) : t.next;
   t.running = -1;
   t.next = k + 1;
+  for (const auto& [name, value] : ev.captured) t.captured[name] = value;
   const bool waited = !v.waiting_for.empty();
+  const std::string waited_for = v.waiting_for;
   v.waiting_for.clear();
   v.wait_type.clear();
   v.waiting_since_us = -1;
@@ -264,13 +315,64 @@ void StepViewModel::OnEnded(size_t s, const StepEvent& ev) {
     return;
   }
   v.last_step = ev.step;
+  v.last_label = k < steps.size() ? Label(s, k) : ev.step;
   v.last_result = ResultText(ev);
+  ++t.results;
+  t.last_waited_for = waited_for;
   if (waited)
     view_.transcript.push_back(fmt::format("step {}.{}: <... completed>", v.label, ev.step));
   view_.transcript.push_back("  " + v.last_result);
 }
 
+void StepViewModel::OpenAsk(size_t s, size_t k) {
+  asked_.session = s;
+  asked_.open = true;
+  asked_.results_before.clear();
+  asked_.waiting_before.clear();
+  for (size_t i = 0; i < tracks_.size(); ++i) {
+    asked_.results_before.push_back(tracks_[i].results);
+    asked_.waiting_before.push_back(view_.sessions[i].waiting_for);
+  }
+  const PlannedStep& st = item_.sessions[s].steps[k];
+  view_.asked = {.session = view_.sessions[s].label,
+                 .step = st.name,
+                 .step_label = Label(s, k),
+                 .question = OneLine(st.ask, 300),
+                 .answer = {}};
+}
+
+void StepViewModel::AnswerAsk() {
+  std::vector<std::string> lines;
+  auto line_of = [&](size_t i) -> std::string {
+    const SessionView& v = view_.sessions[i];
+    const Track& t = tracks_[i];
+    const bool asked = i == asked_.session;
+    if (v.state == SessionState::kWaiting && (asked || v.waiting_for != asked_.waiting_before[i]))
+      return fmt::format("{} is waiting for {} ({})", v.label, v.waiting_for, v.wait_type);
+    if (t.results > asked_.results_before[i]) {
+      std::string line = fmt::format("{}: {}", v.label, Outcome(v.last_label, v.last_result));
+      if (!t.last_waited_for.empty()) line += " (after waiting for " + t.last_waited_for + ")";
+      return line;
+    }
+    if (asked && v.state == SessionState::kRunning)
+      return fmt::format("{} is running {}", v.label, v.running_label);
+    return "";
+  };
+  if (std::string l = line_of(asked_.session); !l.empty()) lines.push_back(std::move(l));
+  for (size_t i = 0; i < tracks_.size(); ++i) {
+    if (i == asked_.session) continue;
+    if (std::string l = line_of(i); !l.empty()) lines.push_back(std::move(l));
+  }
+  view_.asked.answer = std::move(lines);
+}
+
+void StepViewModel::Changed() {
+  if (asked_.open) AnswerAsk();
+  ++view_.version;
+}
+
 void StepViewModel::Finish(StepView::Phase phase, const std::string& message) {
+  asked_.open = false;  // the answer stays as the walk left it
   view_.phase = phase;
   view_.message = message;
   for (SessionView& v : view_.sessions) {

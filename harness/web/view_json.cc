@@ -23,17 +23,30 @@ const char* PhaseName(step::StepView::Phase p) {
 nlohmann::json SessionJson(const step::SessionView& s) {
   return {{"label", s.label},
           {"next_step", s.next_step},
+          {"next_label", s.next_label},
           {"next_sql", s.next_sql},
+          {"next_ask", s.next_ask},
           {"at_gate", s.at_gate},
           {"state", step::SessionStateName(s.state)},
           {"waiting", s.state == step::SessionState::kWaiting},
           {"in_transaction", s.in_transaction},
           {"running_step", s.running_step},
+          {"running_label", s.running_label},
           {"running_what", s.running_what},
           {"waiting_for", s.waiting_for},
           {"wait_type", s.wait_type},
           {"last_step", s.last_step},
+          {"last_label", s.last_label},
           {"last_result", s.last_result}};
+}
+
+nlohmann::json AskJson(const step::AskView& a) {
+  if (a.session.empty()) return nullptr;
+  return {{"session", a.session},
+          {"step", a.step},
+          {"step_label", a.step_label},
+          {"question", a.question},
+          {"answer", a.answer}};
 }
 
 }  // namespace
@@ -62,6 +75,8 @@ std::string ViewJson(const step::StepView& v, size_t transcript_lines) {
   }
   j["locks_after"] = v.locks_after;
   j["locks_note"] = v.locks_note;
+  j["ask_next"] = AskJson(v.ask_next);
+  j["asked"] = AskJson(v.asked);
   j["waits"] = nlohmann::json::array();
   for (const step::WaitEdge& w : v.waits)
     j["waits"].push_back({{"waiter", w.waiter}, {"holder", w.holder}, {"lock_type", w.lock_type}});

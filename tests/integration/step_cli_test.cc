@@ -58,6 +58,11 @@ TEST(StepPipe, LockHoldWaitShowsTheWaitTheLocksAndTheResultOnPostgres) {
       << out;
   // b waits for a, seen live; the locks while it waits: b awaits a ShareLock on a's transaction.
   EXPECT_THAT(out, HasSubstr("step b.claim: <waiting for a (transactionid)>"));
+  // The scenario's questions (ask:), each on the line before its step.
+  EXPECT_THAT(out, HasSubstr("ask b.claim: a has claimed the run and not committed. Will b's "
+                             "claim wait, or go through?\nstep b.claim: UPDATE runs"));
+  EXPECT_THAT(out, HasSubstr("ask a.commit: a commits: does b's claim now update the row, update "
+                             "nothing, or fail?\nstep a.commit: COMMIT"));
   // (The first look that shows it is racelab's own while b waits, or a's after its await_blocked
   // step, whichever comes first.)
   EXPECT_TRUE(std::regex_search(
@@ -95,6 +100,33 @@ TEST(StepPipe, ASessionByNameAndAPermutation) {
   ProcessResult bad = Step("lock-hold-wait --permutation 'a.claim c.claim'", "q\n");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("no session 'c' in lock-hold-wait (its sessions: a, b)"));
+}
+
+TEST(StepPipe, ACaptureIsShownFilledInAndRepeatableReadAllowsWriteSkew) {
+  // anomaly-g2-item: each withdrawal uses the total its session read (${total}); the transcript
+  // shows the value sent. At repeatable read neither withdrawal waits and both commit: the
+  // observer finds the total below zero (its one row).
+  ProcessResult r = Step("anomaly-g2-item --isolation rr", "n\nn\nn\nn\nn\nn\nn\nn\nn\nq\n");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out,
+              HasSubstr("step t2.withdraw: UPDATE test SET value = value - 25 WHERE id = 2 AND 30 "
+                        ">= 25\n  1 row\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("${total}")));
+  EXPECT_THAT(r.out, Not(HasSubstr("<waiting for")));
+  EXPECT_THAT(After(r.out, "step t2.commit: COMMIT"), HasSubstr("  COMMIT\n"));
+  // (The locks after a step may come between a step's line and its result.)
+  const std::string observed = After(r.out, "ask observer.anomaly: Is the total below zero now");
+  EXPECT_THAT(observed, HasSubstr("step observer.anomaly: SELECT 1 FROM (SELECT sum(value) AS "
+                                  "total FROM test) s WHERE total < 0\n"));
+  EXPECT_THAT(After(observed, "step observer.anomaly:"), HasSubstr("\n  1 row: 1\n"));
+}
+
+TEST(StepPipe, ExplainShowsTheQuestions) {
+  ProcessResult r = RunProcess({kBin, "explain", "lock-hold-wait"}, seconds(20));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("    - claim: UPDATE runs SET status = 'running'"));
+  EXPECT_THAT(r.out, HasSubstr("\n        ask: a has claimed the run and not committed. Will b's "
+                               "claim wait, or go through?\n    - commit\n"));
 }
 
 TEST(StepPipe, AnExecScenarioIsRefusedBeforeAnyServerStarts) {

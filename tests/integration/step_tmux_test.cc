@@ -5,16 +5,20 @@
 // time comes from RACELAB_STEP_TRACE, the pane's from the first capture that shows it); after a's
 // commit, b's result; on PostgreSQL the lock view lists a's transaction lock (its row lock) and b's
 // awaited ShareLock, on MariaDB the X record lock on runs' PRIMARY id=1 held and awaited; on SQLite
-// b waits in its busy handler and the lock view lists a's WAL write lock and b awaiting it. tmux
-// runs on a server of the test's own
-// (-L), killed at the end.
+// b waits in its busy handler and the lock view lists a's WAL write lock and b awaiting it; the
+// scenario's `ask:` questions are shown before their steps and answered after. Quitting mid-wait
+// leaves nothing: Ctrl-C (the terminal's SIGINT) removes the server and its folder at once, SIGKILL
+// leaves the folder until `racelab clean`. tmux runs on a server of the test's own (-L), killed at
+// the end.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <regex>
@@ -23,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/leftovers.h"
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_files.h"
 
@@ -43,7 +48,7 @@ int64_t WallUs() {
 class Pane {
  public:
   Pane(const std::string& cwd, const std::string& command)
-      : socket_("racelab-step-test-" + std::to_string(getpid())) {
+      : socket_("racelab-step-test-" + std::to_string(getpid()) + "-" + std::to_string(++panes_)) {
     ProcessResult r = Tmux({"new-session", "-d", "-c", cwd, "-x", "80", "-y", "24", command});
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
@@ -59,6 +64,14 @@ class Pane {
 
   std::string Capture() { return Tmux({"capture-pane", "-p"}).out; }
   void Keys(const std::string& key) { Tmux({"send-keys", key}); }
+  // The PID of the pane's command's first child (racelab, run by the pane's shell), or -1.
+  pid_t FirstChild() {
+    const std::string pane = Trim(Tmux({"display-message", "-p", "#{pane_pid}"}).out);
+    std::istringstream children(Slurp("/proc/" + pane + "/task/" + pane + "/children"));
+    long pid = -1;
+    children >> pid;
+    return static_cast<pid_t>(pid);
+  }
   // Captures until the pane shows `text` (then true) or `deadline`; *at_us: the wall time the
   // capture that showed it returned (an upper bound of when the pane first showed it).
   bool WaitFor(const std::string& text, seconds deadline, int64_t* at_us = nullptr) {
@@ -76,10 +89,15 @@ class Pane {
   const std::string& last() const { return last_; }
 
  private:
+  static std::string Trim(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  }
   ProcessResult Tmux(std::vector<std::string> args) {
     args.insert(args.begin(), {"/usr/bin/tmux", "-L", socket_, "-f", "/dev/null"});
     return RunProcess(args, seconds(10));
   }
+  static inline int panes_ = 0;  // a server of its own per pane: no test sees the one before
   std::string socket_;
   std::string last_;
 };
@@ -129,9 +147,10 @@ void Walk(const std::string& engine, const std::string& wait_type) {
   Pane pane(dir.path.string(), command);
   ASSERT_TRUE(pane.WaitFor("1 a  <Enter>", seconds(120))) << pane.last();
   EXPECT_THAT(pane.last(), HasSubstr("lock-hold-wait @ read committed on " + engine));
-  EXPECT_THAT(pane.last(), HasSubstr("next: begin1 (ready)"));
+  // A step without a name is labelled by what it does (its name begin1 is for --permutation).
+  EXPECT_THAT(pane.last(), HasSubstr("next: BEGIN (ready)"));
   pane.Keys("Enter");  // a.begin
-  ASSERT_TRUE(pane.WaitFor("last: begin1", seconds(10))) << pane.last();
+  ASSERT_TRUE(pane.WaitFor("last: BEGIN", seconds(10))) << pane.last();
   pane.Keys("Enter");  // a.claim
   if (pg) {
     ASSERT_TRUE(pane.WaitFor("locks after a.claim", seconds(10))) << pane.last();
@@ -146,11 +165,17 @@ void Walk(const std::string& engine, const std::string& wait_type) {
   ASSERT_TRUE(pane.WaitFor("2 b  <Enter>", seconds(10))) << pane.last();
   pane.Keys("Space");  // b.begin
   ASSERT_TRUE(pane.WaitFor("next: claim (ready)", seconds(10))) << pane.last();
+  // b.claim's question, before it runs.
+  ASSERT_TRUE(pane.WaitFor("ASK (b.claim): a has claimed the run", seconds(10))) << pane.last();
   pane.Keys("2");  // b.claim, by its column's number: it waits for a's row lock
   int64_t shown_us = 0;
   ASSERT_TRUE(pane.WaitFor("WAITING for a (" + wait_type + ")", seconds(10), &shown_us))
       << pane.last();
   EXPECT_THAT(pane.last(), HasSubstr("waits: b -> a (" + wait_type + ")"));
+  // … and what happened, while a's COMMIT asks the next question.
+  ASSERT_TRUE(pane.WaitFor("→ b is waiting for a (" + wait_type + ")", seconds(10))) << pane.last();
+  EXPECT_THAT(pane.last(), HasSubstr("ASKED (b.claim): a has claimed the run"));
+  ASSERT_TRUE(pane.WaitFor("ASK (a.commit): a commits", seconds(10))) << pane.last();
   ASSERT_TRUE(pane.WaitFor(
       pg ? "awaits ShareLock transaction" : "b awaits X record lock (not gap) on runs PRIMARY id=1",
       seconds(10)))
@@ -163,10 +188,79 @@ void Walk(const std::string& engine, const std::string& wait_type) {
   pane.Keys("Enter");  // a.commit: b's claim ends
   ASSERT_TRUE(pane.WaitFor("0 rows", seconds(10))) << pane.last();
   EXPECT_THAT(pane.last(), HasSubstr("waits: none"));
+  // Read committed (PostgreSQL re-checks the row; MariaDB reads the newest row): 0 rows.
+  ASSERT_TRUE(pane.WaitFor("→ a: commit; b: claim → 0 rows (after waiting for a)", seconds(10)))
+      << pane.last();
   ExpectFitsAndQuits(pane, exit_file);
 }
 
 TEST(StepInTmux, LockHoldWaitOnPostgresAt80x24) { Walk("postgresql", "transactionid"); }
+
+// Quits `racelab step lock-hold-wait` on `engine` (its server process: `program`) with b in a lock
+// wait, the moment with the most to undo: `how` is "ctrl-c" (the key, so the terminal's SIGINT) or
+// "sigkill". The servers run under a base folder of the test's own (RACELAB_TMPDIR).
+void QuitMidWait(const std::string& engine, const std::string& program, const std::string& how) {
+  TempDir dir, base;
+  // From a script, so that the base folder is on no command line but racelab's environment (the
+  // tmux server's would count as a process under it); the shell outlives Ctrl-C (a trap) to write
+  // racelab's exit code. (tmux 3.3a does not always reap a pane's command that exits on Ctrl-C:
+  // its exit status, read from tmux, was missing in 1 of 3 runs.)
+  const std::string script = (dir.path / "walk.sh").string();
+  const std::string exit_file = (dir.path / "exit").string();
+  std::ofstream(script) << "trap true INT\nenv RACELAB_TMPDIR=" << base.path.string() << " " << kBin
+                        << " step lock-hold-wait --isolation rc --set hold_ms=0 --engine " << engine
+                        << "\necho $? > " << exit_file << "\n";
+  Pane pane(dir.path.string(), "exec /bin/sh " + script);
+  ASSERT_TRUE(pane.WaitFor("1 a  <Enter>", seconds(180))) << pane.last();
+  for (const char* shown : {"last: BEGIN", "last: claim", "next: claim (ready)"}) {
+    pane.Keys("Enter");  // a.begin, a.claim, b.begin
+    ASSERT_TRUE(pane.WaitFor(shown, seconds(10))) << shown << "\n" << pane.last();
+  }
+  pane.Keys("Enter");  // b.claim: waits for a
+  ASSERT_TRUE(pane.WaitFor("WAITING for a", seconds(10))) << pane.last();
+  EXPECT_GE(ProcessesUnder(base.path, program), 1) << "the embedded server runs";
+  EXPECT_EQ(RunDirsUnder(base.path), 1);
+  auto exit_code = [&] {  // racelab's, as its shell wrote it (polled, with a deadline)
+    const auto end = std::chrono::steady_clock::now() + seconds(30);
+    while (!std::filesystem::exists(exit_file) && std::chrono::steady_clock::now() < end)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return Slurp(exit_file);
+  };
+  if (how == "ctrl-c") {
+    pane.Keys("C-c");
+    EXPECT_EQ(exit_code(), "130\n") << pane.Capture();
+  } else {
+    const pid_t pid = pane.FirstChild();
+    ASSERT_GT(pid, 1);
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
+    EXPECT_EQ(exit_code(), "137\n");  // 128 + SIGKILL
+    // The server dies with racelab (parent-death signal); its folder stays for the next run.
+    for (int i = 0; i < 100 && ProcessesUnder(base.path, program) > 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the kernel's kill: a poll
+    EXPECT_EQ(RunDirsUnder(base.path), 1) << "the killed walk's folder is the orphan";
+    ProcessResult clean =
+        RunProcess({kBin, "clean"}, seconds(60), {{"RACELAB_TMPDIR", base.path.string()}});
+    EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  }
+  EXPECT_EQ(ProcessesUnder(base.path, program), 0) << "no " << program << " process left";
+  EXPECT_EQ(RunDirsUnder(base.path), 0) << "no run folder left";
+}
+
+TEST(StepInTmux, CtrlCMidWaitLeavesNothingOnPostgres) {
+  QuitMidWait("postgresql", "postgres", "ctrl-c");
+}
+
+TEST(StepInTmux, SigkillMidWaitThenCleanLeavesNothingOnPostgres) {
+  QuitMidWait("postgresql", "postgres", "sigkill");
+}
+
+TEST(StepInTmux, CtrlCMidWaitLeavesNothingOnMariaDb) {
+  QuitMidWait("mariadb", "mariadbd", "ctrl-c");
+}
+
+TEST(StepInTmux, SigkillMidWaitThenCleanLeavesNothingOnMariaDb) {
+  QuitMidWait("mariadb", "mariadbd", "sigkill");
+}
 
 TEST(StepInTmux, LockHoldWaitOnMariaDbAt80x24) { Walk("mariadb", "RECORD"); }
 

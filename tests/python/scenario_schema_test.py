@@ -5,7 +5,8 @@ python3-jsonschema. (tests/unit/report_schema_test.cc checks the same files read
 valijson.) A key PyYAML reads as a boolean, a number or a date (`on:`, `yes:`, `1:`) is named with its file
 and path: JSON has text keys only, so a JSON Schema check from Python would see "True".
 
-A control proves the check sees the difference: `retry: { on: [...] }` plain fails, quoted passes.
+A control proves the check sees the difference: `retry: { on: [...] }` plain fails, quoted passes;
+a step's `ask:` passes as text and fails as a list or on a barrier.
 
 Usage: scenario_schema_test.py --source .   (ctest: scenario_schema_python)
 """
@@ -61,6 +62,16 @@ def main():
     if not plain or quoted or not problems_of(control % "sqlstates", validator) == []:
         sys.exit(f"control failed: plain on -> {plain}, quoted \"on\" -> {quoted}")
     print("ok: control: a plain `on:` key fails, a quoted one and `sqlstates:` pass")
+
+    # `ask:` (racelab step's question): text on a step step mode holds; a list, or one on a barrier, fails.
+    step = "name: c\ntitle: c\nteaches: c\nsessions:\n  - name: w\n    steps:\n      - %s\n"
+    asks = {"{ sql: SELECT 1, ask: 'Will w wait?' }": True,
+            "{ sql: SELECT 1, ask: [Will, w, wait] }": False,
+            "{ barrier: go, ask: 'Who is first?' }": False}
+    for text, ok in asks.items():
+        if (problems_of(step % text, validator) == []) != ok:
+            sys.exit(f"control failed: {text} should {'pass' if ok else 'fail'} the schema")
+    print("ok: control: `ask:` text on an sql step passes; a list, or `ask:` on a barrier, fails")
 
     files = sorted(glob.glob(os.path.join(source, "scenarios/*.yaml")))
     if len(files) < 10:

@@ -4,7 +4,8 @@ python3-selenium): racelab walks lock-hold-wait on the embedded PostgreSQL it st
 serves the page on 127.0.0.1 (a free port); the test clicks Next through the scenario and checks,
 as the page shows them, b's waiting badge ("waiting for a (transactionid)"), the wait-for arrow
 b -> a in the SVG, a's held lock in the lock table (ExclusiveLock on its transaction id, marked new),
-b's awaited ShareLock, b's result after a's commit; then Back to start (walk 2) and Quit, after which
+b's awaited ShareLock, b's result after a's commit, the scenario's questions (ask:) before b's claim
+and a's commit and what happened after each; then Back to start (walk 2) and Quit, after which
 racelab exits 0 within its deadline, the port is closed, and no postgres process nor cluster folder is
 left. A 1280x720 screenshot of the page while b waits is saved in --out (its path is printed) for a
 person to judge; the test also checks that the page needs no scrolling at 1280x720.
@@ -212,10 +213,15 @@ def main():
         click_next("a")
         click_next("b")
         click_next("b")
+        # "Predict, then watch": b.claim's question, before it runs (lock-hold-wait's ask:).
+        wait.until(lambda d: "a has claimed the run" in text_of('#ask .ask.next[data-step="claim"]'))
         badge_ms = click_until("#next", '.badge.waiting[data-session="b"]', "waiting for a (transactionid)")
         if badge_ms < 0:
             fail("no waiting badge on b: " + text_of(".badge"))
         print("waiting badge on b: on the page %.0f ms after the click on Next" % badge_ms)
+        # … and what happened, next to the question.
+        wait.until(lambda d: "b is waiting for a (transactionid)"
+                   in text_of('#ask .ask.asked[data-step="claim"] .answer'))
         arrow = driver.execute_script(
             "const g = document.querySelector('#graph .wait-edge[data-waiter=\"b\"][data-holder=\"a\"]');"
             " return g ? g.querySelector('path').getAttribute('marker-end') : null")
@@ -248,6 +254,8 @@ def main():
         # a.commit: b's claim ends (0 rows at read committed), the arrow goes; b.commit: walk over.
         click_next("b")
         wait.until(lambda d: "0 rows" in text_of('.col[data-session="b"] .result'))
+        wait.until(lambda d: "b: claim → 0 rows (after waiting for a)"
+                   in text_of('#ask .ask.asked[data-step="commit"] .answer'))
         if texts("#graph .wait-edge"):
             fail("a wait-for arrow is left after a's commit")
         click("#next")

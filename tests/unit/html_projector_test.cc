@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "reports/step_label.h"
+#include "harness/model/step_label.h"
 #include "tests/unit/render_report.h"
 #include "tests/unit/sample_report.h"
 

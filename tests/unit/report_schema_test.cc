@@ -214,6 +214,25 @@ TEST(ScenarioSchemaTest, RejectsAMisspelledKeyAndAStepWithTwoKinds) {
               IsEmpty());
 }
 
+// `ask:` (racelab step's question) is text, on the steps step mode holds; not on a barrier.
+TEST(ScenarioSchemaTest, AskIsTextOnAHeldStep) {
+  const ::racelab::testing::TempDir temp;  // removed with its files when the test ends
+  const std::string dir = temp.path.string() + "/";
+  auto check = [&](const std::string& name, const std::string& step) {
+    std::ofstream(dir + name) << "name: x\ntitle: t\nteaches: l\nsessions:\n  - name: w\n    "
+                                 "steps:\n      - "
+                              << step << "\n";
+    return ValidateYamlFile(kScenarioSchema, dir + name);
+  };
+  EXPECT_THAT(check("a1.yaml", "{ sql: SELECT 1, ask: 'Will w wait?' }"), IsEmpty());
+  EXPECT_THAT(
+      check("a2.yaml", "{ commit: , ask: { postgresql: 'Does it fail?', default: 'No?' } }"),
+      IsEmpty());
+  EXPECT_THAT(check("a3.yaml", "{ sql: SELECT 1, ask: [Will, w, wait] }"), Not(IsEmpty()));
+  EXPECT_THAT(check("a4.yaml", "{ sql: SELECT 1, ask: \"\" }"), Not(IsEmpty()));
+  EXPECT_THAT(check("a5.yaml", "{ barrier: go, ask: 'Who is first?' }"), Not(IsEmpty()));
+}
+
 TEST(ScenarioSchemaTest, RejectsAMisspelledKeyOfErrorsBoundsOneOfAndAnyOf) {
   const ::racelab::testing::TempDir temp;  // removed with its files when the test ends
   const std::string dir = temp.path.string() + "/";

@@ -116,8 +116,9 @@ TEST(ScenarioErrorsTest, UnknownKey) {
               StartsWith("t.yaml:14:32: outcome.win.row: unknown key 'row'"));
   EXPECT_THAT(
       ErrorOf(With({{12, "        name: claim\n        captures: [id]"}})),
-      StartsWith("t.yaml:13:9: sessions[0].steps[2].captures: unknown key 'captures' for "
-                 "a sql step (expected one of: sql, name, capture, when, on_error, timeout_ms)"));
+      StartsWith(
+          "t.yaml:13:9: sessions[0].steps[2].captures: unknown key 'captures' for "
+          "a sql step (expected one of: sql, name, capture, when, on_error, timeout_ms, ask)"));
   EXPECT_THAT(ErrorOf(With({{10, "      - { barrier: go, on_error: continue }"}})),
               StartsWith("t.yaml:10:24: sessions[0].steps[1].on_error: unknown key 'on_error' for "
                          "a barrier step"));

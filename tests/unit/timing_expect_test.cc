@@ -199,7 +199,7 @@ TEST(TimingExpectTest, BadProbes) {
       with("        timeout_ms: 500", "        capture: status"),
       StartsWith(
           "p.yaml:16:9: sessions[0].steps[2].capture: unknown key 'capture' for a probe step "
-          "(expected one of: probe, name, equals, timeout_ms)"));
+          "(expected one of: probe, name, equals, timeout_ms, ask)"));
   EXPECT_THAT(with("        timeout_ms: 500", "        timeout_ms: 0"),
               StartsWith("p.yaml:16:21: sessions[0].steps[2].timeout_ms:"));
   EXPECT_THAT(with("WHERE id = 1\n        name: peek", "WHERE id = ${nope}\n        name: peek"),

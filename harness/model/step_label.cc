@@ -1,6 +1,4 @@
-#include "reports/step_label.h"
-
-#include <fmt/format.h>
+#include "harness/model/step_label.h"
 
 #include <cctype>
 #include <vector>
@@ -145,31 +143,32 @@ std::string SqlLabel(std::string_view sql) {
   return label;
 }
 
-std::string StepLabel(const StepEvent& e) {
-  std::string label = e.step;
-  if (IsGeneratedStepName(e.step, e.kind)) {
-    switch (e.kind) {
-      case StepKind::kSql:
-        label = SqlLabel(e.sql);
-        if (label.empty()) label = e.step;
-        break;
-      case StepKind::kBegin:
-      case StepKind::kCommit:
-      case StepKind::kRollback:
-        label = Upper(InfoOf(e.kind).report_name);
-        break;
-      case StepKind::kBarrier:
-      case StepKind::kSleep:
-      case StepKind::kAwaitBlocked:
-      case StepKind::kAwaitEnded:
-      case StepKind::kTerminate:
-      case StepKind::kProbe:
-      case StepKind::kProgram:
-        label = std::string(InfoOf(e.kind).report_name);
-        break;
+std::string StepLabel(std::string_view name, StepKind kind, std::string_view sql) {
+  if (!IsGeneratedStepName(name, kind)) return std::string(name);
+  switch (kind) {
+    case StepKind::kSql: {
+      std::string label = SqlLabel(sql);
+      return label.empty() ? std::string(name) : label;
     }
+    case StepKind::kBegin:
+    case StepKind::kCommit:
+    case StepKind::kRollback:
+      return Upper(InfoOf(kind).report_name);
+    case StepKind::kBarrier:
+    case StepKind::kSleep:
+    case StepKind::kAwaitBlocked:
+    case StepKind::kAwaitEnded:
+    case StepKind::kTerminate:
+    case StepKind::kProbe:
+    case StepKind::kProgram:
+      break;
   }
-  return e.attempt > 1 ? fmt::format("{} #{}", label, e.attempt) : label;
+  return std::string(InfoOf(kind).report_name);
+}
+
+std::string StepLabel(const StepEvent& e) {
+  const std::string label = StepLabel(e.step, e.kind, e.sql);
+  return e.attempt > 1 ? label + " #" + std::to_string(e.attempt) : label;
 }
 
 }  // namespace racelab::internal
