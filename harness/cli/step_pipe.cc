@@ -152,13 +152,29 @@ class Transcript {
 
   bool over() const { return ended_; }
 
-  // Prints as the view changes until the trial is quiet after `releases` (or a stop).
-  void Follow(int releases) {
+  // Prints as the view changes until the trial is quiet after `releases` (or a stop). `pending`:
+  // the session the command released a step of; when it is in a lock wait that only another
+  // session's step can end, a note says so and the next command is read.
+  void Follow(int releases, const std::string& pending = "") {
     uint64_t seen = 0;
     while (!ui_.stop->stop_requested()) {
       seen = ui_.session->AwaitChange(seen, Clock::now() + std::chrono::milliseconds(50));
       Print();
-      if (!ui_.session->AwaitQuiet(releases, Clock::now())) continue;
+      bool stuck = false;
+      if (!ui_.session->AwaitQuiet(releases, Clock::now(), pending, &stuck)) continue;
+      if (stuck) {
+        Print();
+        for (const step::SessionView& s : ui_.session->view().sessions) {
+          if (s.label != pending) continue;
+          out_ << fmt::format(
+              "note: {}'s next step runs once its statement ends: {} is waiting for {} ({}); a "
+              "session's name or number runs another's step\n",
+              SanitizeForTerminal(s.label), SanitizeForTerminal(s.label),
+              SanitizeForTerminal(s.waiting_for), SanitizeForTerminal(s.wait_type));
+        }
+        out_.flush();
+        return;
+      }
       // Every session done: the walk ends by itself in a moment (its trial is being closed).
       const step::StepView v = ui_.session->view();
       const bool all_done = std::all_of(v.sessions.begin(), v.sessions.end(), [](const auto& s) {
@@ -242,16 +258,20 @@ int RunStepPipe(const StepUi& ui, std::ostream& out) {
     }
     const int before = ui.session->releases();
     Status s = Status::Ok();
+    std::string pending;  // the session whose step the command released
     if (c.kind == StepCommandWord::Kind::kNext) {
-      s = ui.session->Next().status();
+      Result<std::optional<std::string>> next = ui.session->Next();
+      s = next.status();
+      if (next.ok() && next.value()) pending = *next.value();
     } else {
       s = ui.session->Next(c.session);
+      pending = c.session;
     }
     if (!s.ok()) {
       std::cerr << "racelab: " << SanitizeForTerminal(s.message()) << "\n";
       continue;
     }
-    t.Follow(before);
+    t.Follow(before, pending);
   }
   if (!quit && ui.keep && !ui.stop->stop_requested() && t.over()) {
     // stdin ended after the walk: the server stays up until Ctrl-C.

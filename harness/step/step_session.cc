@@ -321,15 +321,22 @@ int StepSession::releases() const {
   return walk_ ? walk_->model->Releases(-1) : 0;
 }
 
-bool StepSession::AwaitQuiet(int releases_before, SteadyTime deadline) const {
+bool StepSession::AwaitQuiet(int releases_before, SteadyTime deadline, const std::string& pending,
+                             bool* stuck) const {
   std::unique_lock<std::mutex> lock(mu_);
+  if (stuck != nullptr) *stuck = false;
   return changed_.wait_until(lock, deadline, [&] {
     if (!walk_) return true;
     const StepView& v = walk_->model->view();
     if (v.phase == StepView::Phase::kFinished || v.phase == StepView::Phase::kFailed)
       return TypedQuietLocked();  // a typed statement the last step let go ends too
-    return walk_->model->Releases(-1) > releases_before && !walk_->snap_wanted &&
-           walk_->model->Quiet() && TypedQuietLocked();
+    if (walk_->snap_wanted || !walk_->model->Quiet() || !TypedQuietLocked()) return false;
+    if (walk_->model->Releases(-1) > releases_before) return true;
+    const bool waits = std::any_of(v.sessions.begin(), v.sessions.end(), [&](const SessionView& s) {
+      return !pending.empty() && s.label == pending && s.state == SessionState::kWaiting;
+    });
+    if (waits && stuck != nullptr) *stuck = true;
+    return waits;
   });
 }
 

@@ -88,7 +88,12 @@ class StepSession {
   // After a Next(): waits until what it released has settled — the step started and every session
   // is at the gate, waiting on a lock or its partners, or done — or `deadline`. The transcript's
   // rule (isolationtester's): the next command acts on a quiet trial. False at the deadline.
-  bool AwaitQuiet(int releases_before, SteadyTime deadline) const;
+  // `pending`: the session the Next() was for (its label, "" when unknown). When that session is
+  // in a lock wait and the trial is quiet otherwise, what was released cannot start until another
+  // session's key ends the wait (a lock queue that the server ordered otherwise than the order
+  // did): that is quiet too, and *stuck (when given) says so.
+  bool AwaitQuiet(int releases_before, SteadyTime deadline, const std::string& pending = "",
+                  bool* stuck = nullptr) const;
   int releases() const;  // kGateReleased events of this walk so far
 
   // Abandons the walk and starts a new one; returns once the new walk's first step is held (or it
