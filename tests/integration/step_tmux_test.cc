@@ -49,7 +49,9 @@ class Pane {
  public:
   Pane(const std::string& cwd, const std::string& command)
       : socket_("racelab-step-test-" + std::to_string(getpid()) + "-" + std::to_string(++panes_)) {
-    ProcessResult r = Tmux({"new-session", "-d", "-c", cwd, "-x", "80", "-y", "24", command});
+    // remain-on-exit: a command that ends early (an error) leaves its last screen to capture.
+    ProcessResult r = Tmux({"start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
+                            "new-session", "-d", "-c", cwd, "-x", "80", "-y", "24", command});
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   // The server is killed and its socket file removed (tmux leaves it in $TMUX_TMPDIR/tmux-UID).
@@ -83,6 +85,7 @@ class Pane {
         if (at_us != nullptr) *at_us = answered;
         return true;
       }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a poll, not a busy loop
     }
     return false;
   }
@@ -279,7 +282,7 @@ TEST(StepInTmux, SqliteLockHoldWaitShowsTheBusyWaitLiveAt80x24) {
   ASSERT_TRUE(pane.WaitFor("1 a  <Enter>", seconds(60))) << pane.last();
   EXPECT_THAT(pane.last(), HasSubstr("sqlite-lock-hold-wait @ serializable on sqlite"));
   pane.Keys("Enter");  // a.begin
-  ASSERT_TRUE(pane.WaitFor("last: begin", seconds(10))) << pane.last();
+  ASSERT_TRUE(pane.WaitFor("last: BEGIN", seconds(10))) << pane.last();
   pane.Keys("Enter");  // a.claim: a's write transaction takes the WAL write lock
   ASSERT_TRUE(pane.WaitFor("locks after a.claim", seconds(10))) << pane.last();
   EXPECT_THAT(pane.last(), HasSubstr("+ a holds WAL_WRITE_LOCK main (wal-index)"));

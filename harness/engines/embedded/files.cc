@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <vector>
 
 namespace racelab::embedded {
@@ -147,6 +149,22 @@ std::string TailOfFile(const std::string& path, int max_lines) {
   std::string tail;
   for (size_t i = first; i < lines.size(); ++i) tail += (i > first ? "\n" : "") + lines[i];
   return tail.empty() ? "(empty log)" : tail;
+}
+
+std::string ErrorLinesOfFile(const std::string& path, int max_lines) {
+  std::istringstream in(ReadSmallFile(path));
+  std::string found;
+  int count = 0;
+  for (std::string line; count < max_lines && std::getline(in, line);) {
+    std::string upper = line;
+    std::transform(upper.begin(), upper.end(), upper.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    if (upper.find("ERROR") == std::string::npos && upper.find("FATAL") == std::string::npos)
+      continue;
+    found += line + "\n";
+    ++count;
+  }
+  return found;
 }
 
 bool RemoveTree(const std::string& path) {

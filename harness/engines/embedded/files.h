@@ -34,6 +34,11 @@ std::string ReadSmallFile(const std::string& path);
 // none.
 std::string TailOfFile(const std::string& path, int max_lines = 20);
 
+// The first `max_lines` lines of a log file (its first 1 MB) that say ERROR or FATAL (any case),
+// each ending in '\n'; empty if none. A failing mariadb-install-db or initdb prints its cause
+// early and ends with generic advice, which TailOfFile alone would show.
+std::string ErrorLinesOfFile(const std::string& path, int max_lines = 10);
+
 // Removes a tree, ignoring errors (something else may be removing it at the same time). Returns
 // true when `path` no longer exists.
 bool RemoveTree(const std::string& path);

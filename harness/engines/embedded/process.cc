@@ -299,8 +299,10 @@ Status RunToCompletion(const std::vector<std::string>& argv, const std::string& 
                             TailOfFile(log_path));
   }
   if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) {
+    const std::string errors = ErrorLinesOfFile(log_path);
     return Status::Database(what + " (as user '" + user.name + "') " + DescribeWaitStatus(*status) +
-                            "; its output:\n" + TailOfFile(log_path));
+                            "; " + (errors.empty() ? "" : "its errors:\n" + errors + "\n") +
+                            "its output's end:\n" + TailOfFile(log_path));
   }
   return Status::Ok();
 }

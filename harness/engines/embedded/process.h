@@ -98,8 +98,9 @@ bool KillProcessesIn(const std::string& data_dir, std::chrono::milliseconds time
 
 // Runs an installer (initdb, mariadb-install-db) as `user` to its end, its output appended to
 // `log_path`, at most `timeout` (then it is killed). Errors: kDatabase "<what> did not finish
-// within N s; its output: …" or "<what> (as user 'u') exited with status 1; its output: …" (the
-// last lines of the log), or Spawn's.
+// within N s; its output: …" or "<what> (as user 'u') exited with status 1; its errors: … its
+// output's end: …" (the log's first ERROR/FATAL lines, when it has any, then its last lines), or
+// Spawn's.
 Status RunToCompletion(const std::vector<std::string>& argv, const std::string& log_path,
                        const ServerUser& user, std::chrono::milliseconds timeout,
                        const std::string& what);

@@ -55,13 +55,16 @@ std::string ParseVersion(const std::string& text) {
   return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
-// Runs mariadb-install-db into `data_dir` as `user`, its output in `log`.
+// Runs mariadb-install-db into `data_dir` as `user` (its bootstrap server's temporary files in
+// `tmp_dir`), its output in `log`.
 Status RunInstallDb(const std::string& install_db, const std::string& data_dir,
-                    const std::string& log, const embedded::ServerUser& user) {
-  return embedded::RunToCompletion({install_db, "--no-defaults", "--datadir=" + data_dir,
-                                    "--auth-root-authentication-method=normal", "--skip-test-db",
-                                    "--skip-name-resolve", "--innodb-log-file-size=8M"},
-                                   log, user, kInstallTimeout, "mariadb-install-db");
+                    const std::string& tmp_dir, const std::string& log,
+                    const embedded::ServerUser& user) {
+  return embedded::RunToCompletion(
+      {install_db, "--no-defaults", "--datadir=" + data_dir, "--tmpdir=" + tmp_dir,
+       "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve",
+       "--innodb-log-file-size=8M"},
+      log, user, kInstallTimeout, "mariadb-install-db");
 }
 
 // <base>/template-<version>-data, made by mariadb-install-db as `user` when missing.
@@ -75,7 +78,11 @@ Result<embedded::TemplateDir> EnsureTemplate(const std::string& install_db, cons
     return fs::exists(data_dir + "/mysql", ec);
   };
   maker.make = [&](const std::string& data_dir, const std::string& work_dir) {
-    return RunInstallDb(install_db, data_dir, work_dir + "/install.log", user);
+    // A tmpdir of its own: a starting mariadbd deletes every #sql* file in its tmpdir, so two
+    // installs sharing /tmp (two bases, e.g. parallel tests) broke each other ("ERROR: 1051
+    // Unknown table 'mysql.tmp_user_sys'", 2 of 16 runs on a loaded machine).
+    if (Status s = embedded::MakeOwnedDir(work_dir + "/tmp", 0700, user); !s.ok()) return s;
+    return RunInstallDb(install_db, data_dir, work_dir + "/tmp", work_dir + "/install.log", user);
   };
   maker.lock_timeout = kInstallTimeout;
   return embedded::EnsureTemplate(maker, user);
