@@ -14,6 +14,7 @@
 #include "harness/engines/mariadb/dsn.h"
 #include "harness/engines/mariadb/engine.h"
 #include "harness/engines/mariadb/server.h"
+#include "tests/integration/mariadb_fixture.h"
 
 namespace racelab {
 namespace {
@@ -21,58 +22,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-SteadyTime In(int ms) { return Clock::now() + milliseconds(ms); }
-
-class MariaDbEngineTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    EngineOptions options;
-    options.engine = "mariadb";
-    Clock::time_point t0 = Clock::now();
-    Result<std::unique_ptr<Engine>> e = mariadb::OpenMariaDbEngine(options);
-    ASSERT_TRUE(e.ok()) << e.status().message();
-    engine_ = e->release();
-    std::printf("[ mariadb  ] embedded server %s open in %.0f ms\n",
-                engine_->info().server_version.c_str(),
-                std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-  }
-  static void TearDownTestSuite() {
-    if (engine_ != nullptr) {
-      EXPECT_TRUE(engine_->Close().ok());
-      delete engine_;
-      engine_ = nullptr;
-    }
-  }
-  void SetUp() override {
-    ASSERT_NE(engine_, nullptr);
-    ws_ = engine_->WorkspaceName(++n_);
-    ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(10000), nullptr).ok());
-  }
-  void TearDown() override { EXPECT_TRUE(engine_->DropWorkspace(ws_, In(10000)).ok()); }
-
-  std::unique_ptr<Session> Open(const std::string& label) {
-    Result<std::unique_ptr<Session>> s =
-        engine_->OpenSession(kServerNode, label, In(10000), nullptr);
-    EXPECT_TRUE(s.ok()) << s.status().message();
-    if (!s.ok()) return nullptr;
-    bool lost = false;
-    SessionStart start;
-    start.label = label;
-    start.workspace = ws_;
-    Status st = (*s)->StartClean(start, In(10000), "test", &lost);
-    EXPECT_TRUE(st.ok()) << st.message();
-    return std::move(*s);
-  }
-  QueryResult Run(Session* s, const std::string& sql, int ms = 10000) {
-    return s->Exec(sql, In(ms), 10);
-  }
-
-  static Engine* engine_;
-  static int n_;
-  std::string ws_;
-};
-Engine* MariaDbEngineTest::engine_ = nullptr;
-int MariaDbEngineTest::n_ = 0;
+using MariaDbEngineTest = MariaDbWorkspaceTest;
 
 TEST_F(MariaDbEngineTest, ExecReturnsRowsAffectedRowsAndTheVerb) {
   auto s = Open("a");

@@ -16,6 +16,7 @@
 #include "harness/engines/mariadb/dsn.h"
 #include "harness/engines/mariadb/engine.h"
 #include "harness/engines/mariadb/wait_monitor.h"
+#include "tests/integration/mariadb_fixture.h"
 #include "tests/integration/mariadb_root.h"
 
 namespace racelab {
@@ -25,28 +26,10 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using ::testing::HasSubstr;
 
-SteadyTime In(int ms) { return Clock::now() + milliseconds(ms); }
-
-class MariaDbLocksTest : public ::testing::Test {
+class MariaDbLocksTest : public MariaDbWorkspaceTest {
  protected:
-  static void SetUpTestSuite() {
-    EngineOptions options;
-    options.engine = "mariadb";
-    Result<std::unique_ptr<Engine>> e = mariadb::OpenMariaDbEngine(options);
-    ASSERT_TRUE(e.ok()) << e.status().message();
-    engine_ = e->release();
-  }
-  static void TearDownTestSuite() {
-    if (engine_ != nullptr) {
-      EXPECT_TRUE(engine_->Close().ok());
-      delete engine_;
-      engine_ = nullptr;
-    }
-  }
   void SetUp() override {
-    ASSERT_NE(engine_, nullptr);
-    ws_ = engine_->WorkspaceName(++n_);
-    ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(10000), nullptr).ok());
+    MariaDbWorkspaceTest::SetUp();
     a_ = Open("a");
     b_ = Open("b");
     ASSERT_TRUE(Run(a_.get(),
@@ -57,7 +40,7 @@ class MariaDbLocksTest : public ::testing::Test {
   void TearDown() override {
     a_.reset();
     b_.reset();
-    EXPECT_TRUE(engine_->DropWorkspace(ws_, In(10000)).ok());
+    MariaDbWorkspaceTest::TearDown();
   }
 
   // The embedded server's root, as the engine reaches it (its redacted DSN names the socket).
@@ -66,18 +49,6 @@ class MariaDbLocksTest : public ::testing::Test {
     EXPECT_TRUE(t.ok()) << t.status().message();
     return t.ok() ? *t : mariadb::ConnectTarget{};
   }
-  std::unique_ptr<Session> Open(const std::string& label) {
-    Result<std::unique_ptr<Session>> s =
-        engine_->OpenSession(kServerNode, label, In(10000), nullptr);
-    EXPECT_TRUE(s.ok()) << s.status().message();
-    if (!s.ok()) return nullptr;
-    bool lost = false;
-    Status st = (*s)->StartClean({label, ws_, {}}, In(10000), "test", &lost);
-    EXPECT_TRUE(st.ok()) << st.message();
-    return std::move(*s);
-  }
-  QueryResult Run(Session* s, const std::string& sql) { return s->Exec(sql, In(10000), 10); }
-
   // "a holds X record lock (not gap) on runs PRIMARY id=1 (RECORD)" per lock, the workspace's name
   // left out; "?" for a session that is neither a nor b.
   std::vector<std::string> Lines(const LockSnapshot& snap) {
@@ -117,13 +88,8 @@ class MariaDbLocksTest : public ::testing::Test {
     monitor->End();
   }
 
-  static Engine* engine_;
-  static int n_;
-  std::string ws_;
   std::unique_ptr<Session> a_, b_;
 };
-Engine* MariaDbLocksTest::engine_ = nullptr;
-int MariaDbLocksTest::n_ = 0;
 
 TEST_F(MariaDbLocksTest, ALoneHolderShowsItsRecordLockThenTheWaiterItsAwaitedOne) {
   Result<std::unique_ptr<WaitMonitor>> m =

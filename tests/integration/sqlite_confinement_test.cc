@@ -10,33 +10,25 @@
 
 #include "harness/engines/sqlite/sqlite_engine.h"
 #include "harness/engines/sqlite/sqlite_session.h"
+#include "tests/integration/sqlite_fixture.h"
 
 namespace racelab::sqlite {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-SteadyTime In(long ms) { return Clock::now() + std::chrono::milliseconds(ms); }
 
-class SqliteConfinementTest : public ::testing::Test {
+class SqliteConfinementTest : public SqliteWorkspaceTest {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/racelab-sqlite-confine-test-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     outside_ = tmpl;
-    EngineOptions o;
-    o.engine = "sqlite";
-    auto e = OpenSqliteEngine(o);
-    ASSERT_TRUE(e.ok()) << e.status().message();
-    engine_.reset(static_cast<SqliteEngine*>(e->release()));
-    ws_ = engine_->WorkspaceName(1);
-    ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(5000), nullptr).ok());
+    SqliteWorkspaceTest::SetUp();
   }
   void TearDown() override {
     s_.reset();
-    if (engine_) {
-      EXPECT_TRUE(engine_->Close().ok());
-    }
+    SqliteWorkspaceTest::TearDown();
     fs::remove_all(outside_);
   }
   Status Start(std::vector<std::pair<std::string, std::string>> settings = {}) {
@@ -64,8 +56,7 @@ class SqliteConfinementTest : public ::testing::Test {
     }
   }
 
-  std::string outside_, ws_;
-  std::unique_ptr<SqliteEngine> engine_;
+  std::string outside_;
   std::unique_ptr<SqliteSession> s_;
 };
 

@@ -12,6 +12,7 @@
 
 #include "harness/engines/sqlite/sqlite_session.h"
 #include "harness/engines/sqlite/sqlite_waits.h"
+#include "tests/integration/sqlite_fixture.h"
 
 namespace racelab::sqlite {
 namespace {
@@ -19,29 +20,16 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
-SteadyTime In(long ms) { return Clock::now() + milliseconds(ms); }
-
 long MsSince(SteadyTime t) {
   return std::chrono::duration_cast<milliseconds>(Clock::now() - t).count();
 }
 
-class SqliteEngineTest : public ::testing::Test {
+class SqliteEngineTest : public SqliteWorkspaceTest {
  protected:
-  void SetUp() override {
-    EngineOptions o;
-    o.engine = "sqlite";
-    auto e = OpenSqliteEngine(o);
-    ASSERT_TRUE(e.ok()) << e.status().message();
-    engine_.reset(static_cast<SqliteEngine*>(e->release()));
-    ws_ = engine_->WorkspaceName(1);
-    ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(5000), nullptr).ok());
-  }
   void TearDown() override {
     a_.reset();
     b_.reset();
-    if (engine_) {
-      EXPECT_TRUE(engine_->Close().ok());
-    }
+    SqliteWorkspaceTest::TearDown();
   }
 
   // A session on the workspace with these settings; the first one also creates table runs.
@@ -73,8 +61,6 @@ class SqliteEngineTest : public ::testing::Test {
     ASSERT_TRUE(r.ok()) << sql << ": " << r.error_code << " " << r.message;
   }
 
-  std::unique_ptr<SqliteEngine> engine_;
-  std::string ws_;
   std::unique_ptr<SqliteSession> a_, b_;
 };
 

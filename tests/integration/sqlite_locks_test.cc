@@ -28,6 +28,7 @@
 #include "harness/engines/sqlite/sqlite_engine.h"
 #include "harness/engines/sqlite/sqlite_session.h"
 #include "harness/engines/sqlite/sqlite_waits.h"
+#include "tests/integration/sqlite_fixture.h"
 
 namespace racelab::sqlite {
 namespace {
@@ -35,8 +36,6 @@ namespace {
 using std::chrono::milliseconds;
 using ::testing::UnorderedElementsAreArray;
 using Clock = std::chrono::steady_clock;
-
-SteadyTime In(long ms) { return Clock::now() + milliseconds(ms); }
 
 constexpr long kPendingByte = 0x40000000;  // os.h: PENDING_BYTE; RESERVED_BYTE is the next one
 constexpr long kWalWriteLockByte = 120;    // wal.c: WALINDEX_LOCK_OFFSET + WAL_WRITE_LOCK
@@ -82,24 +81,13 @@ std::vector<std::string> Lines(const LockSnapshot& snap,
   return out;
 }
 
-class SqliteLocksTest : public ::testing::Test {
+class SqliteLocksTest : public SqliteWorkspaceTest {
  protected:
-  void SetUp() override {
-    EngineOptions o;
-    o.engine = "sqlite";
-    auto e = OpenSqliteEngine(o);
-    ASSERT_TRUE(e.ok()) << e.status().message();
-    engine_.reset(static_cast<SqliteEngine*>(e->release()));
-    ws_ = engine_->WorkspaceName(1);
-    ASSERT_TRUE(engine_->ResetWorkspace(ws_, In(5000), nullptr).ok());
-  }
   void TearDown() override {
     monitor_.reset();
     a_.reset();
     b_.reset();
-    if (engine_) {
-      EXPECT_TRUE(engine_->Close().ok());
-    }
+    SqliteWorkspaceTest::TearDown();
   }
   std::unique_ptr<SqliteSession> Open(const std::string& label, const std::string& journal) {
     auto s = engine_->OpenSession(kServerNode, label, In(1000), nullptr);
@@ -159,8 +147,6 @@ class SqliteLocksTest : public ::testing::Test {
     return heard_.size();
   }
 
-  std::unique_ptr<SqliteEngine> engine_;
-  std::string ws_;
   std::unique_ptr<SqliteSession> a_, b_;
   std::unique_ptr<SqliteWaitMonitor> monitor_;
   std::map<int64_t, std::string> who_;
