@@ -11,6 +11,7 @@
 
 #include "harness/step/step_session.h"
 #include "tests/unit/fake/fake_run.h"
+#include "tests/unit/step_walk_support.h"
 
 namespace racelab::step {
 namespace {
@@ -19,6 +20,9 @@ using fake::FakeEngine;
 using fake::FakeScript;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using walk_testing::In;
+using walk_testing::Of;
+using walk_testing::Step;
 
 constexpr char kAsked[] = R"(name: fake-ask
 title: Questions
@@ -41,21 +45,6 @@ sessions:
       - { sql: "UPDATE runs SET id = 2 RETURNING id", name: claim, ask: "Will b wait for a?" }
       - commit
 )";
-
-SteadyTime In(int ms) { return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); }
-
-void Step(StepSession* s) {
-  const int before = s->releases();
-  ASSERT_TRUE(s->Next().ok());
-  ASSERT_TRUE(s->AwaitQuiet(before, In(5000)));
-}
-
-const SessionView& Of(const StepView& v, const std::string& label) {
-  for (const SessionView& s : v.sessions) {
-    if (s.label == label) return s;
-  }
-  throw std::logic_error("no session " + label);
-}
 
 TEST(StepAskTest, TheQuestionComesBeforeTheStepAndWhatHappenedAfter) {
   auto items = fake::PlanText(kAsked);

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/fake/fake_run.h"
+#include "tests/unit/step_walk_support.h"
 
 namespace racelab::step {
 namespace {
@@ -18,6 +19,9 @@ using fake::FakeEngine;
 using fake::FakeScript;
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using walk_testing::In;
+using walk_testing::Of;
+using walk_testing::Step;
 
 constexpr char kHoldWait[] = R"(name: fake-hold-wait
 title: Hold and wait
@@ -44,22 +48,6 @@ FakeScript Script() {
   FakeScript script;
   script.On("b", "UPDATE").Blocks("a", "COMMIT").Returns({"id"}, {{"2"}});
   return script;
-}
-
-SteadyTime In(int ms) { return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); }
-
-// Next() and wait until the trial is quiet again.
-void Step(StepSession* s) {
-  const int before = s->releases();
-  ASSERT_TRUE(s->Next().ok());
-  ASSERT_TRUE(s->AwaitQuiet(before, In(5000)));
-}
-
-const SessionView& Of(const StepView& v, const std::string& label) {
-  for (const SessionView& s : v.sessions) {
-    if (s.label == label) return s;
-  }
-  throw std::logic_error("no session " + label);
 }
 
 StepOptions Options(FakeEngine* engine, const PlanItem& item) {
