@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "harness/engines/postgresql/cluster.h"
+#include "tests/integration/leftovers.h"
 #include "tests/integration/pg_test_env.h"
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_files.h"
@@ -46,26 +47,7 @@ int RacelabSchemas() {
 }
 
 // Postgres processes whose command line mentions `dir`.
-int PostgresUnder(const fs::path& dir) {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::string cmd = Slurp(e.path() / "cmdline");
-    for (auto& ch : cmd) ch = ch == '\0' ? ' ' : ch;
-    if (cmd.find("postgres") != std::string::npos && cmd.find(dir.string()) != std::string::npos)
-      ++n;
-  }
-  return n;
-}
-
-// Cluster run folders left under an embedded base folder.
-int RunDirsUnder(const fs::path& dir) {
-  int n = 0;
-  if (!fs::exists(dir)) return 0;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.is_directory() && e.path().filename().string().rfind("run-", 0) == 0) ++n;
-  }
-  return n;
-}
+int PostgresUnder(const fs::path& dir) { return ProcessesUnder(dir, "postgres"); }
 
 TEST(Cli, HelpTeachesAndExitsZero) {
   ProcessResult r = RunProcess({kBin, "--help"}, seconds(10));
