@@ -11,8 +11,10 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_files.h"
@@ -292,18 +294,31 @@ TEST(StepPipe, ATypedStatementThatWaitsOnALockShowsTheWaitAndTheWalkGoesOn) {
   EXPECT_THAT(out, HasSubstr("walk over: every step ran"));
 }
 
+// `racelab step ARGS --keep` with every step of a two-session walk (six) in a commands file, then
+// its stdin's end: --keep prints how to connect and waits for Ctrl-C. Returns the process once its
+// stderr says "Connect with:" (a failure if not within `wait_ms`).
+std::unique_ptr<Subprocess> StartKept(const TempDir& dir, const std::string& args, int wait_ms) {
+  const std::string cmds = (dir.path / "commands").string();
+  std::ofstream(cmds) << "n\nn\nn\nn\nn\nn\n";
+  auto p = std::make_unique<Subprocess>(std::vector<std::string>{
+      "/bin/sh", "-c", "exec " + kBin + " step " + args + " --keep < " + cmds});
+  EXPECT_TRUE(p->WaitForStderr("Connect with:", std::chrono::milliseconds(wait_ms)))
+      << p->StderrSoFar();
+  return p;
+}
+
+// Ctrl-C ends a kept walk with 130 (within `wait_ms`) and removes `kept` (its run folder).
+void ExpectCtrlCRemoves(Subprocess& p, const std::filesystem::path& kept, int wait_ms) {
+  p.Signal(SIGINT);
+  ProcessResult r = p.Wait(std::chrono::milliseconds(wait_ms));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(kept)) << kept << " is left";
+}
+
 TEST(StepPipe, KeepLeavesTheServerUpForPsqlUntilCtrlC) {
   TempDir dir;
-  const std::string cmds = (dir.path / "commands").string();
-  {
-    std::ofstream out(cmds);
-    out << "n\nn\nn\nn\nn\nn\n";  // every step, then stdin ends: --keep waits for Ctrl-C
-  }
-  Subprocess p(
-      {"/bin/sh", "-c", "exec " + kBin + " step lock-hold-wait --set hold_ms=0 --keep < " + cmds});
-  ASSERT_TRUE(p.WaitForStderr("Connect with:", std::chrono::milliseconds(60000)))
-      << p.StderrSoFar();
-  const std::string err = p.StderrSoFar();
+  std::unique_ptr<Subprocess> p = StartKept(dir, "lock-hold-wait --set hold_ms=0", 60000);
+  const std::string err = p->StderrSoFar();
   std::smatch m;
   ASSERT_TRUE(std::regex_search(err, m, std::regex(R"(\n  (psql "host=([^ ]+) [^"]*")\n)"))) << err;
   EXPECT_THAT(err, Not(HasSubstr("password")));
@@ -312,10 +327,7 @@ TEST(StepPipe, KeepLeavesTheServerUpForPsqlUntilCtrlC) {
       RunProcess({"/bin/sh", "-c", psql + " -Atc 'SELECT status FROM runs'"}, seconds(20));
   EXPECT_EQ(q.exit_code, 0) << q.err;
   EXPECT_EQ(q.out, "queued\n");  // the scenario's setup, for the students' own statements
-  p.Signal(SIGINT);
-  ProcessResult r = p.Wait(std::chrono::milliseconds(20000));
-  EXPECT_EQ(r.exit_code, 130) << r.err;
-  EXPECT_FALSE(std::filesystem::exists(run_dir)) << run_dir << " is left";
+  ExpectCtrlCRemoves(*p, run_dir, 20000);
 }
 
 // SQLite (sqlite-lock-hold-wait, WAL): b's claim waits in its busy handler — the transcript shows
@@ -346,18 +358,9 @@ TEST(StepPipe, SqliteLockHoldWaitShowsTheBusyWaitAndTheWalLocks) {
 // --keep on SQLite: the workspace's database file, with the setup's rows, for the sqlite3 shell.
 TEST(StepPipe, KeepOnSqlitePrintsASqlite3CommandLine) {
   TempDir dir;
-  const std::string cmds = (dir.path / "commands").string();
-  {
-    std::ofstream out(cmds);
-    out << "n\nn\nn\nn\nn\nn\n";
-  }
-  Subprocess p({"/bin/sh", "-c",
-                "exec " + kBin +
-                    " step sqlite-lock-hold-wait --engine sqlite --set hold_ms=0 --keep < " +
-                    cmds});
-  ASSERT_TRUE(p.WaitForStderr("Connect with:", std::chrono::milliseconds(60000)))
-      << p.StderrSoFar();
-  const std::string err = p.StderrSoFar();
+  std::unique_ptr<Subprocess> p =
+      StartKept(dir, "sqlite-lock-hold-wait --engine sqlite --set hold_ms=0", 60000);
+  const std::string err = p->StderrSoFar();
   std::smatch m;
   ASSERT_TRUE(std::regex_search(err, m, std::regex(R"(\n  (/[^\n ]+\.db)\n  (sqlite3 [^\n]+)\n)")))
       << err;
@@ -367,28 +370,16 @@ TEST(StepPipe, KeepOnSqlitePrintsASqlite3CommandLine) {
       {"/bin/sh", "-c", sqlite3 + " 'SELECT id, status FROM runs ORDER BY id'"}, seconds(20));
   EXPECT_EQ(q.exit_code, 0) << q.err;
   EXPECT_EQ(q.out, "1|queued\n2|queued\n");  // the scenario's setup
-  p.Signal(SIGINT);
-  ProcessResult r = p.Wait(std::chrono::milliseconds(20000));
-  EXPECT_EQ(r.exit_code, 130) << r.err;
-  const std::filesystem::path run_folder = std::filesystem::path(file).parent_path().parent_path();
-  EXPECT_FALSE(std::filesystem::exists(run_folder)) << run_folder << " is left";
+  ExpectCtrlCRemoves(*p, std::filesystem::path(file).parent_path().parent_path(), 20000);
 }
 
 // On MariaDB, --keep prints a racelab DSN and a `mariadb` command line (the embedded server's root
 // over its socket, no password) that connects to the kept database with the setup's rows.
 TEST(StepPipe, KeepOnMariaDbPrintsAMariadbCommandThatConnects) {
   TempDir dir;
-  const std::string cmds = (dir.path / "commands").string();
-  {
-    std::ofstream out(cmds);
-    out << "n\nn\nn\nn\nn\nn\n";
-  }
-  Subprocess p(
-      {"/bin/sh", "-c",
-       "exec " + kBin + " step lock-hold-wait --engine mariadb --set hold_ms=0 --keep < " + cmds});
-  ASSERT_TRUE(p.WaitForStderr("Connect with:", std::chrono::milliseconds(90000)))
-      << p.StderrSoFar();
-  const std::string err = p.StderrSoFar();
+  std::unique_ptr<Subprocess> p =
+      StartKept(dir, "lock-hold-wait --engine mariadb --set hold_ms=0", 90000);
+  const std::string err = p->StderrSoFar();
   std::smatch m;
   ASSERT_TRUE(
       std::regex_search(err, m,
@@ -403,10 +394,7 @@ TEST(StepPipe, KeepOnMariaDbPrintsAMariadbCommandThatConnects) {
       RunProcess({"/bin/sh", "-c", client + " -N -B -e 'SELECT status FROM runs'"}, seconds(20));
   EXPECT_EQ(q.exit_code, 0) << q.err;
   EXPECT_EQ(q.out, "queued\n");  // the scenario's setup, in the database it names
-  p.Signal(SIGINT);
-  ProcessResult r = p.Wait(std::chrono::milliseconds(30000));
-  EXPECT_EQ(r.exit_code, 130) << r.err;
-  EXPECT_FALSE(std::filesystem::exists(run_dir)) << run_dir << " is left";
+  ExpectCtrlCRemoves(*p, run_dir, 30000);
 }
 
 }  // namespace
