@@ -103,10 +103,12 @@ std::string KeepWorkspace(Engine& db, const std::string& scenario, const std::st
   if (!started.ok()) return "racelab: --keep: " + started.message();
   // Asked again now that the workspace exists (SQLite: its database file).
   const std::string dsn = db.ClientConnectionString(ws);
+  // SQLite has no server: what stays is the workspace's database file (removed at q or Ctrl-C).
+  const char* kept = db.name() == "sqlite" ? "the database file stays" : "the server stays up";
   return fmt::format(
-      "racelab: --keep: the server stays up until q or Ctrl-C; {}'s tables, as its setup makes "
-      "them, are in {}. Connect with:\n  {}\n  {}",
-      scenario, ws, dsn, db.ClientCommand(ws));
+      "racelab: --keep: {} until q or Ctrl-C; {}'s tables, as its setup makes them, are in {}. "
+      "Connect with:\n  {}\n  {}",
+      kept, scenario, ws, dsn, db.ClientCommand(ws));
 }
 
 // `l`: the item at every level the scenario runs at on this engine, as `racelab run` plans them

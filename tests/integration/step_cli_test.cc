@@ -361,6 +361,8 @@ TEST(StepPipe, KeepOnSqlitePrintsASqlite3CommandLine) {
   std::unique_ptr<Subprocess> p =
       StartKept(dir, "sqlite-lock-hold-wait --engine sqlite --set hold_ms=0", 60000);
   const std::string err = p->StderrSoFar();
+  EXPECT_THAT(err, HasSubstr("--keep: the database file stays until q or Ctrl-C"));
+  EXPECT_THAT(err, Not(HasSubstr("server")));
   std::smatch m;
   ASSERT_TRUE(std::regex_search(err, m, std::regex(R"(\n  (/[^\n ]+\.db)\n  (sqlite3 [^\n]+)\n)")))
       << err;
