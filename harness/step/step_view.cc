@@ -174,6 +174,9 @@ bool StepViewModel::Fold(const TrialEvent& e) {
       if (v.label != waiter || t.running < 0 || e.wait->poll_sent_us < t.started_us) continue;
       std::vector<std::string> holders;
       for (int64_t id : e.wait->blocking) holders.push_back(LabelOf(id));
+      // A poll between the holder's COMMIT and the waiter's wake-up still sees the wait, with no
+      // blocker left (PostgreSQL's pg_blocking_pids is already empty): keep the holders known.
+      if (holders.empty() && !v.waiting_for.empty()) return false;
       std::string joined = fmt::format("{}", fmt::join(holders, ", "));
       if (joined.empty()) joined = "?";
       if (v.waiting_for == joined && v.wait_type == e.wait->wait_event) return false;

@@ -326,5 +326,40 @@ TEST(StepViewModelTest, LocksAreADiffFromTheLookBefore) {
               Contains("  + b awaits ShareLock transaction 7 (transactionid)"));
 }
 
+// A poll can see b still waiting after a's COMMIT released it, with no blocker left (PostgreSQL's
+// pg_blocking_pids is empty by then; stop 30's CI showed "after waiting for ?"): the holder seen
+// before stays.
+TEST(StepViewModelTest, AWaitSeenWithoutItsBlockerKeepsTheHolderSeenBefore) {
+  auto items = fake::PlanText(kHoldWait);
+  ASSERT_EQ(items.size(), 1u);
+  StepViewModel model(items[0], "postgresql", {{"", "", "", "", ""}, {"", "", "", ""}}, 1);
+  model.SetConnections({{{kServerNode, 11}, "a"}, {{kServerNode, 12}, "b"}}, {kServerNode, 13}, "");
+  TrialEvent started;
+  started.kind = TrialEvent::Kind::kStepStarted;
+  started.session_index = 1;
+  started.session = "b";
+  started.step = "claim";
+  started.at_us = 100;
+  model.Fold(started);
+  auto waiting = [](std::vector<int64_t> blocking, int64_t at_us) {
+    TrialEvent e;
+    e.kind = TrialEvent::Kind::kWaiting;
+    e.at_us = at_us;
+    e.wait = WaitObservation{};
+    e.wait->poll_sent_us = at_us;
+    e.wait->node = kServerNode;
+    e.wait->session_id = 12;
+    e.wait->wait_event = "transactionid";
+    e.wait->blocking = std::move(blocking);
+    return e;
+  };
+  EXPECT_TRUE(model.Fold(waiting({11}, 200)));
+  EXPECT_EQ(Of(model.view(), "b").waiting_for, "a");
+  EXPECT_FALSE(model.Fold(waiting({}, 300)));  // nothing new
+  EXPECT_EQ(Of(model.view(), "b").waiting_for, "a");
+  ASSERT_EQ(model.view().waits.size(), 1u);
+  EXPECT_EQ(model.view().waits[0].holder, "a");
+}
+
 }  // namespace
 }  // namespace racelab::step
