@@ -78,9 +78,10 @@ Result<embedded::TemplateDir> EnsureTemplate(const std::string& install_db, cons
     return fs::exists(data_dir + "/mysql", ec);
   };
   maker.make = [&](const std::string& data_dir, const std::string& work_dir) {
-    // A tmpdir of its own: a starting mariadbd deletes every #sql* file in its tmpdir, so two
-    // installs sharing /tmp (two bases, e.g. parallel tests) broke each other ("ERROR: 1051
-    // Unknown table 'mysql.tmp_user_sys'", 2 of 16 runs on a loaded machine).
+    // A tmpdir of its own: two installs sharing /tmp (two bases, e.g. parallel tests) broke each
+    // other — one's bootstrap lost its temporary table file ("Could not remove temporary table
+    // '/tmp/#sql-temptable-…', error: 2", then "ERROR: 1051 Unknown table 'mysql.tmp_user_sys'"),
+    // 2 of 16 runs on a loaded machine; 0 of 24 with this.
     if (Status s = embedded::MakeOwnedDir(work_dir + "/tmp", 0700, user); !s.ok()) return s;
     return RunInstallDb(install_db, data_dir, work_dir + "/tmp", work_dir + "/install.log", user);
   };
